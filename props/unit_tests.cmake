@@ -1,0 +1,1 @@
+set(SAFESPEC_UNIT_TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit_smoke_test.cpp)

@@ -1,0 +1,175 @@
+#include "spec/format_rules.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "spec/checked_math.hpp"
+#include "spec/quote.hpp"
+
+namespace safespec {
+
+namespace {
+
+std::string u64s(std::uint64_t v) { return std::to_string(v); }
+
+std::string shape_text(std::span<const std::uint64_t> shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + u64s(shape[i]);
+  return s + "]";
+}
+
+Finding make(RuleId id, std::string where, std::string message) {
+  return Finding{id, rule_info(id).severity, std::move(where), std::move(message)};
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> tensor_byte_size(std::span<const std::uint64_t> shape, Dtype d) {
+  const auto n = shape_product(shape).count;
+  if (!n) return std::nullopt;
+  const auto bits = checked_mul(*n, dtype_bits(d));
+  if (!bits || *bits % 8 != 0) return std::nullopt;
+  return *bits / 8;
+}
+
+std::optional<Finding> rule_offset(const TensorEntry& t, std::uint64_t cursor) {
+  const std::string expected = "expected data_offsets begin " + u64s(cursor) +
+                               " (where the previous tensor in offset order ends), found " + u64s(t.begin);
+  if (t.begin > cursor)
+    return make(RuleId::OffsetGap, tensor_where(t.name), expected + ": a gap of " + u64s(t.begin - cursor) + " bytes");
+  if (t.begin < cursor)
+    return make(RuleId::OffsetOverlap, tensor_where(t.name),
+                expected + ": an overlap of " + u64s(cursor - t.begin) + " bytes");
+  if (t.end < t.begin)
+    return make(RuleId::OffsetReversed, tensor_where(t.name),
+                "expected data_offsets end >= begin, found [" + u64s(t.begin) + ", " + u64s(t.end) + "]");
+  return std::nullopt;
+}
+
+std::optional<Finding> rule_shape_overflow(const TensorEntry& t) {
+  const ShapeProduct p = shape_product(t.shape);
+  if (p.count) return std::nullopt;
+  return make(RuleId::ShapeOverflow, tensor_where(t.name),
+              "expected the element count of shape " + shape_text(t.shape) +
+                  " to fit in 64 bits (folded left to right), found it overflows at shape[" +
+                  std::to_string(p.failed_at) + "]");
+}
+
+std::optional<Finding> rule_nbits_overflow(const TensorEntry& t) {
+  const auto n = shape_product(t.shape).count;
+  if (!n || checked_mul(*n, dtype_bits(t.dtype))) return std::nullopt;
+  return make(RuleId::NbitsOverflow, tensor_where(t.name),
+              "expected " + u64s(*n) + " elements x " + std::to_string(dtype_bits(t.dtype)) + " bits (" +
+                  std::string(dtype_name(t.dtype)) + ") to fit in 64 bits, found it overflows");
+}
+
+std::optional<Finding> rule_misaligned_bits(const TensorEntry& t) {
+  const auto n = shape_product(t.shape).count;
+  if (!n) return std::nullopt;
+  const auto bits = checked_mul(*n, dtype_bits(t.dtype));
+  if (!bits || *bits % 8 == 0) return std::nullopt;
+  return make(RuleId::MisalignedBits, tensor_where(t.name),
+              "expected a whole number of bytes, found " + u64s(*n) + " elements x " +
+                  std::to_string(dtype_bits(t.dtype)) + " bits (" + std::string(dtype_name(t.dtype)) +
+                  ") = " + u64s(*bits) + " bits");
+}
+
+std::optional<Finding> rule_size(const TensorEntry& t) {
+  const auto bytes = tensor_byte_size(t.shape, t.dtype);
+  if (!bytes || t.end < t.begin || t.end - t.begin == *bytes) return std::nullopt;
+  return make(RuleId::SizeMismatch, tensor_where(t.name),
+              "expected data_offsets to span " + u64s(*bytes) + " bytes (" + std::string(dtype_name(t.dtype)) +
+                  " " + shape_text(t.shape) + "), found [" + u64s(t.begin) + ", " + u64s(t.end) + "] = " +
+                  u64s(t.end - t.begin) + " bytes");
+}
+
+std::optional<Finding> rule_buffer_coverage(const Model& m, std::uint64_t buffer_end) {
+  // Subtraction form (§2.2): buffer_size cannot underflow once F4 holds.
+  const std::uint64_t have = m.buffer_size();
+  const std::uint64_t data_start = 8 + m.header_length;
+  if (buffer_end == have) return std::nullopt;
+  if (buffer_end < have)
+    return make(RuleId::BufferTrailing, "byte " + u64s(data_start + buffer_end),
+                "expected the file to end where the last tensor ends (byte buffer of " + u64s(buffer_end) +
+                    " bytes), found " + u64s(have - buffer_end) + " trailing bytes");
+  return make(RuleId::BufferTruncated, "byte " + u64s(m.file_size),
+              "expected a byte buffer of " + u64s(buffer_end) + " bytes (the last tensor's end), found " +
+                  u64s(have) + " bytes: the file is " + u64s(buffer_end - have) + " bytes short");
+}
+
+std::vector<const TensorEntry*> sorted_by_offsets(std::span<const TensorEntry> tensors) {
+  std::vector<const TensorEntry*> order;
+  order.reserve(tensors.size());
+  for (const auto& t : tensors) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const TensorEntry* a, const TensorEntry* b) {
+    if (a->begin != b->begin) return a->begin < b->begin;
+    if (a->end != b->end) return a->end < b->end;
+    return a->name < b->name;
+  });
+  return order;
+}
+
+Findings reference_findings(const Model& m) {
+  Findings out;
+  std::uint64_t cursor = 0;
+  for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) {
+    for (auto f : {rule_offset(*t, cursor), rule_shape_overflow(*t), rule_nbits_overflow(*t),
+                   rule_misaligned_bits(*t), rule_size(*t)})
+      if (f) out.push_back(std::move(*f));
+    cursor = t->end;  // as the reference: the next tensor must start here
+  }
+  if (auto f = rule_buffer_coverage(m, cursor)) out.push_back(std::move(*f));
+  return out;
+}
+
+Findings strict_findings(const Model& m) {
+  Findings out;
+  const Header& h = m.header;
+  for (const DuplicateKey& d : h.duplicates) {
+    if (d.kind == DuplicateKind::MetadataKey) {
+      out.push_back(make(RuleId::DuplicateMetadataKey, "__metadata__[" + quote_name(d.name) + "]",
+                         "expected each metadata key once, found it again (the reference keeps the last value)"));
+    } else if (d.same_spelling) {
+      out.push_back(make(RuleId::DuplicateTensor, tensor_where(d.name),
+                         "expected each tensor name once, found it again (the reference keeps the last entry)"));
+    } else {
+      out.push_back(make(RuleId::DuplicateTensorEscaped, tensor_where(d.name),
+                         "expected distinct tensor names, found two spellings that decode to the same name"));
+    }
+  }
+  if (h.leading_whitespace > 0)
+    out.push_back(make(RuleId::HeaderLeadingSpace, "byte 8",
+                       "expected the header to begin with '{', found " + u64s(h.leading_whitespace) +
+                           " bytes of whitespace first"));
+  if (m.header_length % 8 != 0)
+    out.push_back(make(RuleId::HeaderUnaligned, "byte 0",
+                       "expected a header length that is a multiple of 8, found " + u64s(m.header_length)));
+  if (h.metadata_state == MetadataState::Null)
+    out.push_back(make(RuleId::MetadataNull, "__metadata__",
+                       "expected __metadata__ to be an object or absent, found null"));
+  const std::uint64_t data_start = 8 + m.header_length;
+  for (const TensorEntry& t : h.tensors) {
+    for (const std::string& field : t.unknown_fields)
+      out.push_back(make(RuleId::TensorUnknownField, tensor_where(t.name),
+                         "expected only dtype, shape and data_offsets, found the field " + quote_name(field)));
+    const std::uint64_t size = dtype_element_bytes(t.dtype);
+    if (size > 1 && t.end > t.begin && (data_start % size + t.begin % size) % size != 0)
+      out.push_back(make(RuleId::TensorUnaligned, tensor_where(t.name),
+                         "expected the data to start at a file offset that is a multiple of " + u64s(size) +
+                             " (" + std::string(dtype_name(t.dtype)) + "), found data_offsets begin " +
+                             u64s(t.begin) + " after a " + u64s(data_start) + "-byte prefix"));
+  }
+  return out;
+}
+
+Findings check_model(const Model& m, Profile p) {
+  Findings out = reference_findings(m);
+  if (p == Profile::Strict) {
+    Findings extra = strict_findings(m);
+    std::stable_partition(extra.begin(), extra.end(), [](const Finding& f) { return f.severity == Severity::Error; });
+    out.insert(out.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));
+  }
+  return out;
+}
+
+}  // namespace safespec

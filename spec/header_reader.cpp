@@ -1,0 +1,219 @@
+#include "spec/header_reader.hpp"
+
+#include <array>
+#include <string>
+#include <unordered_map>
+
+#include "spec/json_text.hpp"
+#include "spec/quote.hpp"
+#include "spec/utf8.hpp"
+
+namespace safespec {
+
+namespace {
+
+enum class Field : unsigned char { Dtype, Shape, DataOffsets, Unknown };
+constexpr std::array<std::string_view, 3> kFieldNames{"dtype", "shape", "data_offsets"};
+
+Field field_of(std::string_view key) {
+  for (std::size_t i = 0; i < kFieldNames.size(); ++i)
+    if (key == kFieldNames[i]) return static_cast<Field>(i);
+  return Field::Unknown;
+}
+
+std::string hex_byte(unsigned char c) {
+  static const char* kHex = "0123456789abcdef";
+  return std::string("0x") + kHex[c >> 4] + kHex[c & 15];
+}
+
+// Keys seen so far at one level, for the reference's last-wins collapse.
+struct KeyIndex {
+  struct Seen { std::size_t slot; std::string raw; };
+  std::unordered_map<std::string, Seen> seen;
+};
+
+class ModelReader {
+ public:
+  explicit ModelReader(std::string_view text) : c_(text) {}
+
+  Result<Header> run() {
+    c_.skip_space();
+    h_.leading_whitespace = c_.pos();
+    if (c_.peek() != JsonKind::Object)
+      return Error{RuleId::JsonNotObject, "header",
+                   "expected the header to be a JSON object, found " + std::string(json_kind_phrase(c_.peek()))};
+    c_.try_consume('{');
+    if (!c_.try_consume('}')) {
+      do {
+        const std::string_view raw = c_.read_raw_string();
+        std::string key = JsonCursor::decode_string(raw);
+        c_.try_consume(':');
+        Status s = key == "__metadata__" ? metadata() : tensor(std::move(key), raw);
+        if (!s) return s.error();
+      } while (c_.try_consume(','));
+    }
+    return std::move(h_);
+  }
+
+ private:
+  JsonCursor c_;
+  Header h_;
+  bool metadata_seen_ = false;
+  KeyIndex tensors_, metadata_keys_;
+
+  std::string kind_phrase() const { return std::string(json_kind_phrase(c_.peek())); }
+
+  Status metadata() {
+    if (metadata_seen_)
+      return Error{RuleId::MetadataDuplicate, "__metadata__",
+                   "expected the key __metadata__ at most once, found it a second time"};
+    metadata_seen_ = true;
+    const JsonKind kind = c_.peek();
+    if (kind == JsonKind::Null) {
+      h_.metadata_state = MetadataState::Null;
+      c_.skip_value();
+      return ok_status();
+    }
+    if (kind != JsonKind::Object)
+      return Error{RuleId::MetadataType, "__metadata__",
+                   "expected __metadata__ to be an object of strings or null, found " + kind_phrase()};
+    h_.metadata_state = MetadataState::Present;
+    c_.try_consume('{');
+    if (c_.try_consume('}')) return ok_status();
+    do {
+      const std::string_view raw = c_.read_raw_string();
+      std::string key = JsonCursor::decode_string(raw);
+      c_.try_consume(':');
+      if (c_.peek() != JsonKind::String)
+        return Error{RuleId::MetadataType, "__metadata__[" + quote_name(key) + "]",
+                     "expected a string value, found " + kind_phrase()};
+      std::string value = c_.read_string();
+      insert(metadata_keys_, DuplicateKind::MetadataKey, raw, key, h_.metadata,
+             std::pair<std::string, std::string>{key, std::move(value)});
+    } while (c_.try_consume(','));
+    c_.try_consume('}');
+    return ok_status();
+  }
+
+  template <class T>
+  void insert(KeyIndex& index, DuplicateKind kind, std::string_view raw, const std::string& key,
+              std::vector<T>& slots, T value) {
+    auto [it, fresh] = index.seen.try_emplace(key, KeyIndex::Seen{slots.size(), std::string(raw)});
+    if (fresh) {
+      slots.push_back(std::move(value));
+      return;
+    }
+    h_.duplicates.push_back(DuplicateKey{kind, key, it->second.raw == raw});
+    slots[it->second.slot] = std::move(value);
+  }
+
+  Status tensor(std::string name, std::string_view raw) {
+    const std::string where = tensor_where(name);
+    if (c_.peek() != JsonKind::Object)
+      return Error{RuleId::TensorNotObject, where,
+                   "expected a tensor entry object with dtype, shape and data_offsets, found " + kind_phrase()};
+    TensorEntry t;
+    std::array<bool, 3> has{};
+    c_.try_consume('{');
+    if (!c_.try_consume('}')) {
+      do {
+        std::string key = c_.read_string();
+        c_.try_consume(':');
+        const Field f = field_of(key);
+        if (f == Field::Unknown) {
+          t.unknown_fields.push_back(std::move(key));
+          c_.skip_value();
+          continue;
+        }
+        auto& seen = has[static_cast<std::size_t>(f)];
+        if (seen)
+          return Error{RuleId::TensorFieldDuplicate, where,
+                       "expected the field " + key + " once, found it a second time"};
+        seen = true;
+        Status s = f == Field::Dtype ? dtype(t, where) : f == Field::Shape ? shape(t, where) : offsets(t, where);
+        if (!s) return s;
+      } while (c_.try_consume(','));
+      c_.try_consume('}');
+    }
+    for (std::size_t i = 0; i < has.size(); ++i)
+      if (!has[i])
+        return Error{RuleId::TensorFieldMissing, where,
+                     "expected the field " + std::string(kFieldNames[i]) + ", found no such field"};
+    t.name = name;
+    insert(tensors_, DuplicateKind::Tensor, raw, name, h_.tensors, std::move(t));
+    return ok_status();
+  }
+
+  Status dtype(TensorEntry& t, const std::string& where) {
+    const std::string expected = "expected dtype to be one of " + std::string(dtype_name_list()) + ", found ";
+    if (c_.peek() != JsonKind::String) return Error{RuleId::DtypeUnknown, where, expected + kind_phrase()};
+    const std::string name = c_.read_string();
+    const auto d = dtype_from_name(name);
+    if (!d) return Error{RuleId::DtypeUnknown, where, expected + quote_name(name)};
+    t.dtype = *d;
+    return ok_status();
+  }
+
+  // One element of shape or data_offsets: a JSON integer in [0, 2^64-1].
+  Result<std::uint64_t> element(RuleId rule, const std::string& where, std::string_view field, std::size_t i) {
+    const std::string expected = "expected " + std::string(field) + "[" + std::to_string(i) +
+                                 "] to be an integer in [0, 2^64-1], found ";
+    if (c_.peek() != JsonKind::Number) return Error{rule, where, expected + kind_phrase()};
+    const JsonNumber n = c_.read_number();
+    if (n.kind != NumberKind::U64) return Error{rule, where, expected + std::string(number_kind_phrase(n.kind))};
+    return n.value;
+  }
+
+  Status shape(TensorEntry& t, const std::string& where) {
+    if (c_.peek() != JsonKind::Array)
+      return Error{RuleId::ShapeType, where, "expected shape to be an array of integers, found " + kind_phrase()};
+    c_.try_consume('[');
+    if (c_.try_consume(']')) return ok_status();
+    do {
+      auto v = element(RuleId::ShapeType, where, "shape", t.shape.size());
+      if (!v) return v.error();
+      t.shape.push_back(v.value());
+    } while (c_.try_consume(','));
+    c_.try_consume(']');
+    return ok_status();
+  }
+
+  Status offsets(TensorEntry& t, const std::string& where) {
+    const std::string expected = "expected data_offsets to be an array of exactly two integers [begin, end], found ";
+    if (c_.peek() != JsonKind::Array) return Error{RuleId::OffsetsType, where, expected + kind_phrase()};
+    c_.try_consume('[');
+    std::size_t count = 0;
+    std::array<std::uint64_t, 2> v{};
+    if (!c_.try_consume(']')) {
+      do {
+        if (count < 2) {
+          auto e = element(RuleId::OffsetsType, where, "data_offsets", count);
+          if (!e) return e.error();
+          v[count] = e.value();
+        } else {
+          c_.skip_value();
+        }
+        ++count;
+      } while (c_.try_consume(','));
+      c_.try_consume(']');
+    }
+    if (count != 2)
+      return Error{RuleId::OffsetsType, where, expected + "an array of " + std::to_string(count) + " elements"};
+    t.begin = v[0];
+    t.end = v[1];
+    return ok_status();
+  }
+};
+
+}  // namespace
+
+Result<Header> read_header_reference(std::string_view text, std::uint64_t base) {
+  if (const auto bad = first_invalid_utf8(text))
+    return Error{RuleId::HeaderUtf8, "byte " + std::to_string(base + *bad),
+                 "expected UTF-8 header text, found an invalid sequence starting with byte " +
+                     hex_byte(static_cast<unsigned char>(text[*bad]))};
+  if (Status s = validate_json_text(text, base); !s) return s.error();
+  return ModelReader(text).run();
+}
+
+}  // namespace safespec

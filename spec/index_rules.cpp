@@ -1,0 +1,70 @@
+#include "spec/index_rules.hpp"
+
+#include <unordered_map>
+
+#include "spec/quote.hpp"
+
+namespace safespec {
+
+namespace {
+Finding make(RuleId id, std::string where, std::string message) {
+  return Finding{id, Severity::Error, std::move(where), std::move(message)};
+}
+}  // namespace
+
+bool is_plain_shard_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\0') == std::string::npos;
+}
+
+Findings check_index(const ShardIndex& index, const ShardContents& shards) {
+  Findings out;
+  std::unordered_map<std::string, const std::string*> listed;  // tensor -> shard
+  for (const auto& [tensor, shard] : index.weight_map) listed.emplace(tensor, &shard);
+
+  // Where each tensor actually lives.
+  std::unordered_map<std::string, const std::string*> home;
+  std::uint64_t total = 0;
+  bool total_known = true;
+  for (const auto& [shard, state] : shards) {
+    if (!state.model) {
+      total_known = false;
+      out.push_back(make(RuleId::IndexShardMissing, "shard " + quote_name(shard),
+                         "expected a readable safetensors shard, found: " + state.problem));
+      continue;
+    }
+    for (const TensorEntry& t : state.model->header.tensors) {
+      if (t.end >= t.begin) total += t.end - t.begin;
+      auto [it, fresh] = home.emplace(t.name, &shard);
+      if (!fresh) {
+        out.push_back(make(RuleId::IndexTensorInTwoShards, tensor_where(t.name),
+                           "expected the tensor in one shard, found it in " + quote_name(*it->second) + " and " +
+                               quote_name(shard)));
+        continue;
+      }
+      const auto l = listed.find(t.name);
+      if (l == listed.end())
+        out.push_back(make(RuleId::IndexTensorUnlisted, tensor_where(t.name),
+                           "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry"));
+      else if (*l->second != shard)
+        out.push_back(make(RuleId::IndexTensorUnlisted, tensor_where(t.name),
+                           "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
+                               quote_name(*l->second)));
+    }
+  }
+  for (const auto& [tensor, shard] : index.weight_map) {
+    const auto s = shards.find(shard);
+    if (s == shards.end() || !s->second.model) continue;  // reported as a missing shard
+    const auto h = home.find(tensor);
+    if (h == home.end() || *h->second != shard)
+      out.push_back(make(RuleId::IndexTensorMissing, tensor_where(tensor),
+                         "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there"));
+  }
+  if (index.total_size && total_known && *index.total_size != total)
+    out.push_back(make(RuleId::IndexTotalSize, "metadata.total_size",
+                       "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
+                           std::to_string(*index.total_size)));
+  return out;
+}
+
+}  // namespace safespec

@@ -1,0 +1,14 @@
+// F5: strict UTF-8 (RFC 3629, as Rust's str::from_utf8): no overlong forms, no
+// surrogates, nothing above U+10FFFF, no truncated sequences.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace safespec {
+
+// Offset of the first byte of the first invalid sequence, or nullopt.
+std::optional<std::size_t> first_invalid_utf8(std::string_view text);
+
+}  // namespace safespec

@@ -1,0 +1,13 @@
+// JSON string escaping as the reference writer does it (W4): \" \\ \b \f \n
+// \r \t, other C0 controls as \u00xx in lowercase hex, everything else raw.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace safespec {
+
+void append_json_string(std::string& out, std::string_view s);
+std::string json_string(std::string_view s);
+
+}  // namespace safespec

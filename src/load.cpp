@@ -1,0 +1,54 @@
+#include "src/load.hpp"
+
+#include <array>
+#include <cstring>
+#include <memory>
+
+#include "spec/file_prefix.hpp"
+
+namespace safespec {
+
+namespace {
+
+// The header text plus the padding simdjson may read; never the data buffer.
+struct HeaderBuffer {
+  explicit HeaderBuffer(std::uint64_t n)
+      : size(n), bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n + fast_parser_padding())) {
+    std::memset(bytes.get() + n, 0, fast_parser_padding());
+  }
+  std::string_view text() const { return {reinterpret_cast<const char*>(bytes.get()), size}; }
+  std::uint64_t size;
+  std::unique_ptr<std::uint8_t[]> bytes;
+};
+
+Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffer& buf, FastHeaderParser& parser) {
+  auto header = parser.parse(buf.text());
+  if (!header) return header.error();
+  return Model{file_size, n, std::move(header).value()};
+}
+
+}  // namespace
+
+LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
+  auto file = ByteFile::open(path);
+  if (!file) return file.error();
+  const ByteFile& f = file.value();
+  std::array<std::uint8_t, 8> prefix{};
+  const std::size_t first = f.size() < 8 ? static_cast<std::size_t>(f.size()) : 8;
+  if (auto r = f.read_at(0, std::span(prefix).first(first)); !r) return r.error();
+  auto n = check_prefix(std::span(prefix).first(first), f.size());
+  if (!n) return Result<Model>(n.error());
+  HeaderBuffer buf(n.value());
+  if (auto r = f.read_at(8, std::span(buf.bytes.get(), n.value())); !r) return r.error();
+  return finish(f.size(), n.value(), buf, parser);
+}
+
+Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
+  auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  if (!n) return n.error();
+  HeaderBuffer buf(n.value());
+  std::memcpy(buf.bytes.get(), file.data() + 8, n.value());
+  return finish(file.size(), n.value(), buf, parser);
+}
+
+}  // namespace safespec

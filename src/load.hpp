@@ -1,0 +1,24 @@
+// From a path or an in-memory file to a Model, through the fast parser.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "spec/model.hpp"
+#include "spec/result.hpp"
+#include "src/byte_file.hpp"
+#include "src/fast_header.hpp"
+
+namespace safespec {
+
+// Outer: could the file be read at all (exit 2). Inner: does it parse (F1-F6).
+using LoadResult = Result<Result<Model>, IoError>;
+
+LoadResult load_model(const std::string& path, FastHeaderParser& parser);
+
+// The same pipeline over bytes in memory (fuzzers, tests). Copies the header
+// into a padded buffer; never reads past `file`.
+Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+
+}  // namespace safespec

@@ -1,0 +1,106 @@
+#include "src/shard_index.hpp"
+
+#include <simdjson.h>
+
+#include <set>
+#include <unordered_set>
+
+#include "spec/quote.hpp"
+#include "src/byte_file.hpp"
+
+namespace safespec {
+
+namespace {
+
+constexpr std::uint64_t kMaxIndexSize = 256u << 20;  // indexes of the largest models are a few MB
+
+Error index_error(std::string where, std::string message) {
+  return Error{RuleId::IndexJson, std::move(where), std::move(message)};
+}
+
+}  // namespace
+
+Result<ShardIndex> parse_shard_index(std::string_view text) {
+  namespace dom = simdjson::dom;
+  dom::parser parser;
+  const simdjson::padded_string padded(text);
+  dom::element root;
+  if (auto err = parser.parse(padded).get(root); err)
+    return index_error("index", std::string("expected a JSON document, found: ") + simdjson::error_message(err));
+  dom::object top;
+  if (root.get_object().get(top)) return index_error("index", "expected a JSON object at the top level");
+  ShardIndex index;
+  dom::element map_value;
+  dom::object weight_map;
+  if (top["weight_map"].get(map_value) || map_value.get_object().get(weight_map))
+    return index_error("weight_map", "expected a weight_map object mapping tensor names to shard files");
+  std::unordered_set<std::string_view> seen;
+  for (dom::key_value_pair kv : weight_map) {
+    std::string_view shard;
+    if (kv.value.get_string().get(shard))
+      return index_error("weight_map[" + quote_name(kv.key) + "]", "expected a shard file name string");
+    if (!seen.insert(kv.key).second)
+      return index_error("weight_map[" + quote_name(kv.key) + "]", "expected each tensor once, found it twice");
+    std::string name(shard);
+    if (!is_plain_shard_name(name))
+      return index_error("weight_map[" + quote_name(kv.key) + "]",
+                         "expected a file name beside the index, found the path " + quote_name(name));
+    index.weight_map.emplace_back(std::string(kv.key), std::move(name));
+  }
+  dom::element metadata;
+  if (!top["metadata"].get(metadata) && metadata.is_object()) {
+    dom::element total;
+    if (!metadata["total_size"].get(total)) {
+      std::uint64_t v = 0;
+      if (total.get_uint64().get(v))
+        return index_error("metadata.total_size", "expected an integer byte count");
+      index.total_size = v;
+    }
+  }
+  return index;
+}
+
+std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser) {
+  std::vector<FileReport> reports;
+  reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt});
+  auto file = ByteFile::open(path);
+  if (!file) {
+    reports[0].io_error = file.error().message;
+    return reports;
+  }
+  if (file.value().size() > kMaxIndexSize) {
+    reports[0].findings.push_back(to_finding(
+        index_error("index", "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes")));
+    return reports;
+  }
+  std::string text(file.value().size(), '\0');
+  if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size())); !r) {
+    reports[0].io_error = r.error().message;
+    return reports;
+  }
+  auto index = parse_shard_index(text);
+  if (!index) {
+    reports[0].findings.push_back(to_finding(index.error()));
+    return reports;
+  }
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::set<std::string> shard_names;
+  for (const auto& entry : index.value().weight_map) shard_names.insert(entry.second);
+  ShardContents contents;
+  for (const std::string& shard : shard_names) {
+    FileReport r = check_safetensors(dir + shard, profile, parser);
+    ShardState& state = contents[shard];
+    state.model = r.model;
+    if (r.io_error) {  // the index's finding; the index itself was readable
+      state.problem = *r.io_error;
+      continue;
+    }
+    if (!r.model) state.problem = "its header does not parse (see its report)";
+    reports.push_back(std::move(r));
+  }
+  reports[0].findings = check_index(index.value(), contents);
+  return reports;
+}
+
+}  // namespace safespec

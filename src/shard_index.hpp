@@ -1,0 +1,21 @@
+// Reading a model.safetensors.index.json and checking it with its shards.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/index_rules.hpp"
+#include "spec/result.hpp"
+#include "src/check.hpp"
+
+namespace safespec {
+
+// Parses the index text. Errors are ST-INDEX-JSON findings.
+Result<ShardIndex> parse_shard_index(std::string_view text);
+
+// The index's report first (index findings), then one report per shard in
+// sorted order.
+std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser);
+
+}  // namespace safespec

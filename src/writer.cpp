@@ -1,0 +1,160 @@
+#include "src/writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unordered_set>
+
+#include "spec/checked_math.hpp"
+#include "spec/file_prefix.hpp"
+#include "spec/format_rules.hpp"
+#include "spec/quote.hpp"
+#include "src/json_escape.hpp"
+
+namespace safespec {
+
+namespace {
+
+void append_entry(std::string& out, std::string_view name, Dtype d, std::span<const std::uint64_t> shape,
+                  std::uint64_t begin, std::uint64_t end) {
+  append_json_string(out, name);
+  out += ":{\"dtype\":\"";
+  out += dtype_name(d);
+  out += "\",\"shape\":[";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(shape[i]);
+  }
+  out += "],\"data_offsets\":[";
+  out += std::to_string(begin);
+  out += ',';
+  out += std::to_string(end);
+  out += "]}";
+}
+
+void append_metadata(std::string& out, Metadata sorted) {
+  std::sort(sorted.begin(), sorted.end());
+  out += "\"__metadata__\":{";
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, sorted[i].first);
+    out += ':';
+    append_json_string(out, sorted[i].second);
+  }
+  out += '}';
+}
+
+// Every entry is "key":value; commas go between entries, so no count of
+// tensors or metadata keys can produce the reference's stray "{}" (X12).
+class ObjectText {
+ public:
+  std::string& next() {
+    text_ += text_.empty() ? "{" : ",";
+    return text_;
+  }
+  std::string finish() && {
+    if (text_.empty()) text_ = "{";
+    text_ += '}';
+    return std::move(text_);
+  }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace
+
+bool canonical_less(Dtype da, std::string_view na, Dtype db, std::string_view nb) {
+  if (da != db) return da > db;
+  return na < nb;
+}
+
+std::string canonical_header_json(const Header& h) {
+  ObjectText obj;
+  if (h.metadata_state == MetadataState::Present) append_metadata(obj.next(), h.metadata);
+  std::vector<const TensorEntry*> order;
+  for (const auto& t : h.tensors) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const TensorEntry* a, const TensorEntry* b) {
+    return canonical_less(a->dtype, a->name, b->dtype, b->name);
+  });
+  for (const TensorEntry* t : order) append_entry(obj.next(), t->name, t->dtype, t->shape, t->begin, t->end);
+  return std::move(obj).finish();
+}
+
+Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
+  std::sort(tensors.begin(), tensors.end(), [](const TensorView& a, const TensorView& b) {
+    return canonical_less(a.dtype, a.name, b.dtype, b.name);
+  });
+  if (metadata) {
+    Metadata keys = *metadata;
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t i = 1; i < keys.size(); ++i)
+      if (keys[i].first == keys[i - 1].first)
+        return Error{RuleId::DuplicateMetadataKey, "__metadata__[" + quote_name(keys[i].first) + "]",
+                     "expected each metadata key once, found it twice"};
+  }
+  ObjectText obj;
+  if (metadata) append_metadata(obj.next(), *metadata);
+  std::uint64_t offset = 0;
+  std::unordered_set<std::string_view> names;
+  for (const TensorView& t : tensors) {
+    if (t.name == "__metadata__")
+      return Error{RuleId::TensorNameReserved, tensor_where(t.name),
+                   "expected a tensor name other than __metadata__, which readers take as the metadata (X10)"};
+    if (!names.insert(t.name).second)
+      return Error{RuleId::DuplicateTensor, tensor_where(t.name), "expected each tensor name once, found it twice"};
+    TensorEntry probe{t.name, t.dtype, t.shape, 0, 0, {}};
+    for (auto f : {rule_shape_overflow(probe), rule_nbits_overflow(probe), rule_misaligned_bits(probe)})
+      if (f) return Error{f->rule, f->where, f->message};
+    const std::uint64_t bytes = *tensor_byte_size(t.shape, t.dtype);
+    if (bytes != t.data.size())
+      return Error{RuleId::SizeMismatch, tensor_where(t.name),
+                   "expected " + std::to_string(bytes) + " bytes of data for the shape and dtype, found " +
+                       std::to_string(t.data.size())};
+    const auto end = checked_add(offset, bytes);
+    if (!end) return Error{RuleId::NbitsOverflow, tensor_where(t.name), "expected the data section to fit in 64 bits"};
+    append_entry(obj.next(), t.name, t.dtype, t.shape, offset, *end);
+    offset = *end;
+  }
+  std::string header = std::move(obj).finish();
+  header.resize((header.size() + 7) / 8 * 8, ' ');  // W5
+  if (header.size() > kMaxHeaderSize)
+    return Error{RuleId::HeaderTooLarge, "header",
+                 "expected a padded header of at most 100000000 bytes, found " + std::to_string(header.size())};
+  std::vector<std::uint8_t> out;
+  out.reserve(8 + header.size() + offset);
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
+  out.insert(out.end(), header.begin(), header.end());
+  for (const TensorView& t : tensors) out.insert(out.end(), t.data.begin(), t.data.end());
+  return out;
+}
+
+Result<Unit, IoError> write_file(const std::string& path, std::span<const std::uint8_t> bytes) {
+  const std::string tmp = path + ".tmp-safespec";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return IoError{"cannot create " + tmp + ": " + std::strerror(errno)};
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return IoError{"cannot write " + tmp + ": " + std::strerror(err)};
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return IoError{"cannot finish " + path + ": " + std::strerror(err)};
+  }
+  return Unit{};
+}
+
+}  // namespace safespec

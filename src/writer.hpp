@@ -1,0 +1,45 @@
+// The canonical writer (W1-W8): the reference writer's tensor order, offsets
+// and padding, with __metadata__ keys in ascending byte order (the reference's
+// order is random, §7.1). It refuses to produce any file its own reader would
+// reject, including the reference's `{},"__metadata__":{}}` (X12).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "spec/model.hpp"
+#include "spec/result.hpp"
+#include "src/byte_file.hpp"
+
+namespace safespec {
+
+struct TensorView {
+  std::string name;
+  Dtype dtype;
+  std::vector<std::uint64_t> shape;
+  std::span<const std::uint8_t> data;
+};
+
+using Metadata = std::vector<std::pair<std::string, std::string>>;
+
+// The whole file: 8-byte length, padded header, tensor bytes in W1 order.
+// Refusals: ST-TENSOR-NAME-RESERVED, ST-DUPLICATE-TENSOR,
+// ST-DUPLICATE-METADATA-KEY, F9-F11 rules, ST-SIZE-MISMATCH (W3),
+// ST-HEADER-TOO-LARGE (W6).
+Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata);
+
+// The header JSON (W4, unpadded) of a model's tensors in W1 order with their
+// own data_offsets; metadata sorted; a null __metadata__ is omitted (X8).
+std::string canonical_header_json(const Header& h);
+
+// W7: writes beside `path` and renames, so a reader never sees half a file.
+Result<Unit, IoError> write_file(const std::string& path, std::span<const std::uint8_t> bytes);
+
+// W1: dtype descending, then name ascending in byte order.
+bool canonical_less(Dtype da, std::string_view na, Dtype db, std::string_view nb);
+
+}  // namespace safespec

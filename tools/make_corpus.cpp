@@ -1,0 +1,107 @@
+// make_corpus DIR: writes DIR/examples (valid files, a sharded checkpoint and
+// DIR/examples/bad), DIR/header_fuzzer and DIR/differential_fuzzer. The
+// output is deterministic; `make_corpus corpus` regenerates the committed
+// corpus and the corpus.regenerates_identically test checks it is current.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "src/writer.hpp"
+#include "tools/corpus_seeds.hpp"
+
+namespace fs = std::filesystem;
+using namespace safespec;
+
+namespace {
+
+struct Owned {
+  std::string name;
+  Dtype dtype;
+  std::vector<std::uint64_t> shape;
+  std::vector<std::uint8_t> bytes;
+};
+
+Owned tensor(std::string name, Dtype d, std::vector<std::uint64_t> shape, std::uint8_t seed) {
+  std::uint64_t bits = dtype_bits(d);
+  for (auto dim : shape) bits *= dim;
+  std::vector<std::uint8_t> bytes(bits / 8);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 31 + seed);
+  return {std::move(name), d, std::move(shape), std::move(bytes)};
+}
+
+std::vector<std::uint8_t> build(const std::vector<Owned>& tensors, const std::optional<Metadata>& metadata) {
+  std::vector<TensorView> views;
+  for (const auto& t : tensors) views.push_back({t.name, t.dtype, t.shape, t.bytes});
+  auto bytes = serialize(views, metadata);
+  if (!bytes) {
+    std::fprintf(stderr, "make_corpus: writer refused a generated file: %s\n", bytes.error().message.c_str());
+    std::exit(1);
+  }
+  return std::move(bytes).value();
+}
+
+void put(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) {
+    std::fprintf(stderr, "make_corpus: cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+}
+
+void put_text(const fs::path& path, const std::string& text) { put(path, {text.begin(), text.end()}); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_corpus DIR\n");
+    return 2;
+  }
+  const fs::path root(argv[1]);
+  std::vector<tools::NamedFile> valid;
+
+  valid.emplace_back("tiny-llm.safetensors",
+                     build({tensor("model.embed_tokens.weight", Dtype::BF16, {16, 8}, 1),
+                            tensor("model.layers.0.self_attn.q_proj.weight", Dtype::F16, {8, 8}, 2),
+                            tensor("model.layers.0.mlp.up_proj.weight", Dtype::F32, {8, 4}, 3),
+                            tensor("model.norm.weight", Dtype::F32, {8}, 4),
+                            tensor("position_ids", Dtype::I64, {1, 16}, 5),
+                            tensor("lm_head.weight", Dtype::F8_E4M3, {16, 8}, 6)},
+                           Metadata{{"format", "pt"}, {"producer", "safespec make_corpus"}}));
+  valid.emplace_back("scalars-and-subbyte.safetensors",
+                     build({tensor("scale", Dtype::F32, {}, 7), tensor("empty", Dtype::F16, {0, 4}, 8),
+                            tensor("mx.blocks", Dtype::F4, {4, 8}, 9), tensor("mx.scales", Dtype::F8_E8M0, {4}, 10),
+                            tensor("f6", Dtype::F6_E2M3, {2, 4}, 11), tensor("mask", Dtype::BOOL, {5}, 12),
+                            tensor("complex", Dtype::C64, {2}, 13)},
+                           std::nullopt));
+  for (const auto& [name, bytes] : valid) put(root / "examples" / name, bytes);
+
+  const auto shard1 = build({tensor("model.layers.0.weight", Dtype::F32, {4, 4}, 14),
+                             tensor("model.layers.0.bias", Dtype::F32, {4}, 15)},
+                            Metadata{{"format", "pt"}});
+  const auto shard2 = build({tensor("model.layers.1.weight", Dtype::BF16, {4, 4}, 16)}, Metadata{{"format", "pt"}});
+  put(root / "examples" / "sharded" / "model-00001-of-00002.safetensors", shard1);
+  put(root / "examples" / "sharded" / "model-00002-of-00002.safetensors", shard2);
+  put_text(root / "examples" / "sharded" / "model.safetensors.index.json",
+           "{\n  \"metadata\": {\"total_size\": 112},\n  \"weight_map\": {\n"
+           "    \"model.layers.0.bias\": \"model-00001-of-00002.safetensors\",\n"
+           "    \"model.layers.0.weight\": \"model-00001-of-00002.safetensors\",\n"
+           "    \"model.layers.1.weight\": \"model-00002-of-00002.safetensors\"\n  }\n}\n");
+
+  const auto seeds = tools::hand_written_seeds();
+  for (const auto& [name, bytes] : seeds)
+    if (name.rfind("reject_F8", 0) == 0 || name.rfind("reject_F13", 0) == 0 || name == "reject_F6_unknown_dtype" ||
+        name == "accept_duplicate_tensor_last_wins")
+      put(root / "examples" / "bad" / (name + ".safetensors"), bytes);
+
+  for (const char* target : {"header_fuzzer", "differential_fuzzer"}) {
+    for (const auto& [name, bytes] : seeds) put(root / target / name, bytes);
+    for (const auto& [name, bytes] : valid) put(root / target / ("accept_example_" + name), bytes);
+    put(root / target / "accept_example_shard1", shard1);
+  }
+  return 0;
+}
