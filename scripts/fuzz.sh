@@ -17,10 +17,17 @@ for t in "${targets[@]}"; do
   artifacts="$build/artifacts/$t/"
   mkdir -p "$scratch" "$artifacts"
   echo "fuzz: $t for ${seconds}s on $jobs cores"
+  # The target's .options file ([libfuzzer] key = value) becomes -key=value.
   options=()
-  [ -f "fuzz/$t.dict" ] && options+=("-dict=fuzz/$t.dict")
+  if [ -f "fuzz/$t.options" ]; then
+    while IFS='= ' read -r key value; do
+      case "$key" in ''|'['*|'#'*) continue ;; esac
+      [ "$key" = dict ] && value="fuzz/$value"
+      options+=("-$key=$value")
+    done < "fuzz/$t.options"
+  fi
   if ! "$build/fuzz/$t" "${options[@]}" -max_total_time="$seconds" -fork="$jobs" -ignore_crashes=0 \
-        -ignore_timeouts=0 -ignore_ooms=0 -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        -ignore_timeouts=0 -ignore_ooms=0 \
         -artifact_prefix="$artifacts" -print_final_stats=1 "$scratch" "corpus/$t" 2>"$build/$t.log"; then
     tail -n 40 "$build/$t.log"
     echo "fuzz: $t FAILED; reproducer(s):"
