@@ -149,10 +149,10 @@ Findings strict_findings(const Model& m) {
     out.push_back(make(RuleId::MetadataNull, "__metadata__",
                        "expected __metadata__ to be an object or absent, found null"));
   const std::uint64_t data_start = 8 + m.header_length;
+  for (const UnknownField& u : h.unknown_fields)
+    out.push_back(make(RuleId::TensorUnknownField, tensor_where(u.tensor),
+                       "expected only dtype, shape and data_offsets, found the field " + quote_name(u.field)));
   for (const TensorEntry& t : h.tensors) {
-    for (const std::string& field : t.unknown_fields)
-      out.push_back(make(RuleId::TensorUnknownField, tensor_where(t.name),
-                         "expected only dtype, shape and data_offsets, found the field " + quote_name(field)));
     const std::uint64_t size = dtype_element_bytes(t.dtype);
     if (size > 1 && t.end > t.begin && (data_start % size + t.begin % size) % size != 0)
       out.push_back(make(RuleId::TensorUnaligned, tensor_where(t.name),

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "spec/json_text.hpp"
+#include "spec/name_index.hpp"
 #include "spec/quote.hpp"
 #include "spec/utf8.hpp"
 
@@ -26,10 +27,20 @@ std::string hex_byte(unsigned char c) {
   return std::string("0x") + kHex[c >> 4] + kHex[c & 15];
 }
 
-// Keys seen so far at one level, for the reference's last-wins collapse.
+// Keys seen so far at one level, for the reference's last-wins collapse:
+// where each survivor lives, and the raw spelling of first occurrences that
+// used escapes (a key without escapes is spelled as it decodes, so only the
+// rare escaped ones need remembering).
 struct KeyIndex {
-  struct Seen { std::size_t slot; std::string raw; };
-  std::unordered_map<std::string, Seen> seen;
+  NameIndex index;
+  std::unordered_map<std::size_t, std::string_view> escaped_raw;  // slot -> view into the header text
+
+  bool same_spelling(std::size_t earlier, std::string_view raw) const {
+    const auto it = escaped_raw.find(earlier);
+    const bool now_escaped = raw.find('\\') != std::string_view::npos;
+    if (it == escaped_raw.end()) return !now_escaped;
+    return it->second == raw;
+  }
 };
 
 class ModelReader {
@@ -42,6 +53,9 @@ class ModelReader {
     if (c_.peek() != JsonKind::Object)
       return Error{RuleId::JsonNotObject, "header",
                    "expected the header to be a JSON object, found " + std::string(json_kind_phrase(c_.peek()))};
+    const std::size_t members = count_members();
+    h_.tensors.reserve(members);
+    tensors_.index.reset(members);
     c_.try_consume('{');
     if (!c_.try_consume('}')) {
       do {
@@ -62,6 +76,23 @@ class ModelReader {
   KeyIndex tensors_, metadata_keys_;
 
   std::string kind_phrase() const { return std::string(json_kind_phrase(c_.peek())); }
+
+  // Top-level members, so the tensor list is allocated once: a growing
+  // vector would briefly hold 1.5x its size, which a 100 MB header cannot
+  // afford under the 3 x N memory bound.
+  std::size_t count_members() const {
+    JsonCursor c = c_;
+    std::size_t n = 0;
+    c.try_consume('{');
+    if (c.try_consume('}')) return 0;
+    do {
+      c.read_raw_string();
+      c.try_consume(':');
+      c.skip_value();
+      ++n;
+    } while (c.try_consume(','));
+    return n;
+  }
 
   Status metadata() {
     if (metadata_seen_)
@@ -89,22 +120,26 @@ class ModelReader {
                      "expected a string value, found " + kind_phrase()};
       std::string value = c_.read_string();
       insert(metadata_keys_, DuplicateKind::MetadataKey, raw, key, h_.metadata,
-             std::pair<std::string, std::string>{key, std::move(value)});
+             std::pair<std::string, std::string>{key, std::move(value)},
+             [](const std::pair<std::string, std::string>& kv) -> std::string_view { return kv.first; });
     } while (c_.try_consume(','));
     c_.try_consume('}');
     return ok_status();
   }
 
-  template <class T>
-  void insert(KeyIndex& index, DuplicateKind kind, std::string_view raw, const std::string& key,
-              std::vector<T>& slots, T value) {
-    auto [it, fresh] = index.seen.try_emplace(key, KeyIndex::Seen{slots.size(), std::string(raw)});
-    if (fresh) {
+  // The survivor keeps the first occurrence's slot and takes the last value.
+  template <class T, class NameOf>
+  void insert(KeyIndex& keys, DuplicateKind kind, std::string_view raw, const std::string& key,
+              std::vector<T>& slots, T value, const NameOf& name_of) {
+    const auto name_at = [&](std::size_t i) -> std::string_view { return name_of(slots[i]); };
+    const std::size_t earlier = keys.index.find_or_insert(key, slots.size(), name_at);
+    if (earlier == NameIndex::npos) {
+      if (raw.find('\\') != std::string_view::npos) keys.escaped_raw.emplace(slots.size(), raw);
       slots.push_back(std::move(value));
       return;
     }
-    h_.duplicates.push_back(DuplicateKey{kind, key, it->second.raw == raw});
-    slots[it->second.slot] = std::move(value);
+    h_.duplicates.push_back(DuplicateKey{kind, key, keys.same_spelling(earlier, raw)});
+    slots[earlier] = std::move(value);
   }
 
   Status tensor(std::string name, std::string_view raw) {
@@ -121,7 +156,7 @@ class ModelReader {
         c_.try_consume(':');
         const Field f = field_of(key);
         if (f == Field::Unknown) {
-          t.unknown_fields.push_back(std::move(key));
+          h_.unknown_fields.push_back(UnknownField{name, std::move(key)});
           c_.skip_value();
           continue;
         }
@@ -140,7 +175,8 @@ class ModelReader {
         return Error{RuleId::TensorFieldMissing, where,
                      "expected the field " + std::string(kFieldNames[i]) + ", found no such field"};
     t.name = name;
-    insert(tensors_, DuplicateKind::Tensor, raw, name, h_.tensors, std::move(t));
+    insert(tensors_, DuplicateKind::Tensor, raw, name, h_.tensors, std::move(t),
+           [](const TensorEntry& e) -> std::string_view { return e.name; });
     return ok_status();
   }
 

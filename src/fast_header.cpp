@@ -8,6 +8,7 @@
 
 #include "spec/header_reader.hpp"
 #include "spec/json_text.hpp"
+#include "spec/name_index.hpp"
 
 namespace safespec {
 
@@ -15,44 +16,10 @@ namespace dom = simdjson::dom;
 
 std::size_t fast_parser_padding() { return simdjson::SIMDJSON_PADDING; }
 
-namespace {
-
-// Tensor names seen so far, as a compact open-addressing table of
-// (hash tag, index) pairs: 8 bytes a slot keeps 100,000 names within L2, and
-// names are compared only when tags collide. Reused across parses.
-class NameSet {
- public:
-  void reset(std::size_t expected) {
-    std::size_t cap = 16;
-    while (cap < 2 * expected) cap *= 2;
-    slots_.assign(cap, 0);
-    mask_ = cap - 1;
-  }
-  // False if tensors[index].name equals the name of an earlier tensor.
-  bool insert(const std::vector<TensorEntry>& tensors, std::size_t index) {
-    const std::string_view name = tensors[index].name;
-    const std::size_t h = std::hash<std::string_view>{}(name);
-    const std::uint64_t tag = static_cast<std::uint64_t>(h >> 32) << 32;
-    std::size_t i = h & mask_;
-    while (slots_[i] != 0) {
-      if ((slots_[i] & 0xFFFFFFFF00000000u) == tag && tensors[(slots_[i] & 0xFFFFFFFFu) - 1].name == name) return false;
-      i = (i + 1) & mask_;
-    }
-    slots_[i] = tag | (index + 1);
-    return true;
-  }
-
- private:
-  std::vector<std::uint64_t> slots_;
-  std::size_t mask_ = 0;
-};
-
-}  // namespace
-
 struct FastHeaderParser::Impl {
   dom::parser parser;
   bool ready = false;  // depth limit set; without it the fast path is off
-  NameSet names;
+  NameIndex names;
 };
 
 namespace {
@@ -78,7 +45,7 @@ std::optional<std::uint64_t> as_u64(dom::element e) {
 
 // Fills `t` from a tensor object; nullopt means "not plainly valid: ask the
 // reference reader".
-bool read_tensor(dom::object obj, TensorEntry& t) {
+bool read_tensor(dom::object obj, TensorEntry& t, std::vector<std::string>& unknown) {
   bool has_dtype = false, has_shape = false, has_offsets = false;
   for (dom::key_value_pair field : obj) {
     const std::string_view key = field.key;
@@ -111,7 +78,7 @@ bool read_tensor(dom::object obj, TensorEntry& t) {
       t.begin = *begin;
       t.end = *end;
     } else {
-      t.unknown_fields.emplace_back(key);
+      unknown.push_back(std::string(key));
     }
   }
   return has_dtype && has_shape && has_offsets;
@@ -134,7 +101,7 @@ bool read_metadata(dom::element value, Header& h) {
   return true;
 }
 
-std::optional<Header> try_fast(dom::parser& parser, NameSet& names,
+std::optional<Header> try_fast(dom::parser& parser, NameIndex& names,
                                std::string_view text) {
   if (!simdjson::validate_utf8(text.data(), text.size())) return std::nullopt;
   if (has_negative_zero_token(text)) return std::nullopt;
@@ -159,8 +126,11 @@ std::optional<Header> try_fast(dom::parser& parser, NameSet& names,
     if (h.tensors.size() >= 0xFFFFFFFFu) return std::nullopt;
     TensorEntry& t = h.tensors.emplace_back();
     t.name.assign(member.key);
-    if (!names.insert(h.tensors, h.tensors.size() - 1)) return std::nullopt;
-    if (!read_tensor(member.value.get_object().value_unsafe(), t)) return std::nullopt;
+    const auto name_at = [&](std::size_t i) -> std::string_view { return h.tensors[i].name; };
+    if (names.find_or_insert(t.name, h.tensors.size() - 1, name_at) != NameIndex::npos) return std::nullopt;
+    std::vector<std::string> unknown;
+    if (!read_tensor(member.value.get_object().value_unsafe(), t, unknown)) return std::nullopt;
+    for (std::string& field : unknown) h.unknown_fields.push_back(UnknownField{t.name, std::move(field)});
   }
   return h;
 }

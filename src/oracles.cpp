@@ -27,7 +27,6 @@ bool has_errors(const Findings& f) {
 Header normalized(const Header& h) {
   Header out;
   out.tensors = h.tensors;
-  for (auto& t : out.tensors) t.unknown_fields.clear();
   std::sort(out.tensors.begin(), out.tensors.end(), [](const TensorEntry& a, const TensorEntry& b) {
     return canonical_less(a.dtype, a.name, b.dtype, b.name);
   });

@@ -107,7 +107,7 @@ Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, con
                    "expected a tensor name other than __metadata__, which readers take as the metadata (X10)"};
     if (!names.insert(t.name).second)
       return Error{RuleId::DuplicateTensor, tensor_where(t.name), "expected each tensor name once, found it twice"};
-    TensorEntry probe{t.name, t.dtype, t.shape, 0, 0, {}};
+    TensorEntry probe{t.name, t.dtype, t.shape, 0, 0};
     for (auto f : {rule_shape_overflow(probe), rule_nbits_overflow(probe), rule_misaligned_bits(probe)})
       if (f) return Error{f->rule, f->where, f->message};
     const std::uint64_t bytes = *tensor_byte_size(t.shape, t.dtype);
