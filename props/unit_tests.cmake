@@ -1,1 +1,19 @@
-set(SAFESPEC_UNIT_TESTS ${CMAKE_CURRENT_SOURCE_DIR}/unit_smoke_test.cpp)
+# Unit tests: one rule, one small hand-built file, exact rule id, where and
+# message (shared/reference/safetensors-format.md rule numbers in test names).
+set(SAFESPEC_UNIT_TESTS
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_smoke_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_prefix_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_json_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_model_rules_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_strict_rules_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_writer_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_shard_index_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_upstream_vectors_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_cli_test.cpp
+)
+
+# The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
+# applies these with target_compile_definitions(safespec_props PRIVATE ...)
+# and add_dependencies(safespec_props safespec); without them the test finds
+# the binary beside the props/ build directory.
+set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>")

@@ -117,7 +117,10 @@ Findings reference_findings(const Model& m) {
     for (auto f : {rule_offset(*t, cursor), rule_shape_overflow(*t), rule_nbits_overflow(*t),
                    rule_misaligned_bits(*t), rule_size(*t)})
       if (f) out.push_back(std::move(*f));
-    cursor = t->end;  // as the reference: the next tensor must start here
+    // As the reference, also after a reversed tensor: the cursor (and F13's
+    // buffer end) is this tensor's END, so later findings are the ones the
+    // reference would raise were the earlier ones fixed as their END says.
+    cursor = t->end;
   }
   if (auto f = rule_buffer_coverage(m, cursor)) out.push_back(std::move(*f));
   return out;

@@ -1,0 +1,202 @@
+// Properties of the canonical writer (W1-W8) and of the normal form: what is
+// written reads back as written, by both readers, with no findings at all.
+#include <algorithm>
+#include <string>
+
+#include "props/catch.hpp"
+#include "props/gen/models.hpp"
+#include "props/gen/mutations.hpp"
+#include "spec/file_reader.hpp"
+#include "spec/format_rules.hpp"
+#include "spec/header_reader.hpp"
+#include "src/load.hpp"
+#include "src/oracles.hpp"
+#include "src/writer.hpp"
+
+namespace sg = safespec::gen;
+using namespace safespec;
+
+namespace {
+
+std::vector<std::uint8_t> written(const sg::FileSpec& spec) {
+  auto bytes = serialize(sg::views_of(spec), spec.metadata);
+  if (!bytes) RC_FAIL("the writer refuses a valid spec: " + bytes.error().message);
+  return std::move(bytes).value();
+}
+
+std::string findings_text(const Findings& fs) {
+  std::string s;
+  for (const Finding& f : fs) s += std::string(rule_name(f.rule)) + " at " + f.where + "; ";
+  return s;
+}
+
+// A random permutation drawn inside a property.
+template <class T>
+void shuffle(std::vector<T>& v) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[*rc::gen::inRange<std::size_t>(0, i)]);
+}
+
+Metadata sorted(Metadata m) {
+  std::sort(m.begin(), m.end());
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("writer round trip (W1-W8)", "[prop][writer]") {
+  rc::prop("both readers accept what serialize writes and give the spec back", [] {
+    const sg::FileSpec spec = *sg::file_spec();
+    const auto bytes = written(spec);
+    FastHeaderParser parser;
+    const Result<Model> reference = read_model_reference(bytes);
+    const Result<Model> fast = read_model_fast(bytes, parser);
+    if (!reference) RC_FAIL("reference reader rejects: " + std::string(rule_name(reference.error().rule)) + " " +
+                            reference.error().message + "\n" + sg::escaped_bytes(bytes));
+    RC_ASSERT(fast == reference);
+    const Model& m = reference.value();
+
+    // Canonical output trips no rule, not even a strict warning (W5, W8).
+    const Findings fs = check_model(m, Profile::Strict);
+    if (!fs.empty()) RC_FAIL("findings on written file: " + findings_text(fs));
+    RC_ASSERT(m.header_length % 8 == 0);  // W5
+    RC_ASSERT(m.header.leading_whitespace == 0u);
+    RC_ASSERT(m.header.duplicates.empty());
+    RC_ASSERT(m.header.unknown_fields.empty());
+
+    // Same tensors: name, dtype, shape, bytes.
+    RC_ASSERT(m.header.tensors.size() == spec.tensors.size());
+    const std::uint64_t start = 8 + m.header_length;
+    for (const sg::TensorSpec& t : spec.tensors) {
+      const auto it = std::find_if(m.header.tensors.begin(), m.header.tensors.end(),
+                                   [&](const TensorEntry& e) { return e.name == t.name; });
+      RC_ASSERT(it != m.header.tensors.end());
+      RC_ASSERT(it->dtype == t.dtype);
+      RC_ASSERT(it->shape == t.shape);
+      RC_ASSERT(it->end - it->begin == t.data.size());
+      RC_ASSERT(std::equal(t.data.begin(), t.data.end(), bytes.begin() + static_cast<std::ptrdiff_t>(start + it->begin)));
+    }
+    // Same metadata (the writer sorts keys; absent stays absent).
+    if (spec.metadata) {
+      RC_ASSERT(m.header.metadata_state == MetadataState::Present);
+      RC_ASSERT(sorted(m.header.metadata) == sorted(*spec.metadata));
+      RC_ASSERT(m.header.metadata == sorted(*spec.metadata));  // written in ascending key order
+    } else {
+      RC_ASSERT(m.header.metadata_state == MetadataState::Absent);
+    }
+    // The shared postcondition agrees.
+    if (auto why = roundtrip_fails(bytes, parser)) RC_FAIL(*why);
+  });
+
+  rc::prop("serialize is deterministic and ignores input order (W1)", [] {
+    const sg::FileSpec spec = *sg::file_spec();
+    const auto bytes = written(spec);
+    RC_ASSERT(written(spec) == bytes);
+    sg::FileSpec shuffled = spec;
+    shuffle(shuffled.tensors);
+    if (shuffled.metadata) shuffle(*shuffled.metadata);
+    RC_ASSERT(written(shuffled) == bytes);
+  });
+
+  rc::prop("tensors are laid out in W1 order, contiguous, data 8-aligned (W1, W2, W5, W8)", [] {
+    const sg::FileSpec spec = *sg::file_spec();
+    const auto bytes = written(spec);
+    FastHeaderParser parser;
+    const Result<Model> m = read_model_fast(bytes, parser);
+    RC_ASSERT(m.ok());
+    const auto& ts = m.value().header.tensors;  // document order
+    std::uint64_t cursor = 0;
+    for (std::size_t i = 0; i < ts.size(); ++i) {
+      if (i) RC_ASSERT(canonical_less(ts[i - 1].dtype, ts[i - 1].name, ts[i].dtype, ts[i].name));
+      RC_ASSERT(ts[i].begin == cursor);
+      cursor = ts[i].end;
+      const std::uint32_t size = dtype_element_bytes(ts[i].dtype);
+      if (size > 1) RC_ASSERT((8 + m.value().header_length + ts[i].begin) % size == 0);
+    }
+    RC_ASSERT(cursor == m.value().buffer_size());
+    // The header is compact: no whitespace except the W5 padding at the end.
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, m.value().header_length);
+    const std::size_t close = text.find_last_of('}');
+    RC_ASSERT(text.size() - close - 1 < 8u);
+    RC_ASSERT(text.find_first_not_of(' ', close + 1) == std::string_view::npos);
+  });
+
+  rc::prop("the mutation library's renderer reproduces the writer byte for byte", [] {
+    const sg::FileSpec spec = *sg::file_spec();
+    RC_ASSERT(sg::bytes_of(sg::plan_of(spec)) == written(spec));
+  });
+
+  rc::prop("the writer refuses duplicates, __metadata__ and wrong data sizes (W3, X3, X10)", [] {
+    sg::FileSpec spec = *sg::file_spec();
+    const int kind = *rc::gen::inRange(0, 4);
+    RuleId expected{};
+    if (kind == 0) {
+      if (spec.tensors.empty()) spec.tensors.push_back(*sg::tensor_spec());
+      spec.tensors.push_back(spec.tensors[*rc::gen::inRange<std::size_t>(0, spec.tensors.size())]);
+      expected = RuleId::DuplicateTensor;
+    } else if (kind == 1) {
+      sg::TensorSpec t = *sg::tensor_spec();
+      t.name = "__metadata__";
+      spec.tensors.insert(spec.tensors.begin(), t);
+      expected = RuleId::TensorNameReserved;
+    } else if (kind == 2) {
+      if (!spec.metadata) spec.metadata.emplace();
+      if (spec.metadata->empty()) spec.metadata->emplace_back("k", "v");
+      spec.metadata->push_back({spec.metadata->front().first, *sg::utf8_text()});
+      expected = RuleId::DuplicateMetadataKey;
+    } else {
+      if (spec.tensors.empty()) spec.tensors.push_back(*sg::tensor_spec());
+      auto& data = spec.tensors[*rc::gen::inRange<std::size_t>(0, spec.tensors.size())].data;
+      if (data.empty() || *rc::gen::arbitrary<bool>())
+        data.push_back(0);
+      else
+        data.pop_back();
+      expected = RuleId::SizeMismatch;
+    }
+    const auto r = serialize(sg::views_of(spec), spec.metadata);
+    RC_ASSERT(!r.ok());
+    RC_ASSERT(r.error().rule == expected);
+  });
+}
+
+TEST_CASE("normal form (canonical_header_json)", "[prop][normal-form]") {
+  rc::prop("canonical text of a parsed header re-parses to the same normal form", [] {
+    const sg::Plan plan = sg::plan_of(*sg::file_spec());
+    const sg::Layout layout = sg::decorated(plan);  // whitespace, unknown fields, null metadata, decoys
+    const auto bytes = sg::bytes_of(layout);
+    FastHeaderParser parser;
+    const Result<Model> m = read_model_fast(bytes, parser);
+    if (!m) RC_FAIL("decorated file does not parse: " + m.error().message + "\n" + sg::escaped_bytes(bytes));
+    const Header& h = m.value().header;
+    const std::string text = canonical_header_json(h);
+    const Result<Header> again = read_header_reference(text);
+    if (!again) RC_FAIL("canonical text does not parse: " + again.error().message + "\n" + sg::escaped_text(text));
+    RC_ASSERT(normalized(again.value()) == normalized(h));
+    // Idempotent, and already normal: nothing left for normalized() to remove.
+    RC_ASSERT(canonical_header_json(again.value()) == text);
+    RC_ASSERT(again.value().leading_whitespace == 0u);
+    RC_ASSERT(again.value().duplicates.empty());
+    RC_ASSERT(normalized(again.value()) == normalized(normalized(h)));
+    // The decorated file's meaning is the plan's.
+    sg::Plan undecorated = plan;
+    Header expected;
+    expected.tensors = undecorated.tensors;
+    expected.metadata_state = undecorated.metadata_state;
+    expected.metadata = undecorated.metadata;
+    RC_ASSERT(normalized(h) == normalized(expected));
+    if (auto why = roundtrip_fails(bytes, parser)) RC_FAIL(*why);
+  });
+
+  rc::prop("normalized() is idempotent and ignores tensor order", [] {
+    const sg::Plan plan = sg::plan_of(*sg::file_spec());
+    Header h;
+    h.tensors = plan.tensors;
+    h.metadata_state = plan.metadata_state;
+    h.metadata = plan.metadata;
+    Header shuffled = h;
+    shuffle(shuffled.tensors);
+    shuffle(shuffled.metadata);
+    RC_ASSERT(normalized(shuffled) == normalized(h));
+    RC_ASSERT(normalized(normalized(h)) == normalized(h));
+    RC_ASSERT(canonical_header_json(shuffled) == canonical_header_json(h));
+  });
+}

@@ -1,0 +1,288 @@
+// The command-line contract (src/cli/main.cpp): exit status 0 / 1 / 2,
+// the --json document, profiles, inspect, rules and --help.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef SIMDJSON_THREADS_ENABLED
+#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
+#endif
+#include <simdjson.h>
+
+#include "props/catch.hpp"
+#include "props/gen/file_bytes.hpp"
+#include "spec/rule_catalogue.hpp"
+
+using namespace safespec;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The built binary: SAFESPEC_CLI from CMake (unit_tests.cmake), otherwise the
+// build tree's layout, <build>/props/safespec_props beside <build>/safespec.
+std::string cli() {
+#ifdef SAFESPEC_CLI
+  return SAFESPEC_CLI;
+#else
+  return (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "safespec").string();
+#endif
+}
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() / ("safespec_unit_cli_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  std::string file(const std::string& name, const std::vector<std::uint8_t>& bytes) const {
+    std::ofstream(dir / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return (dir / name).string();
+  }
+  std::string text(const std::string& name, std::string_view t) const {
+    std::ofstream(dir / name, std::ios::binary) << t;
+    return (dir / name).string();
+  }
+  Run run(const std::string& args) const {
+    REQUIRE(fs::exists(cli()));
+    const std::string err = (dir / "stderr.txt").string();
+    const std::string cmd = "'" + cli() + "' " + args + " 2>'" + err + "' </dev/null";
+    Run r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = ::pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(err);
+    r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    INFO(cmd);
+    return r;
+  }
+};
+
+std::string quoted(const std::string& p) { return "'" + p + "'"; }
+
+const std::string kTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
+std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "    ", 16); }                     // N = 64
+// N = 56, so the strict profile adds no ST-HEADER-UNALIGNED warning.
+std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
+
+}  // namespace
+
+TEST_CASE("CLI (F1-F13): a valid file exits 0 with an exact text report") {
+  Scratch s;
+  const auto p = s.file("ok.safetensors", canonical());
+  const Run r = s.run("check " + quoted(p));
+  CHECK(r.code == 0);
+  CHECK(r.out == p + ": OK (0 errors, 0 warnings, profile strict)\n  verdict safetensors: loads\n");
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1") {
+  Scratch s;
+  const auto p = s.file("gap.safetensors", gap());
+  const Run r = s.run("check --profile safetensors " + quoted(p));
+  CHECK(r.code == 1);
+  const std::string msg = "expected data_offsets begin 0 (where the previous tensor in offset order ends), found 1: a gap of 1 bytes";
+  CHECK(r.out == p + ": FAIL (1 error, 0 warnings, profile safetensors)\n  error   ST-OFFSET-GAP at tensor 'a': " + msg +
+                     " [reference: InvalidOffset]\n  verdict safetensors: rejects (InvalidOffset: " + msg + ")\n");
+}
+
+TEST_CASE("CLI (W5): warnings alone exit 0") {
+  Scratch s;
+  const auto p = s.file("n60.safetensors", gen::file_with_header(kTest, 16));
+  const Run r = s.run("check " + quoted(p));
+  CHECK(r.code == 0);
+  CHECK(r.out.find("ST-HEADER-UNALIGNED") != std::string::npos);
+}
+
+TEST_CASE("CLI (F1): missing path, directory, device and FIFO exit 2") {
+  Scratch s;
+  const std::string fifo = (s.dir / "pipe").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  struct Case { std::string path; std::string why; };
+  const std::vector<Case> cases{{(s.dir / "missing.safetensors").string(), "cannot open: No such file or directory"},
+                                {s.dir.string(), "expected a regular file, found a directory"},
+                                {"/dev/null", "expected a regular file, found a device"},
+                                {fifo, "expected a regular file, found a FIFO"}};
+  for (const Case& c : cases) {
+    INFO(c.path);
+    const Run r = s.run("check " + quoted(c.path));
+    CHECK(r.code == 2);
+    CHECK(r.err == "safespec: " + c.path + ": " + c.why + "\n");
+    CHECK(r.out == c.path + ": cannot check: " + c.why + "\n");
+  }
+  // An I/O error outranks findings in other files.
+  const auto bad = s.file("gap.safetensors", gap());
+  CHECK(s.run("check " + quoted(bad) + " " + quoted(cases[0].path)).code == 2);
+  CHECK(s.run("inspect " + quoted(cases[0].path)).code == 2);
+  CHECK(s.run("inspect " + quoted(fifo)).code == 2);
+}
+
+TEST_CASE("CLI (F1-F13): usage errors exit 2") {
+  Scratch s;
+  const auto p = s.file("ok.safetensors", canonical());
+  for (const std::string& args : {std::string(""), std::string("check"), std::string("frobnicate"),
+                                  "check --profile bogus " + quoted(p), "check --bogus " + quoted(p),
+                                  std::string("inspect"), "inspect " + quoted(p) + " " + quoted(p)}) {
+    INFO(args);
+    const Run r = s.run(args);
+    CHECK(r.code == 2);
+    CHECK_FALSE(r.err.empty());
+  }
+}
+
+TEST_CASE("CLI (F1-F13): --help exits 0 on every subcommand") {
+  Scratch s;
+  for (const std::string args : {"--help", "check --help", "inspect --help", "rules --help", "-h", "check -h"}) {
+    INFO(args);
+    const Run r = s.run(args);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("Usage") != std::string::npos);
+  }
+}
+
+TEST_CASE("CLI (ST-*, §5): --json has the documented keys: files path ok findings rule severity where message reference") {
+  Scratch s;
+  const auto good = s.file("ok.safetensors", canonical());
+  const auto bad = s.file("gap.safetensors", gap());
+  const Run r = s.run("check --json " + quoted(good) + " " + quoted(bad));
+  CHECK(r.code == 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  CHECK(std::string_view(doc["profile"]) == "strict");
+  simdjson::dom::array files = doc["files"];
+  REQUIRE(files.size() == 2);
+  simdjson::dom::element f0 = files.at(0), f1 = files.at(1);
+  CHECK(std::string_view(f0["path"]) == good);
+  CHECK(bool(f0["ok"]) == true);
+  CHECK(simdjson::dom::array(f0["findings"]).size() == 0);
+  CHECK(std::string_view(f1["path"]) == bad);
+  CHECK(bool(f1["ok"]) == false);
+  simdjson::dom::array findings = f1["findings"];
+  REQUIRE(findings.size() == 1);
+  simdjson::dom::element g = findings.at(0);
+  CHECK(std::string_view(g["rule"]) == "ST-OFFSET-GAP");
+  CHECK(std::string_view(g["severity"]) == "error");
+  CHECK(std::string_view(g["where"]) == "tensor 'a'");
+  CHECK(std::string_view(g["message"]).starts_with("expected data_offsets begin 0"));
+  CHECK(std::string_view(g["reference"]) == "InvalidOffset");
+  CHECK(bool(f1["consumers"]["safetensors"]["loads"]) == false);
+  CHECK(std::string_view(f1["consumers"]["safetensors"]["error"]) == "InvalidOffset");
+}
+
+TEST_CASE("CLI (ST-*): --json reports an unreadable file with an error and ok false") {
+  Scratch s;
+  const std::string missing = (s.dir / "missing.safetensors").string();
+  const Run r = s.run("check --json " + quoted(missing));
+  CHECK(r.code == 2);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  simdjson::dom::element f = simdjson::dom::array(doc["files"]).at(0);
+  CHECK(bool(f["ok"]) == false);
+  CHECK(std::string_view(f["error"]) == "cannot open: No such file or directory");
+}
+
+TEST_CASE("CLI (X3, W5): --profile safetensors drops strict-only findings") {
+  Scratch s;
+  const std::string a = R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})";
+  const auto p = s.file("dup.safetensors", gen::file_with_header(R"({"a":)" + a + R"(,"a":)" + a + "}", 1));
+  const Run strict = s.run("check " + quoted(p));
+  CHECK(strict.code == 1);
+  CHECK(strict.out.find("ST-DUPLICATE-TENSOR") != std::string::npos);
+  CHECK(strict.out.find("verdict safetensors: loads") != std::string::npos);
+  const Run ref = s.run("check --profile safetensors " + quoted(p));
+  CHECK(ref.code == 0);
+  CHECK(ref.out == p + ": OK (0 errors, 0 warnings, profile safetensors)\n  verdict safetensors: loads\n");
+}
+
+TEST_CASE("CLI (F1-F13): inspect lists tensors; --json too; parse errors exit 1") {
+  Scratch s;
+  const auto p = s.file("ok.safetensors", canonical());
+  const Run r = s.run("inspect " + quoted(p));
+  CHECK(r.code == 0);
+  CHECK(r.out == "header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n");
+  const Run j = s.run("inspect --json " + quoted(p));
+  CHECK(j.code == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
+  CHECK(std::string_view(doc["path"]) == p);
+  CHECK(std::uint64_t(doc["file_size"]) == 88);
+  CHECK(std::uint64_t(doc["header_length"]) == 64);
+  simdjson::dom::element t = simdjson::dom::array(doc["tensors"]).at(0);
+  CHECK(std::string_view(t["name"]) == "test");
+  CHECK(std::string_view(t["dtype"]) == "I32");
+  CHECK(std::uint64_t(t["bytes"]) == 16);
+  CHECK(doc["metadata"].is_null());
+
+  const auto bad = s.file("bad.safetensors", gen::file_with_header("\xFF"));
+  const Run b = s.run("inspect " + quoted(bad));
+  CHECK(b.code == 1);
+  CHECK(b.err == "safespec: " + bad +
+                     ": ST-HEADER-UTF8 at byte 8: expected UTF-8 header text, found an invalid sequence starting with byte 0xff\n");
+}
+
+TEST_CASE("CLI (ST-*): rules lists the catalogue, as text and as JSON") {
+  Scratch s;
+  const Run r = s.run("rules");
+  CHECK(r.code == 0);
+  for (const RuleInfo& info : rule_catalogue()) {
+    INFO(info.name);
+    CHECK(r.out.find(std::string(info.name) + " ") != std::string::npos);
+  }
+  const Run j = s.run("rules --json");
+  CHECK(j.code == 0);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
+  simdjson::dom::array rules = doc["rules"];
+  REQUIRE(rules.size() == rule_catalogue().size());
+  std::size_t i = 0;
+  for (simdjson::dom::element e : rules) {
+    const RuleInfo& info = rule_catalogue()[i++];
+    CHECK(std::string_view(e["id"]) == info.name);
+    CHECK(std::string_view(e["rule_number"]) == info.rule_number);
+    CHECK(std::string_view(e["reference"]) == (info.reference.empty() ? "accepts" : info.reference));
+    CHECK(std::string_view(e["severity"]) == (info.severity == Severity::Error ? "error" : "warning"));
+    CHECK(std::string_view(e["description"]) == info.description);
+  }
+}
+
+TEST_CASE("CLI (ST-INDEX-*): a shard index path checks the shards; exit 1 on an index finding") {
+  Scratch s;
+  s.file("s1.safetensors", canonical());
+  const auto good = s.text("good.index.json", R"({"metadata":{"total_size":16},"weight_map":{"test":"s1.safetensors"}})");
+  const Run ok = s.run("check " + quoted(good));
+  CHECK(ok.code == 0);
+  CHECK(ok.out.starts_with(good + ": OK (0 errors, 0 warnings, profile strict)\n"));
+  CHECK(ok.out.find((s.dir / "s1.safetensors").string() + ": OK") != std::string::npos);
+  const auto bad = s.text("bad.index.json", R"({"weight_map":{"test":"s1.safetensors","x":"s1.safetensors"}})");
+  const Run r = s.run("check --profile safetensors " + quoted(bad));
+  CHECK(r.code == 1);
+  CHECK(r.out.find("ST-INDEX-TENSOR-MISSING at tensor 'x'") != std::string::npos);
+}

@@ -1,0 +1,265 @@
+// Sharded checkpoints: model.safetensors.index.json against its shards
+// (spec/index_rules.hpp, src/shard_index.hpp), each ST-INDEX-* rule exactly.
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "props/catch.hpp"
+#include "spec/index_rules.hpp"
+#include "spec/rule_catalogue.hpp"
+#include "src/check.hpp"
+#include "src/shard_index.hpp"
+#include "src/writer.hpp"
+
+using namespace safespec;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// Field by field, so the tests do not depend on TensorEntry's member list.
+TensorEntry te(std::string name, Dtype d, std::vector<std::uint64_t> shape, std::uint64_t b, std::uint64_t e) {
+  TensorEntry t;
+  t.name = std::move(name);
+  t.dtype = d;
+  t.shape = std::move(shape);
+  t.begin = b;
+  t.end = e;
+  return t;
+}
+
+std::vector<std::string> lines(const Findings& fs) {
+  std::vector<std::string> out;
+  for (const Finding& f : fs) out.push_back(std::string(rule_name(f.rule)) + " | " + f.where + " | " + f.message);
+  return out;
+}
+
+// A scratch directory holding shards and an index; removed at scope exit.
+struct Checkpoint {
+  fs::path dir;
+  explicit Checkpoint(const std::string& tag) {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("safespec_unit_index_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Checkpoint() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // A shard of U8 tensors, each `size` bytes.
+  void shard(const std::string& name, const std::vector<std::pair<std::string, std::size_t>>& tensors) {
+    std::vector<Bytes> data;
+    data.reserve(tensors.size());
+    std::vector<TensorView> views;
+    for (const auto& [t, size] : tensors) {
+      data.emplace_back(size, 0);
+      views.push_back(TensorView{t, Dtype::U8, {size}, data.back()});
+    }
+    auto bytes = serialize(views, std::nullopt);
+    REQUIRE(bytes.ok());
+    REQUIRE(write_file((dir / name).string(), bytes.value()).ok());
+  }
+  void raw(const std::string& name, std::string_view text) { std::ofstream(dir / name, std::ios::binary) << text; }
+  std::string index(std::string_view json) {
+    raw("model.safetensors.index.json", json);
+    return (dir / "model.safetensors.index.json").string();
+  }
+  std::vector<FileReport> check(std::string_view json, Profile p = Profile::Strict) {
+    FastHeaderParser parser;
+    return check_shard_index(index(json), p, parser);
+  }
+};
+
+std::vector<std::string> index_findings(Checkpoint& c, std::string_view json) {
+  const auto reports = c.check(json);
+  REQUIRE_FALSE(reports.empty());
+  CHECK_FALSE(reports[0].io_error.has_value());
+  return lines(reports[0].findings);
+}
+
+void require_index_json(std::string_view text, std::string_view where, std::string_view message) {
+  INFO(text);
+  const auto r = parse_shard_index(text);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().rule == RuleId::IndexJson);
+  CHECK(r.error().where == where);
+  CHECK(r.error().message == message);
+}
+
+}  // namespace
+
+TEST_CASE("ST-INDEX-* (index): a consistent index and shards give no finding") {
+  Checkpoint c("valid");
+  c.shard("s1.safetensors", {{"a", 1}});
+  c.shard("s2.safetensors", {{"b", 2}, {"c", 0}});
+  const auto reports = c.check(
+      R"({"metadata":{"total_size":3},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors","c":"s2.safetensors"}})");
+  REQUIRE(reports.size() == 3);
+  CHECK(reports[0].findings.empty());
+  CHECK(reports[0].ok());
+  CHECK(reports[1].path == (c.dir / "s1.safetensors").string());
+  CHECK(reports[2].path == (c.dir / "s2.safetensors").string());
+  CHECK(reports[1].ok());
+  CHECK(reports[2].ok());
+  FastHeaderParser parser;
+  CHECK(is_index_path(c.index("{}")));
+  CHECK_FALSE(is_index_path("model.safetensors"));
+  CHECK_FALSE(is_index_path("index.json"));
+}
+
+TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message") {
+  require_index_json("[]", "index", "expected a JSON object at the top level");
+  require_index_json("{}", "weight_map", "expected a weight_map object mapping tensor names to shard files");
+  require_index_json(R"({"weight_map":[]})", "weight_map", "expected a weight_map object mapping tensor names to shard files");
+  require_index_json(R"({"weight_map":{"a":1}})", "weight_map['a']", "expected a shard file name string");
+  require_index_json(R"({"weight_map":{"a":"s","a":"s"}})", "weight_map['a']", "expected each tensor once, found it twice");
+  require_index_json(R"({"metadata":{"total_size":"3"},"weight_map":{}})", "metadata.total_size",
+                     "expected an integer byte count");
+  require_index_json(R"({"metadata":{"total_size":-1},"weight_map":{}})", "metadata.total_size",
+                     "expected an integer byte count");
+  const auto bad = parse_shard_index("{");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().rule == RuleId::IndexJson);
+  CHECK(bad.error().where == "index");
+  CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
+}
+
+TEST_CASE("ST-INDEX-JSON (index): a shard name with '/' or '..' is refused") {
+  struct Case { const char* shard; const char* quoted; };
+  const auto c = GENERATE(Case{"../s1.safetensors", "'../s1.safetensors'"}, Case{"..", "'..'"}, Case{".", "'.'"},
+                          Case{"sub/s1.safetensors", "'sub/s1.safetensors'"}, Case{"/etc/passwd", "'/etc/passwd'"},
+                          Case{"", "''"});
+  require_index_json(std::string(R"({"weight_map":{"a":")") + c.shard + "\"}}", "weight_map['a']",
+                     std::string("expected a file name beside the index, found the path ") + c.quoted);
+  CHECK_FALSE(is_plain_shard_name(c.shard));
+  CHECK(is_plain_shard_name("model-00001-of-00002.safetensors"));
+  CHECK(is_plain_shard_name("..x"));
+}
+
+TEST_CASE("ST-INDEX-JSON (index): reported on the index file's report") {
+  Checkpoint c("json");
+  c.shard("s1.safetensors", {{"a", 1}});
+  const auto reports = c.check(R"({"weight_map":{"a":"../s1.safetensors"}})");
+  REQUIRE(reports.size() == 1);
+  CHECK(lines(reports[0].findings) ==
+        std::vector<std::string>{"ST-INDEX-JSON | weight_map['a'] | expected a file name beside the index, found the path "
+                                 "'../s1.safetensors'"});
+  CHECK_FALSE(reports[0].ok());
+}
+
+TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist") {
+  Checkpoint c("missing");
+  c.shard("s1.safetensors", {{"a", 1}});
+  const auto reports = c.check(
+      R"({"metadata":{"total_size":999},"weight_map":{"a":"s1.safetensors","b":"gone.safetensors"}})");
+  CHECK(lines(reports[0].findings) ==
+        std::vector<std::string>{"ST-INDEX-SHARD-MISSING | shard 'gone.safetensors' | expected a readable safetensors "
+                                 "shard, found: cannot open: No such file or directory"});
+  REQUIRE(reports.size() == 2);  // the index and s1; a missing shard has no report of its own
+  CHECK_FALSE(reports[0].ok());
+}
+
+TEST_CASE("ST-INDEX-SHARD-MISSING (index): a directory, and a shard whose header does not parse") {
+  Checkpoint c("unreadable");
+  fs::create_directory(c.dir / "d.safetensors");
+  c.raw("bad.safetensors", std::string("\x01\0\0\0\0\0\0\0\xFF", 9));
+  const auto reports = c.check(R"({"weight_map":{"a":"d.safetensors","b":"bad.safetensors"}})");
+  CHECK(lines(reports[0].findings) ==
+        std::vector<std::string>{
+            "ST-INDEX-SHARD-MISSING | shard 'bad.safetensors' | expected a readable safetensors shard, found: its "
+            "header does not parse (see its report)",
+            "ST-INDEX-SHARD-MISSING | shard 'd.safetensors' | expected a readable safetensors shard, found: expected "
+            "a regular file, found a directory"});
+  REQUIRE(reports.size() == 2);
+  CHECK(reports[1].path == (c.dir / "bad.safetensors").string());
+  REQUIRE(reports[1].findings.size() == 1);
+  CHECK(reports[1].findings[0].rule == RuleId::HeaderUtf8);
+}
+
+TEST_CASE("ST-INDEX-TOTAL-SIZE (index): metadata.total_size differs from the tensors' bytes") {
+  Checkpoint c("total");
+  c.shard("s1.safetensors", {{"a", 1}});
+  c.shard("s2.safetensors", {{"b", 2}});
+  CHECK(index_findings(c, R"({"metadata":{"total_size":4},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})") ==
+        std::vector<std::string>{"ST-INDEX-TOTAL-SIZE | metadata.total_size | expected the sum of the shards' tensor "
+                                 "sizes, 3 bytes, found 4"});
+  CHECK(index_findings(c, R"({"metadata":{"total_size":3},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})").empty());
+  CHECK(index_findings(c, R"({"metadata":{},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})").empty());
+}
+
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (index): one tensor in two shards") {
+  Checkpoint c("two");
+  c.shard("s1.safetensors", {{"a", 1}});
+  c.shard("s2.safetensors", {{"a", 1}, {"b", 2}});
+  CHECK(index_findings(c, R"({"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})") ==
+        std::vector<std::string>{"ST-INDEX-TENSOR-IN-TWO-SHARDS | tensor 'a' | expected the tensor in one shard, found "
+                                 "it in 's1.safetensors' and 's2.safetensors'"});
+}
+
+TEST_CASE("ST-INDEX-TENSOR-UNLISTED (index): a shard tensor weight_map does not list") {
+  Checkpoint c("unlisted");
+  c.shard("s1.safetensors", {{"a", 1}, {"c", 1}});
+  CHECK(index_findings(c, R"({"weight_map":{"a":"s1.safetensors"}})") ==
+        std::vector<std::string>{"ST-INDEX-TENSOR-UNLISTED | tensor 'c' | expected weight_map to list the tensor of "
+                                 "shard 's1.safetensors', found no entry"});
+}
+
+TEST_CASE("ST-INDEX-TENSOR-MISSING (index): weight_map names a tensor its shard lacks") {
+  Checkpoint c("ghost");
+  c.shard("s1.safetensors", {{"a", 1}});
+  CHECK(index_findings(c, R"({"weight_map":{"a":"s1.safetensors","ghost":"s1.safetensors"}})") ==
+        std::vector<std::string>{"ST-INDEX-TENSOR-MISSING | tensor 'ghost' | expected the tensor in shard "
+                                 "'s1.safetensors' as weight_map says, found it absent there"});
+}
+
+TEST_CASE("ST-INDEX-TENSOR-UNLISTED/-MISSING (index): tensors listed in the wrong shards") {
+  Checkpoint c("swapped");
+  c.shard("s1.safetensors", {{"a", 1}});
+  c.shard("s2.safetensors", {{"b", 1}});
+  CHECK(index_findings(c, R"({"weight_map":{"a":"s2.safetensors","b":"s1.safetensors"}})") ==
+        std::vector<std::string>{
+            "ST-INDEX-TENSOR-UNLISTED | tensor 'a' | expected weight_map to name shard 's1.safetensors' for the "
+            "tensor, found 's2.safetensors'",
+            "ST-INDEX-TENSOR-UNLISTED | tensor 'b' | expected weight_map to name shard 's2.safetensors' for the "
+            "tensor, found 's1.safetensors'",
+            "ST-INDEX-TENSOR-MISSING | tensor 'a' | expected the tensor in shard 's2.safetensors' as weight_map says, "
+            "found it absent there",
+            "ST-INDEX-TENSOR-MISSING | tensor 'b' | expected the tensor in shard 's1.safetensors' as weight_map says, "
+            "found it absent there"});
+}
+
+TEST_CASE("ST-INDEX-* (index): index rules stay on in the safetensors profile") {
+  Checkpoint c("profile");
+  c.shard("s1.safetensors", {{"a", 1}, {"c", 1}});
+  const auto reports = c.check(R"({"weight_map":{"a":"s1.safetensors"}})", Profile::Safetensors);
+  REQUIRE(reports.size() == 2);
+  REQUIRE(reports[0].findings.size() == 1);
+  CHECK(reports[0].findings[0].rule == RuleId::IndexTensorUnlisted);
+  CHECK(reports[0].reference_verdict().empty());  // index rules are not reference variants
+  CHECK(profile_applies(Profile::Safetensors, RuleId::IndexTotalSize));
+}
+
+TEST_CASE("ST-INDEX-* (index): check_index is a pure function of index and shard contents") {
+  Model m;
+  m.header.tensors.push_back(te("a", Dtype::F32, {2}, 0, 8));
+  ShardContents shards;
+  shards["s"].model = m;
+  ShardIndex idx{{{"a", "s"}}, 8};
+  CHECK(check_index(idx, shards).empty());
+  idx.total_size = 9;
+  CHECK(lines(check_index(idx, shards)) ==
+        std::vector<std::string>{"ST-INDEX-TOTAL-SIZE | metadata.total_size | expected the sum of the shards' tensor "
+                                 "sizes, 8 bytes, found 9"});
+  shards["t"].problem = "cannot open: gone";
+  CHECK(lines(check_index(idx, shards)) ==
+        std::vector<std::string>{
+            "ST-INDEX-SHARD-MISSING | shard 't' | expected a readable safetensors shard, found: cannot open: gone"});
+}

@@ -1,0 +1,260 @@
+// Strict-only rules (X1, X3, X8, X10, X11, X19, W5/W8 warnings), profiles,
+// and the rule catalogue itself.
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "props/catch.hpp"
+#include "props/gen/file_bytes.hpp"
+#include "spec/file_reader.hpp"
+#include "spec/format_rules.hpp"
+#include "spec/rule_catalogue.hpp"
+#include "src/check.hpp"
+#include "src/load.hpp"
+
+using namespace safespec;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+std::string describe(const Result<Model>& r) {
+  if (r.ok()) return "ok: " + std::to_string(r.value().header.tensors.size()) + " tensors";
+  return std::string(rule_name(r.error().rule)) + " | " + r.error().where + " | " + r.error().message;
+}
+
+// Both readers, which must agree exactly; returns the reference's answer.
+Result<Model> parse_both(const Bytes& file) {
+  auto ref = read_model_reference(file);
+  FastHeaderParser parser;
+  auto fast = read_model_fast(file, parser);
+  CHECK(describe(fast) == describe(ref));
+  CHECK(fast == ref);
+  return ref;
+}
+
+[[maybe_unused]] void require_error(const Bytes& file, std::string_view rule, std::string_view where, std::string_view message) {
+  const auto r = parse_both(file);
+  INFO(describe(r));
+  REQUIRE_FALSE(r.ok());
+  CHECK(std::string(rule_name(r.error().rule)) == rule);
+  CHECK(r.error().where == where);
+  CHECK(r.error().message == message);
+}
+
+[[maybe_unused]] Model require_model(const Bytes& file) {
+  auto r = parse_both(file);
+  INFO(describe(r));
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+}  // namespace
+
+namespace {
+
+std::string pad8(std::string h) {
+  h.resize((h.size() + 7) / 8 * 8, ' ');
+  return h;
+}
+
+const std::string kA = R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})";
+
+std::vector<std::string> lines(const Findings& fs) {
+  std::vector<std::string> out;
+  for (const Finding& f : fs)
+    out.push_back(std::string(rule_name(f.rule)) + (f.severity == Severity::Error ? " E | " : " W | ") + f.where +
+                  " | " + f.message);
+  return out;
+}
+
+std::vector<std::string> strict_of(const Bytes& file) { return lines(check_model(require_model(file), Profile::Strict)); }
+std::vector<std::string> reference_of(const Bytes& file) {
+  return lines(check_model(require_model(file), Profile::Safetensors));
+}
+
+bool report_ok(const Bytes& file, Profile p) {
+  const Model m = require_model(file);
+  return FileReport{"mem", check_model(m, p), std::nullopt, m}.ok();
+}
+
+}  // namespace
+
+TEST_CASE("ST-DUPLICATE-TENSOR (X3, F6.16): strict rejects, the reference keeps the last") {
+  const auto f = gen::file_with_header(pad8(R"({"a":)" + kA + R"(,"a":)" + kA + "}"), 1);
+  CHECK(strict_of(f) == std::vector<std::string>{"ST-DUPLICATE-TENSOR E | tensor 'a' | expected each tensor name once, "
+                                                 "found it again (the reference keeps the last entry)"});
+  CHECK(reference_of(f).empty());
+  CHECK_FALSE(report_ok(f, Profile::Strict));
+  CHECK(report_ok(f, Profile::Safetensors));
+  CHECK(rule_info(RuleId::DuplicateTensor).reference.empty());
+}
+
+TEST_CASE("ST-DUPLICATE-TENSOR-ESCAPED (X3, F6.5): two spellings of one name") {
+  const auto f = gen::file_with_header(pad8(R"({"a":)" + kA + R"(,"\u0061":)" + kA + "}"), 1);
+  CHECK(strict_of(f) == std::vector<std::string>{"ST-DUPLICATE-TENSOR-ESCAPED E | tensor 'a' | expected distinct tensor "
+                                                 "names, found two spellings that decode to the same name"});
+  CHECK(reference_of(f).empty());
+}
+
+TEST_CASE("ST-DUPLICATE-METADATA-KEY (X3, F6.9): a metadata key twice") {
+  const auto f = gen::file_with_header(pad8(R"({"__metadata__":{"k":"1","k":"2"}})"));
+  CHECK(strict_of(f) == std::vector<std::string>{"ST-DUPLICATE-METADATA-KEY E | __metadata__['k'] | expected each "
+                                                 "metadata key once, found it again (the reference keeps the last value)"});
+  CHECK(reference_of(f).empty());
+  CHECK(require_model(f).header.metadata == std::vector<std::pair<std::string, std::string>>{{"k", "2"}});
+}
+
+TEST_CASE("ST-DUPLICATE-TENSOR (X3): each repetition is reported") {
+  const auto f = gen::file_with_header(pad8(R"({"a":)" + kA + R"(,"a":)" + kA + R"(,"a":)" + kA + "}"), 1);
+  CHECK(strict_of(f).size() == 2);
+}
+
+TEST_CASE("ST-HEADER-UNALIGNED (W5, §6): N = 60 is a warning only") {
+  const auto f = gen::file_with_header(R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})", 16);
+  CHECK(strict_of(f) == std::vector<std::string>{
+                            "ST-HEADER-UNALIGNED W | byte 0 | expected a header length that is a multiple of 8, found 60"});
+  CHECK(report_ok(f, Profile::Strict));
+  CHECK(reference_of(f).empty());
+}
+
+TEST_CASE("ST-HEADER-LEADING-SPACE (X1): whitespace before '{' is a warning") {
+  const auto f = gen::file_with_header(pad8("\t\n{}"));
+  CHECK(strict_of(f) == std::vector<std::string>{"ST-HEADER-LEADING-SPACE W | byte 8 | expected the header to begin "
+                                                 "with '{', found 2 bytes of whitespace first"});
+  CHECK(report_ok(f, Profile::Strict));
+}
+
+TEST_CASE("ST-TENSOR-UNALIGNED (W8, §6): an F32 at file offset 8+N+1") {
+  const std::string h = pad8(R"({"a":)" + kA + R"(,"b":{"dtype":"F32","shape":[1],"data_offsets":[1,5]}})");
+  const auto f = gen::file_with_header(h, 5);
+  CHECK(strict_of(f) == std::vector<std::string>{
+                            "ST-TENSOR-UNALIGNED W | tensor 'b' | expected the data to start at a file offset that is a "
+                            "multiple of 4 (F32), found data_offsets begin 1 after a " +
+                            std::to_string(8 + h.size()) + "-byte prefix"});
+  CHECK(reference_of(f).empty());
+}
+
+TEST_CASE("ST-TENSOR-UNALIGNED (W8): alignment is of the file offset, not the data offset") {
+  // N = 60: data starts at 68, a multiple of 4 but not of 8.
+  const std::string i32 = R"({"t":{"dtype":"I32","shape":[2],"data_offsets":[0,8]}})";
+  const std::string f64 = R"({"t":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}})";
+  const auto pad_to = [](std::string h, std::size_t n) { h.resize(n, ' '); return h; };
+  const auto a = strict_of(gen::file_with_header(pad_to(i32, 60), 8));
+  CHECK(a == std::vector<std::string>{"ST-HEADER-UNALIGNED W | byte 0 | expected a header length that is a multiple of 8, found 60"});
+  const auto b = strict_of(gen::file_with_header(pad_to(f64, 60), 8));
+  REQUIRE(b.size() == 2);
+  CHECK(b[1] == "ST-TENSOR-UNALIGNED W | tensor 't' | expected the data to start at a file offset that is a multiple "
+                "of 8 (F64), found data_offsets begin 0 after a 68-byte prefix");
+  // Sub-byte, one-byte and zero-sized tensors are never unaligned.
+  CHECK(strict_of(gen::file_with_header(
+            pad8(R"({"a":)" + kA + R"(,"f":{"dtype":"F4","shape":[2],"data_offsets":[1,2]},"z":{"dtype":"F64","shape":[0],"data_offsets":[2,2]}})"),
+            2)).empty());
+}
+
+TEST_CASE("ST-METADATA-NULL (X8): __metadata__ null is accepted, strict warns") {
+  const auto f = gen::file_with_header(pad8(R"({"__metadata__":null})"));
+  CHECK(strict_of(f) == std::vector<std::string>{
+                            "ST-METADATA-NULL W | __metadata__ | expected __metadata__ to be an object or absent, found null"});
+  CHECK(reference_of(f).empty());
+  CHECK(report_ok(f, Profile::Strict));
+}
+
+TEST_CASE("ST-TENSOR-UNKNOWN-FIELD (X19, F6.11): an ignored field is a strict warning") {
+  const auto f = gen::file_with_header(pad8(R"({"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x\"y":1}})"), 1);
+  CHECK(strict_of(f) == std::vector<std::string>{"ST-TENSOR-UNKNOWN-FIELD W | tensor 't' | expected only dtype, shape "
+                                                 "and data_offsets, found the field 'x\"y'"});
+  CHECK(reference_of(f).empty());
+}
+
+TEST_CASE("X11: __METADATA__ is a tensor name, not the metadata key") {
+  require_error(gen::file_with_header(R"({"__METADATA__":{"k":"v"}})"), "ST-TENSOR-FIELD-MISSING",
+                "tensor '__METADATA__'", "expected the field dtype, found no such field");
+  const auto m = require_model(gen::file_with_header(pad8(R"({"__METADATA__":)" + kA + "}"), 1));
+  REQUIRE(m.header.tensors.size() == 1);
+  CHECK(m.header.tensors[0].name == "__METADATA__");
+  CHECK(m.header.metadata_state == MetadataState::Absent);
+}
+
+TEST_CASE("X10: a tensor written as __metadata__ is read as metadata and rejected") {
+  require_error(gen::file_with_header(R"({"__metadata__":)" + kA + "}", 1), "ST-METADATA-TYPE", "__metadata__['shape']",
+                "expected a string value, found an array");
+}
+
+TEST_CASE("X1-X19: strict findings follow reference findings, errors before warnings") {
+  // Leading space, N unaligned, null metadata, duplicate tensor, unknown field, trailing byte.
+  const std::string h = R"( {"__metadata__":null,"a":)" + kA +
+                        R"(,"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"q":0}})";
+  const auto f = gen::file_with_header(h.size() % 8 ? h : h + " ", 2);
+  const auto got = strict_of(f);
+  REQUIRE(got.size() == 6);
+  CHECK(got[0].starts_with("ST-BUFFER-TRAILING E |"));
+  CHECK(got[1].starts_with("ST-DUPLICATE-TENSOR E | tensor 'a'"));
+  CHECK(got[2].starts_with("ST-HEADER-LEADING-SPACE W |"));
+  CHECK(got[3].starts_with("ST-HEADER-UNALIGNED W |"));
+  CHECK(got[4].starts_with("ST-METADATA-NULL W |"));
+  CHECK(got[5].starts_with("ST-TENSOR-UNKNOWN-FIELD W | tensor 'a'"));
+  CHECK(reference_of(f) == std::vector<std::string>{got[0]});
+  CHECK(lines(reference_findings(require_model(f))) == std::vector<std::string>{got[0]});
+  CHECK(lines(strict_findings(require_model(f))).size() == 5);
+}
+
+TEST_CASE("ST-* catalogue: 39 rules in RuleId order with unique ST- names") {
+  const auto cat = rule_catalogue();
+  REQUIRE(cat.size() == kRuleCount);
+  CHECK(cat.size() == 39);
+  std::set<std::string_view> names;
+  for (std::size_t i = 0; i < cat.size(); ++i) {
+    INFO(cat[i].name);
+    CHECK(static_cast<std::size_t>(cat[i].id) == i);
+    CHECK(cat[i].name.starts_with("ST-"));
+    CHECK_FALSE(cat[i].rule_number.empty());
+    CHECK_FALSE(cat[i].description.empty());
+    CHECK(names.insert(cat[i].name).second);
+    CHECK(&rule_info(cat[i].id) == &cat[i]);
+    CHECK(rule_name(cat[i].id) == cat[i].name);
+  }
+}
+
+TEST_CASE("ST-* catalogue (§5): reference variants, severities and profiles") {
+  const std::set<std::string_view> variants{"HeaderTooSmall", "HeaderTooLarge", "InvalidHeaderLength", "InvalidHeader",
+                                            "InvalidHeaderDeserialization", "InvalidOffset", "ValidationOverflow",
+                                            "MisalignedSlice", "TensorInvalidInfo", "MetadataIncompleteBuffer"};
+  const std::set<std::string_view> warnings{"ST-HEADER-UNALIGNED", "ST-HEADER-LEADING-SPACE", "ST-TENSOR-UNALIGNED",
+                                            "ST-METADATA-NULL", "ST-TENSOR-UNKNOWN-FIELD"};
+  for (const RuleInfo& r : rule_catalogue()) {
+    INFO(r.name);
+    if (!r.reference.empty()) CHECK(variants.count(r.reference) == 1);
+    CHECK((r.severity == Severity::Warning) == (warnings.count(r.name) == 1));
+    if (r.severity == Severity::Warning) CHECK(r.reference.empty());
+    CHECK(profile_applies(Profile::Strict, r.id));
+    const bool index = r.rule_number == "index";
+    CHECK(index == r.name.starts_with("ST-INDEX-"));
+    CHECK(profile_applies(Profile::Safetensors, r.id) == (!r.reference.empty() || index));
+  }
+  CHECK(profile_name(Profile::Strict) == "strict");
+  CHECK(profile_name(Profile::Safetensors) == "safetensors");
+}
+
+TEST_CASE("ST-* catalogue: every rule id has a pinned unit test") {
+  // Keep in step with the unit tests: a new catalogue row needs a test here.
+  const std::set<std::string_view> pinned{
+      "ST-FILE-TOO-SMALL", "ST-HEADER-TOO-LARGE", "ST-HEADER-LENGTH", "ST-HEADER-UTF8",      // unit_prefix_test
+      "ST-JSON-SYNTAX", "ST-JSON-DEPTH", "ST-JSON-NOT-OBJECT", "ST-METADATA-DUPLICATE",      // unit_json_test
+      "ST-METADATA-TYPE", "ST-TENSOR-NOT-OBJECT", "ST-TENSOR-FIELD-MISSING", "ST-TENSOR-FIELD-DUPLICATE",
+      "ST-DTYPE-UNKNOWN", "ST-SHAPE-TYPE", "ST-OFFSETS-TYPE",
+      "ST-OFFSET-GAP", "ST-OFFSET-OVERLAP", "ST-OFFSET-REVERSED", "ST-SHAPE-OVERFLOW",       // unit_model_rules_test
+      "ST-NBITS-OVERFLOW", "ST-MISALIGNED-BITS", "ST-SIZE-MISMATCH", "ST-BUFFER-TRAILING", "ST-BUFFER-TRUNCATED",
+      "ST-DUPLICATE-TENSOR", "ST-DUPLICATE-TENSOR-ESCAPED", "ST-DUPLICATE-METADATA-KEY",     // this file
+      "ST-HEADER-UNALIGNED", "ST-HEADER-LEADING-SPACE", "ST-TENSOR-UNALIGNED", "ST-METADATA-NULL",
+      "ST-TENSOR-UNKNOWN-FIELD",
+      "ST-TENSOR-NAME-RESERVED",                                                             // unit_writer_test
+      "ST-INDEX-JSON", "ST-INDEX-SHARD-MISSING", "ST-INDEX-TENSOR-MISSING",                  // unit_shard_index_test
+      "ST-INDEX-TENSOR-UNLISTED", "ST-INDEX-TENSOR-IN-TWO-SHARDS", "ST-INDEX-TOTAL-SIZE"};
+  std::set<std::string_view> all;
+  for (const RuleInfo& r : rule_catalogue()) all.insert(r.name);
+  CHECK(all == pinned);
+}
