@@ -113,7 +113,6 @@ std::optional<Header> try_fast(dom::parser& parser, NameIndex& names,
   Header h;
   while (h.leading_whitespace < text.size() && is_json_space(text[h.leading_whitespace])) ++h.leading_whitespace;
   const std::size_t count = top.size();
-  names.reset(count);
   h.tensors.reserve(count);
   bool metadata_seen = false;
   for (dom::key_value_pair member : top) {
@@ -126,12 +125,12 @@ std::optional<Header> try_fast(dom::parser& parser, NameIndex& names,
     if (h.tensors.size() >= 0xFFFFFFFFu) return std::nullopt;
     TensorEntry& t = h.tensors.emplace_back();
     t.name.assign(member.key);
-    const auto name_at = [&](std::size_t i) -> std::string_view { return h.tensors[i].name; };
-    if (names.find_or_insert(t.name, h.tensors.size() - 1, name_at) != NameIndex::npos) return std::nullopt;
     std::vector<std::string> unknown;
     if (!read_tensor(member.value.get_object().value_unsafe(), t, unknown)) return std::nullopt;
     for (std::string& field : unknown) h.unknown_fields.push_back(UnknownField{t.name, std::move(field)});
   }
+  const auto name_at = [&](std::size_t i) -> std::string_view { return h.tensors[i].name; };
+  if (names.first_duplicate(h.tensors.size(), name_at) != NameIndex::npos) return std::nullopt;
   return h;
 }
 
