@@ -3,12 +3,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace safespec {
 
 // Offset of the first byte of the first invalid sequence, or nullopt.
 std::optional<std::size_t> first_invalid_utf8(std::string_view text);
+
+// Appends the UTF-8 encoding of a Unicode scalar value (not a surrogate).
+void append_utf8(std::string& out, std::uint32_t code_point);
 
 }  // namespace safespec

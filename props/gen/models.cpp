@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-
 namespace safespec::gen {
 
 std::vector<TensorView> views_of(const FileSpec& spec) {
@@ -19,23 +18,6 @@ std::uint64_t byte_size(Dtype d, const std::vector<std::uint64_t>& shape) {
   return n * dtype_bits(d) / 8;
 }
 
-void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 rc::Gen<Dtype> dtype() {
   std::vector<Dtype> all;

@@ -16,6 +16,7 @@
 
 #include "spec/dtype.hpp"
 #include "spec/model.hpp"
+#include "spec/utf8.hpp"
 #include "src/writer.hpp"
 
 namespace safespec::gen {
@@ -45,8 +46,8 @@ std::vector<TensorView> views_of(const FileSpec& spec);
 // Byte size of a (dtype, shape) pair whose element count passes F9-F11.
 std::uint64_t byte_size(Dtype d, const std::vector<std::uint64_t>& shape);
 
-// UTF-8 encoding of one code point (not a surrogate).
-void append_utf8(std::string& out, std::uint32_t cp);
+// UTF-8 encoding of one code point: safespec::append_utf8 (spec/utf8.hpp).
+using safespec::append_utf8;
 
 // Any of the 22 dtypes.
 rc::Gen<Dtype> dtype();
