@@ -103,7 +103,8 @@ bool read_metadata(dom::element value, Header& h) {
 
 std::optional<Header> try_fast(dom::parser& parser, NameIndex& names,
                                std::string_view text) {
-  if (!simdjson::validate_utf8(text.data(), text.size())) return std::nullopt;
+  // simdjson validates UTF-8 itself (F5); invalid text fails here and the
+  // reference reader reports the exact byte.
   if (has_negative_zero_token(text)) return std::nullopt;
   dom::element root;
   if (parser.parse(text.data(), text.size(), false).get(root) != simdjson::SUCCESS) return std::nullopt;
