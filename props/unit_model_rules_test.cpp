@@ -8,68 +8,17 @@
 
 #include "props/catch.hpp"
 #include "props/gen/file_bytes.hpp"
+#include "props/gen/layout.hpp"
+#include "props/unit_support.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
-#include "src/load.hpp"
 
 using namespace safespec;
+using namespace safespec::test;
 
 namespace {
-
-using Bytes = std::vector<std::uint8_t>;
-
-std::string describe(const Result<Model>& r) {
-  if (r.ok()) return "ok: " + std::to_string(r.value().header.tensors.size()) + " tensors";
-  return std::string(rule_name(r.error().rule)) + " | " + r.error().where + " | " + r.error().message;
-}
-
-// Both readers, which must agree exactly; returns the reference's answer.
-Result<Model> parse_both(const Bytes& file) {
-  auto ref = read_model_reference(file);
-  FastHeaderParser parser;
-  auto fast = read_model_fast(file, parser);
-  CHECK(describe(fast) == describe(ref));
-  CHECK(fast == ref);
-  return ref;
-}
-
-[[maybe_unused]] void require_error(const Bytes& file, std::string_view rule, std::string_view where, std::string_view message) {
-  const auto r = parse_both(file);
-  INFO(describe(r));
-  REQUIRE_FALSE(r.ok());
-  CHECK(std::string(rule_name(r.error().rule)) == rule);
-  CHECK(r.error().where == where);
-  CHECK(r.error().message == message);
-}
-
-[[maybe_unused]] Model require_model(const Bytes& file) {
-  auto r = parse_both(file);
-  INFO(describe(r));
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
-}  // namespace
-
-namespace {
-
-// Field by field, so the tests do not depend on TensorEntry's member list.
-TensorEntry te(std::string name, Dtype d, std::vector<std::uint64_t> shape, std::uint64_t b, std::uint64_t e) {
-  TensorEntry t;
-  t.name = std::move(name);
-  t.dtype = d;
-  t.shape = std::move(shape);
-  t.begin = b;
-  t.end = e;
-  return t;
-}
-
-std::string pad8(std::string h) {
-  h.resize((h.size() + 7) / 8 * 8, ' ');
-  return h;
-}
 
 std::string entry(std::string_view name, std::string_view dtype, std::string_view shape, std::uint64_t b,
                   std::uint64_t e) {
@@ -318,7 +267,7 @@ TEST_CASE("F7 (X13): sorted_by_offsets is total, ties broken by name bytes") {
   std::vector<TensorEntry> ts(3);
   ts[0].name = "b"; ts[1].name = "a"; ts[2].name = "B";
   for (auto& t : ts) { t.begin = 0; t.end = 4; }
-  ts.push_back(te("0", Dtype::U8, {}, 0, 1));
+  ts.push_back(gen::tensor_entry("0", Dtype::U8, {}, 0, 1));
   const auto order = sorted_by_offsets(ts);
   REQUIRE(order.size() == 4);
   CHECK(order[0]->name == "0");
@@ -335,7 +284,7 @@ std::vector<TensorEntry> u8_run(std::uint64_t end) {
   std::uint64_t at = 0;
   while (at < end) {
     const std::uint64_t len = std::min<std::uint64_t>(end - at, 1ull << 60);
-    out.push_back(te("t" + std::to_string(out.size() + 10), Dtype::U8, {len}, at, at + len));
+    out.push_back(gen::tensor_entry("t" + std::to_string(out.size() + 10), Dtype::U8, {len}, at, at + len));
     at += len;
   }
   return out;
@@ -385,12 +334,12 @@ TEST_CASE("ST-BUFFER-TRUNCATED (F13): a parsed header whose tensors end at 2^64-
 }
 
 TEST_CASE("F12 (§2): rule functions are pure and individually callable") {
-  const TensorEntry ok = te("a", Dtype::F32, {2, 2}, 0, 16);
+  const TensorEntry ok = gen::tensor_entry("a", Dtype::F32, {2, 2}, 0, 16);
   CHECK_FALSE(rule_offset(ok, 0).has_value());
   CHECK_FALSE(rule_size(ok).has_value());
   const auto gap = rule_offset(ok, 0);
   CHECK_FALSE(gap);
-  const auto overlap = rule_offset(te("a", Dtype::F32, {2, 2}, 0, 16), 4);
+  const auto overlap = rule_offset(gen::tensor_entry("a", Dtype::F32, {2, 2}, 0, 16), 4);
   REQUIRE(overlap);
   CHECK(overlap->rule == RuleId::OffsetOverlap);
   CHECK(overlap->severity == Severity::Error);

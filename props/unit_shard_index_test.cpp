@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/gen/layout.hpp"
 #include "spec/index_rules.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
@@ -22,17 +23,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
-// Field by field, so the tests do not depend on TensorEntry's member list.
-TensorEntry te(std::string name, Dtype d, std::vector<std::uint64_t> shape, std::uint64_t b, std::uint64_t e) {
-  TensorEntry t;
-  t.name = std::move(name);
-  t.dtype = d;
-  t.shape = std::move(shape);
-  t.begin = b;
-  t.end = e;
-  return t;
-}
 
 std::vector<std::string> lines(const Findings& fs) {
   std::vector<std::string> out;
@@ -249,7 +239,7 @@ TEST_CASE("ST-INDEX-* (index): index rules stay on in the safetensors profile") 
 
 TEST_CASE("ST-INDEX-* (index): check_index is a pure function of index and shard contents") {
   Model m;
-  m.header.tensors.push_back(te("a", Dtype::F32, {2}, 0, 8));
+  m.header.tensors.push_back(gen::tensor_entry("a", Dtype::F32, {2}, 0, 8));
   ShardContents shards;
   shards["s"].model = m;
   ShardIndex idx{{{"a", "s"}}, 8};

@@ -9,57 +9,16 @@
 
 #include "props/catch.hpp"
 #include "props/gen/file_bytes.hpp"
+#include "props/unit_support.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
-#include "src/load.hpp"
 
 using namespace safespec;
+using namespace safespec::test;
 
 namespace {
-
-using Bytes = std::vector<std::uint8_t>;
-
-std::string describe(const Result<Model>& r) {
-  if (r.ok()) return "ok: " + std::to_string(r.value().header.tensors.size()) + " tensors";
-  return std::string(rule_name(r.error().rule)) + " | " + r.error().where + " | " + r.error().message;
-}
-
-// Both readers, which must agree exactly; returns the reference's answer.
-Result<Model> parse_both(const Bytes& file) {
-  auto ref = read_model_reference(file);
-  FastHeaderParser parser;
-  auto fast = read_model_fast(file, parser);
-  CHECK(describe(fast) == describe(ref));
-  CHECK(fast == ref);
-  return ref;
-}
-
-[[maybe_unused]] void require_error(const Bytes& file, std::string_view rule, std::string_view where, std::string_view message) {
-  const auto r = parse_both(file);
-  INFO(describe(r));
-  REQUIRE_FALSE(r.ok());
-  CHECK(std::string(rule_name(r.error().rule)) == rule);
-  CHECK(r.error().where == where);
-  CHECK(r.error().message == message);
-}
-
-[[maybe_unused]] Model require_model(const Bytes& file) {
-  auto r = parse_both(file);
-  INFO(describe(r));
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
-}  // namespace
-
-namespace {
-
-std::string pad8(std::string h) {
-  h.resize((h.size() + 7) / 8 * 8, ' ');
-  return h;
-}
 
 const std::string kA = R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})";
 

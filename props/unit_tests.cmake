@@ -1,6 +1,7 @@
 # Unit tests: one rule, one small hand-built file, exact rule id, where and
 # message (shared/reference/safetensors-format.md rule numbers in test names).
 set(SAFESPEC_UNIT_TESTS
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_support.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_smoke_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_prefix_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_json_test.cpp

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/gen/layout.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"
@@ -24,17 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
-// Field by field, so the tests do not depend on TensorEntry's member list.
-TensorEntry te(std::string name, Dtype d, std::vector<std::uint64_t> shape, std::uint64_t b, std::uint64_t e) {
-  TensorEntry t;
-  t.name = std::move(name);
-  t.dtype = d;
-  t.shape = std::move(shape);
-  t.begin = b;
-  t.end = e;
-  return t;
-}
 
 std::string text_of(const Bytes& b) { return std::string(b.begin(), b.end()); }
 
@@ -312,8 +302,8 @@ TEST_CASE("W7: write_file into a missing directory is an I/O error") {
 TEST_CASE("W4 (X8): canonical_header_json omits null metadata and sorts") {
   Header h;
   h.metadata_state = MetadataState::Null;
-  h.tensors.push_back(te("b", Dtype::U8, {1}, 4, 5));
-  h.tensors.push_back(te("a", Dtype::F32, {1}, 0, 4));
+  h.tensors.push_back(gen::tensor_entry("b", Dtype::U8, {1}, 4, 5));
+  h.tensors.push_back(gen::tensor_entry("a", Dtype::F32, {1}, 0, 4));
   h.unknown_fields.push_back(UnknownField{"b", "ignored"});
   CHECK(canonical_header_json(h) ==
         R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[1],"data_offsets":[4,5]}})");

@@ -1,0 +1,37 @@
+// Helpers shared by the unit tests (props/unit_*_test.cpp). Tests that build
+// TensorEntry values use gen::tensor_entry (props/gen/layout.hpp) directly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/file_reader.hpp"
+
+namespace safespec::test {
+
+// A whole .safetensors file as the readers take it.
+using Bytes = std::vector<std::uint8_t>;
+
+// A parse result as one comparable line, "ok: N tensors" or
+// "RULE | where | message", so a disagreement or failure prints readably.
+std::string describe(const Result<Model>& r);
+
+// Both readers, which must agree exactly (CHECKed); returns the reference's
+// answer. Every parse-level unit test goes through this, so each hand-built
+// file also pins the fast parser to the reference one.
+Result<Model> parse_both(const Bytes& file);
+
+// The file must be rejected (by both readers) with exactly this rule id,
+// where and message.
+void require_error(const Bytes& file, std::string_view rule, std::string_view where, std::string_view message);
+
+// The file must parse (in both readers); returns the model.
+Model require_model(const Bytes& file);
+
+// Pads a header text with spaces to a multiple of 8 bytes, as the writer
+// does (W5), so a hand-built file raises no ST-HEADER-UNALIGNED warning.
+std::string pad8(std::string header);
+
+}  // namespace safespec::test
