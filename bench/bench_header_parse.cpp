@@ -11,10 +11,10 @@
 #include <map>
 #include <string>
 
+#include "props/gen/synthetic.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
 #include "src/fast_header.hpp"
-#include "src/writer.hpp"
 
 namespace {
 
@@ -26,34 +26,13 @@ struct Synthetic {
   std::uint64_t buffer_end;
 };
 
-// A header like a large checkpoint's: canonical order, realistic names, BF16
-// and F32 tensors, a little metadata.
+// Built once per size; the text is followed by the parser's padding.
 const Synthetic& synthetic(std::size_t tensors) {
   static std::map<std::size_t, Synthetic> cache;
   auto it = cache.find(tensors);
   if (it != cache.end()) return it->second;
-  Header h;
-  h.metadata_state = MetadataState::Present;
-  h.metadata = {{"format", "pt"}, {"producer", "bench"}};
-  for (std::size_t i = 0; i < tensors; ++i) {
-    TensorEntry t;
-    t.name = "model.layers." + std::to_string(i / 16) + ".mlp.experts." + std::to_string(i % 16) + ".w2.weight";
-    t.dtype = i % 5 == 0 ? Dtype::F32 : Dtype::BF16;
-    t.shape = i % 5 == 0 ? std::vector<std::uint64_t>{4096} : std::vector<std::uint64_t>{4096, 1408};
-    h.tensors.push_back(std::move(t));
-  }
-  // Offsets in the writer's order (W1, W2), as in a real checkpoint.
-  std::sort(h.tensors.begin(), h.tensors.end(), [](const TensorEntry& a, const TensorEntry& b) {
-    return canonical_less(a.dtype, a.name, b.dtype, b.name);
-  });
-  std::uint64_t offset = 0;
-  for (TensorEntry& t : h.tensors) {
-    t.begin = offset;
-    offset += *tensor_byte_size(t.shape, t.dtype);
-    t.end = offset;
-  }
-  Synthetic s{canonical_header_json(h), 0, offset};
-  s.text.resize((s.text.size() + 7) / 8 * 8, ' ');  // W5, as the writer pads
+  gen::SyntheticText made = gen::synthetic_checkpoint_text(tensors, 16);
+  Synthetic s{std::move(made.text), 0, made.data_size};
   s.size = s.text.size();
   s.text.resize(s.size + fast_parser_padding(), ' ');
   return cache.emplace(tensors, std::move(s)).first->second;

@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 cmake --workflow --preset dev
 cmake --workflow --preset asan
 cmake --workflow --preset fuzz
-scripts/fuzz.sh "${SAFESPEC_FUZZ_SECONDS:-30}"
+scripts/fuzz.sh "${SAFESPEC_FUZZ_SECONDS:-60}"
 cmake --workflow --preset release

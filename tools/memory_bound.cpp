@@ -7,56 +7,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
+#include "props/gen/synthetic.hpp"
 #include "spec/file_prefix.hpp"
-#include "spec/format_rules.hpp"
-#include "src/writer.hpp"
 
 using namespace safespec;
 
 namespace {
 
-Header make_header(std::size_t count) {
-  Header h;
-  for (std::size_t i = 0; i < count; ++i) {
-    TensorEntry t;
-    t.name = "model.layers." + std::to_string(i / 64) + ".mlp.experts." + std::to_string(i % 64) + ".w2.weight";
-    t.dtype = i % 5 == 0 ? Dtype::F32 : Dtype::BF16;
-    t.shape = i % 5 == 0 ? std::vector<std::uint64_t>{4096} : std::vector<std::uint64_t>{4096, 1408};
-    h.tensors.push_back(std::move(t));
-  }
-  // Offsets in W1 order, as the writer assigns them.
-  std::vector<TensorEntry*> order;
-  for (auto& t : h.tensors) order.push_back(&t);
-  std::sort(order.begin(), order.end(), [](const TensorEntry* a, const TensorEntry* b) {
-    return canonical_less(a->dtype, a->name, b->dtype, b->name);
-  });
-  std::uint64_t offset = 0;
-  for (TensorEntry* t : order) {
-    t->begin = offset;
-    offset += *tensor_byte_size(t->shape, t->dtype);
-    t->end = offset;
-  }
-  return h;
-}
-
-// The largest such header under the limit, in a few tries.
-std::string big_header(std::uint64_t& data_size) {
+// The largest synthetic checkpoint header under the limit, in a few tries.
+gen::SyntheticText big_header() {
   std::size_t count = 700'000;
   for (;;) {
-    const Header h = make_header(count);
-    std::string text = canonical_header_json(h);
-    const double per_tensor = static_cast<double>(text.size()) / static_cast<double>(count);
-    if (text.size() <= kMaxHeaderSize - 8 && text.size() > kMaxHeaderSize - 200'000) {
-      text.resize((text.size() + 7) / 8 * 8, ' ');
-      data_size = 0;
-      for (const auto& t : h.tensors) data_size = std::max(data_size, t.end);
-      return text;
-    }
+    gen::SyntheticText made = gen::synthetic_checkpoint_text(count, 64);
+    if (made.text.size() <= kMaxHeaderSize && made.text.size() > kMaxHeaderSize - 200'000) return made;
+    const double per_tensor = static_cast<double>(made.text.size()) / static_cast<double>(count);
     count = static_cast<std::size_t>(static_cast<double>(kMaxHeaderSize - 100'000) / per_tensor);
   }
 }
@@ -70,8 +38,9 @@ int main(int argc, char** argv) {
   }
   std::filesystem::create_directories(argv[2]);
   const std::string path = std::string(argv[2]) + "/header_100MB.safetensors";
-  std::uint64_t data_size = 0;
-  const std::string header = big_header(data_size);
+  const gen::SyntheticText made = big_header();
+  const std::string& header = made.text;
+  const std::uint64_t data_size = made.data_size;
   {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     unsigned char prefix[8];
