@@ -66,14 +66,14 @@ const std::string kBegin = " (where the previous tensor in offset order ends), f
 TEST_CASE("ST-OFFSET-GAP (F8): a gap before the first tensor") {
   const auto f = file_of({entry("a", "U8", "1", 1, 2)}, 2);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-OFFSET-GAP", "tensor 'a'",
-                                                        "expected data_offsets begin 0" + kBegin + "1: a gap of 1 bytes")});
+                                                        "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte")});
   CHECK(verdict(f) == "InvalidOffset");
 }
 
 TEST_CASE("ST-OFFSET-OVERLAP (F8): a tensor begins inside the previous one") {
   const auto f = file_of({entry("a", "U8", "2", 0, 2), entry("b", "U8", "1", 1, 2)}, 2);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-OFFSET-OVERLAP", "tensor 'b'",
-                                                        "expected data_offsets begin 2" + kBegin + "1: an overlap of 1 bytes")});
+                                                        "expected data_offsets begin 2" + kBegin + "1: an overlap of 1 byte")});
   CHECK(verdict(f) == "InvalidOffset");
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("ST-MISALIGNED-BITS (F11): F4 [3] is 12 bits") {
 TEST_CASE("ST-SIZE-MISMATCH (F12): END - BEGIN differs from the byte size") {
   const auto f = file_of({entry("a", "U8", "2", 0, 1)}, 1);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-SIZE-MISMATCH", "tensor 'a'",
-                                                        "expected data_offsets to span 2 bytes (U8 [2]), found [0, 1] = 1 bytes")});
+                                                        "expected data_offsets to span 2 bytes (U8 [2]), found [0, 1] = 1 byte")});
   CHECK(verdict(f) == "TensorInvalidInfo");
 }
 
@@ -122,7 +122,7 @@ TEST_CASE("ST-BUFFER-TRAILING (F13, X5): bytes after the last tensor") {
   const std::size_t data_start = f.size() - 3;
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-BUFFER-TRAILING", "byte " + std::to_string(data_start + 1),
-                              "expected the file to end where the last tensor ends (byte buffer of 1 bytes), found 2 trailing bytes")});
+                              "expected the file to end where the last tensor ends (byte buffer of 1 byte), found 2 trailing bytes")});
   CHECK(verdict(f) == "MetadataIncompleteBuffer");
 }
 
@@ -130,14 +130,14 @@ TEST_CASE("ST-BUFFER-TRAILING (F13): zero tensors need an empty byte buffer") {
   const auto f = gen::file_with_header(pad8("{}"), 1);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-BUFFER-TRAILING", "byte 16",
-                              "expected the file to end where the last tensor ends (byte buffer of 0 bytes), found 1 trailing bytes")});
+                              "expected the file to end where the last tensor ends (byte buffer of 0 bytes), found 1 trailing byte")});
 }
 
 TEST_CASE("ST-BUFFER-TRUNCATED (F13): the file ends before the last tensor") {
   const auto f = file_of({entry("a", "U8", "4", 0, 4)}, 1);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-BUFFER-TRUNCATED", "byte " + std::to_string(f.size()),
-                              "expected a byte buffer of 4 bytes (the last tensor's end), found 1 bytes: the file is 3 bytes short")});
+                              "expected a byte buffer of 4 bytes (the last tensor's end), found 1 byte: the file is 3 bytes short")});
   CHECK(verdict(f) == "MetadataIncompleteBuffer");
 }
 
@@ -184,11 +184,11 @@ TEST_CASE("F11 (§4.1): sub-byte sizes, no rounding") {
 TEST_CASE("F8-F12: per tensor, offset before overflow, alignment and size") {
   CHECK(findings_of(file_of({entry("a", "U8", "2", 1, 2)}, 2)) ==
         std::vector<std::string>{
-            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 bytes"),
-            line("ST-SIZE-MISMATCH", "tensor 'a'", "expected data_offsets to span 2 bytes (U8 [2]), found [1, 2] = 1 bytes")});
+            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte"),
+            line("ST-SIZE-MISMATCH", "tensor 'a'", "expected data_offsets to span 2 bytes (U8 [2]), found [1, 2] = 1 byte")});
   CHECK(findings_of(file_of({entry("a", "F4", "1", 1, 2)}, 2)) ==
         std::vector<std::string>{
-            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 bytes"),
+            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte"),
             line("ST-MISALIGNED-BITS", "tensor 'a'", "expected a whole number of bytes, found 1 elements x 4 bits (F4) = 4 bits")});
   const auto with_overflow = findings_of(file_of({entry("a", "U64", "2,18446744073709551614", 1, 1)}, 1));
   REQUIRE(with_overflow.size() == 2);
@@ -202,8 +202,8 @@ TEST_CASE("F7-F13: each tensor fully in (begin, end) order, JSON order irrelevan
   const std::size_t data_start = f.size() - 5;
   CHECK(findings_of(f) ==
         std::vector<std::string>{
-            line("ST-SIZE-MISMATCH", "tensor 'b'", "expected data_offsets to span 2 bytes (U8 [2]), found [0, 1] = 1 bytes"),
-            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 1" + kBegin + "2: a gap of 1 bytes"),
+            line("ST-SIZE-MISMATCH", "tensor 'b'", "expected data_offsets to span 2 bytes (U8 [2]), found [0, 1] = 1 byte"),
+            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 1" + kBegin + "2: a gap of 1 byte"),
             line("ST-BUFFER-TRAILING", "byte " + std::to_string(data_start + 3),
                  "expected the file to end where the last tensor ends (byte buffer of 3 bytes), found 2 trailing bytes")});
   CHECK(verdict(f) == "TensorInvalidInfo");
@@ -221,9 +221,9 @@ TEST_CASE("F7 (X6): zero-sized tensors share offsets at the start, middle and en
 TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing") {
   CHECK(findings_of(file_of({entry("a", "U8", "0", 0, 1)}, 1)) ==
         std::vector<std::string>{line("ST-SIZE-MISMATCH", "tensor 'a'",
-                                      "expected data_offsets to span 0 bytes (U8 [0]), found [0, 1] = 1 bytes")});
+                                      "expected data_offsets to span 0 bytes (U8 [0]), found [0, 1] = 1 byte")});
   CHECK(findings_of(file_of({entry("a", "U8", "0", 1, 1)}, 1)).front() ==
-        line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 bytes"));
+        line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte"));
 }
 
 TEST_CASE("F9 (X23): scalars hold one element; rank 1000 is accepted") {
@@ -326,7 +326,7 @@ TEST_CASE("ST-BUFFER-TRUNCATED (F13): a parsed header whose tensors end at 2^64-
                               "ST-BUFFER-TRUNCATED", "byte " + std::to_string(f.size()),
                               "expected a byte buffer of 18446744073709551615 bytes (the last tensor's end), found 3 "
                               "bytes: the file is 18446744073709551612 bytes short")});
-  // A single U8 tensor of 2^64-1 bytes cannot exist: its bit count overflows (F10).
+  // A single U8 tensor of 2^64-1 byte cannot exist: its bit count overflows (F10).
   const auto one = findings_of(file_of({entry("a", "U8", "18446744073709551615", 0, UINT64_MAX)}, 3));
   REQUIRE_FALSE(one.empty());
   CHECK(one[0] == line("ST-NBITS-OVERFLOW", "tensor 'a'",

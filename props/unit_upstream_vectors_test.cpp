@@ -165,7 +165,7 @@ TEST_CASE("ST-BUFFER-TRUNCATED (F13, §9): pread test_data_offset_overflow_is_re
   const FileReport r = check_bytes(f);
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].message ==
-        "expected a byte buffer of 4194304 bytes (the last tensor's end), found 1 bytes: the file is 4194303 bytes short");
+        "expected a byte buffer of 4194304 bytes (the last tensor's end), found 1 byte: the file is 4194303 bytes short");
 }
 
 TEST_CASE("F6.7 (§9): test_simple.py test_deserialization_metadata, N = 102 with 7 padding spaces") {

@@ -234,7 +234,7 @@ TEST_CASE("ST-MISALIGNED-BITS (W3): upstream test_serialization_fp4_misaligned, 
 
 TEST_CASE("ST-SIZE-MISMATCH (W3): data length differs from shape x bits (test_serialization_fp4_invalid)") {
   require_refusal({TensorView{"x", Dtype::F4, {1, 2}, Bytes(2, 0)}}, std::nullopt, "ST-SIZE-MISMATCH", "tensor 'x'",
-                  "expected 1 bytes of data for the shape and dtype, found 2");
+                  "expected 1 byte of data for the shape and dtype, found 2");
   require_refusal({TensorView{"y", Dtype::I32, {2, 2}, Bytes(15, 0)}}, std::nullopt, "ST-SIZE-MISMATCH", "tensor 'y'",
                   "expected 16 bytes of data for the shape and dtype, found 15");
   // F4 [1,2] with one byte is the valid fp4 case.

@@ -37,10 +37,10 @@ std::optional<Finding> rule_offset(const TensorEntry& t, std::uint64_t cursor) {
   const std::string expected = "expected data_offsets begin " + u64s(cursor) +
                                " (where the previous tensor in offset order ends), found " + u64s(t.begin);
   if (t.begin > cursor)
-    return make(RuleId::OffsetGap, tensor_where(t.name), expected + ": a gap of " + u64s(t.begin - cursor) + " bytes");
+    return make(RuleId::OffsetGap, tensor_where(t.name), expected + ": a gap of " + count_of(t.begin - cursor, "byte"));
   if (t.begin < cursor)
     return make(RuleId::OffsetOverlap, tensor_where(t.name),
-                expected + ": an overlap of " + u64s(cursor - t.begin) + " bytes");
+                expected + ": an overlap of " + count_of(cursor - t.begin, "byte"));
   return make(RuleId::OffsetReversed, tensor_where(t.name),
               "expected data_offsets end >= begin, found [" + u64s(t.begin) + ", " + u64s(t.end) + "]");
 }
@@ -77,9 +77,9 @@ std::optional<Finding> rule_size(const TensorEntry& t) {
   const auto bytes = tensor_byte_size(t.shape, t.dtype);
   if (!bytes || t.end < t.begin || t.end - t.begin == *bytes) return std::nullopt;
   return make(RuleId::SizeMismatch, tensor_where(t.name),
-              "expected data_offsets to span " + u64s(*bytes) + " bytes (" + std::string(dtype_name(t.dtype)) +
+              "expected data_offsets to span " + count_of(*bytes, "byte") + " (" + std::string(dtype_name(t.dtype)) +
                   " " + shape_text(t.shape) + "), found [" + u64s(t.begin) + ", " + u64s(t.end) + "] = " +
-                  u64s(t.end - t.begin) + " bytes");
+                  count_of(t.end - t.begin, "byte"));
 }
 
 std::optional<Finding> rule_buffer_coverage(const Model& m, std::uint64_t buffer_end) {
@@ -89,11 +89,11 @@ std::optional<Finding> rule_buffer_coverage(const Model& m, std::uint64_t buffer
   if (buffer_end == have) return std::nullopt;
   if (buffer_end < have)
     return make(RuleId::BufferTrailing, "byte " + u64s(data_start + buffer_end),
-                "expected the file to end where the last tensor ends (byte buffer of " + u64s(buffer_end) +
-                    " bytes), found " + u64s(have - buffer_end) + " trailing bytes");
+                "expected the file to end where the last tensor ends (byte buffer of " + count_of(buffer_end, "byte") +
+                    "), found " + count_of(have - buffer_end, "trailing byte"));
   return make(RuleId::BufferTruncated, "byte " + u64s(m.file_size),
-              "expected a byte buffer of " + u64s(buffer_end) + " bytes (the last tensor's end), found " +
-                  u64s(have) + " bytes: the file is " + u64s(buffer_end - have) + " bytes short");
+              "expected a byte buffer of " + count_of(buffer_end, "byte") + " (the last tensor's end), found " +
+                  count_of(have, "byte") + ": the file is " + count_of(buffer_end - have, "byte") + " short");
 }
 
 std::vector<const TensorEntry*> sorted_by_offsets(std::span<const TensorEntry> tensors) {
@@ -154,8 +154,8 @@ Findings strict_findings(const Model& m) {
   }
   if (h.leading_whitespace > 0)
     out.push_back(make(RuleId::HeaderLeadingSpace, "byte 8",
-                       "expected the header to begin with '{', found " + u64s(h.leading_whitespace) +
-                           " bytes of whitespace first"));
+                       "expected the header to begin with '{', found " +
+                           count_of(h.leading_whitespace, "byte") + " of whitespace first"));
   if (m.header_length % 8 != 0)
     out.push_back(make(RuleId::HeaderUnaligned, "byte 0",
                        "expected a header length that is a multiple of 8, found " + u64s(m.header_length)));

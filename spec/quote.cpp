@@ -24,4 +24,11 @@ std::string quote_name(std::string_view name) {
   return out;
 }
 
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  std::string out = std::to_string(n) + " ";
+  out += noun;
+  if (n != 1) out += 's';
+  return out;
+}
+
 }  // namespace safespec

@@ -113,7 +113,7 @@ Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, con
     const std::uint64_t bytes = *tensor_byte_size(t.shape, t.dtype);
     if (bytes != t.data.size())
       return Error{RuleId::SizeMismatch, tensor_where(t.name),
-                   "expected " + std::to_string(bytes) + " bytes of data for the shape and dtype, found " +
+                   "expected " + count_of(bytes, "byte") + " of data for the shape and dtype, found " +
                        std::to_string(t.data.size())};
     const auto end = checked_add(offset, bytes);
     if (!end) return Error{RuleId::NbitsOverflow, tensor_where(t.name), "expected the data section to fit in 64 bits"};
