@@ -9,10 +9,10 @@ cmake --build --preset coverage
 rm -rf build/coverage/profiles && mkdir -p build/coverage/profiles
 LLVM_PROFILE_FILE="$PWD/build/coverage/profiles/%p.profraw" ctest --test-dir build/coverage -j"$(nproc)" >/dev/null
 llvm-profdata-14 merge -sparse build/coverage/profiles/*.profraw -o build/coverage/all.profdata
-objects=(-object build/coverage/safespec)
+objects=(build/coverage/safespec)
 for exe in build/coverage/props/safespec_props build/coverage/fuzz/header_fuzzer_replay \
            build/coverage/fuzz/differential_fuzzer_replay; do objects+=(-object "$exe"); done
-llvm-cov-14 report -instr-profile=build/coverage/all.profdata "${objects[@]}" spec src
+llvm-cov-14 report -instr-profile=build/coverage/all.profdata "${objects[@]}" "$PWD/spec" "$PWD/src"
 llvm-cov-14 show -format=html -output-dir=build/coverage/html -instr-profile=build/coverage/all.profdata \
-  "${objects[@]}" spec src >/dev/null
+  "${objects[@]}" "$PWD/spec" "$PWD/src" >/dev/null
 echo "coverage: HTML report in build/coverage/html/index.html"
