@@ -105,7 +105,7 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1") {
   const auto p = s.file("gap.safetensors", gap());
   const Run r = s.run("check --profile safetensors " + quoted(p));
   CHECK(r.code == 1);
-  const std::string msg = "expected data_offsets begin 0 (where the previous tensor in offset order ends), found 1: a gap of 1 byte";
+  const std::string msg = "expected data_offsets begin 0 (where the byte buffer starts), found 1: a gap of 1 byte";
   CHECK(r.out == p + ": FAIL (1 error, 0 warnings, profile safetensors)\n  error   ST-OFFSET-GAP at tensor 'a': " + msg +
                      " [reference: InvalidOffset]\n  verdict safetensors: rejects (InvalidOffset: " + msg + ")\n");
 }

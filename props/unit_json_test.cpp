@@ -302,7 +302,7 @@ TEST_CASE("F6.15: 2^64-1 is a valid shape element and data offset") {
 TEST_CASE("ST-OFFSETS-TYPE (F6.14): exactly two integers") {
   const std::string expected = "expected data_offsets to be an array of exactly two integers [begin, end], found ";
   struct Case { const char* offsets; std::string tail; };
-  const auto c = GENERATE_REF(Case{"[0,1,2]", "an array of 3 elements"}, Case{"[0]", "an array of 1 elements"},
+  const auto c = GENERATE_REF(Case{"[0,1,2]", "an array of 3 elements"}, Case{"[0]", "an array of 1 element"},
                               Case{"[]", "an array of 0 elements"}, Case{"[0,1,\"x\"]", "an array of 3 elements"},
                               Case{"{}", "an object"}, Case{"\"0,1\"", "a string"});
   require_error(gen::file_with_header(std::string(R"({"t":{"dtype":"U8","shape":[],"data_offsets":)") + c.offsets + "}}"),

@@ -60,13 +60,14 @@ std::string line(std::string_view rule, std::string_view where, std::string_view
 }
 
 const std::string kBegin = " (where the previous tensor in offset order ends), found ";
+const std::string kBegin0 = " (where the byte buffer starts), found ";
 
 }  // namespace
 
 TEST_CASE("ST-OFFSET-GAP (F8): a gap before the first tensor") {
   const auto f = file_of({entry("a", "U8", "1", 1, 2)}, 2);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-OFFSET-GAP", "tensor 'a'",
-                                                        "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte")});
+                                                        "expected data_offsets begin 0" + kBegin0 + "1: a gap of 1 byte")});
   CHECK(verdict(f) == "InvalidOffset");
 }
 
@@ -130,7 +131,7 @@ TEST_CASE("ST-BUFFER-TRAILING (F13): zero tensors need an empty byte buffer") {
   const auto f = gen::file_with_header(pad8("{}"), 1);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-BUFFER-TRAILING", "byte 16",
-                              "expected the file to end where the last tensor ends (byte buffer of 0 bytes), found 1 trailing byte")});
+                              "expected no bytes after the header of a file without tensors, found 1 trailing byte")});
 }
 
 TEST_CASE("ST-BUFFER-TRUNCATED (F13): the file ends before the last tensor") {
@@ -172,24 +173,25 @@ TEST_CASE("F11 (§4.1): sub-byte sizes, no rounding") {
   CHECK(findings_of(file_of({entry("a", "F6_E3M2", "4", 0, 3)}, 3)).empty());
   CHECK(findings_of(file_of({entry("a", "F4", "", 0, 1)}, 1)) ==
         std::vector<std::string>{line("ST-MISALIGNED-BITS", "tensor 'a'",
-                                      "expected a whole number of bytes, found 1 elements x 4 bits (F4) = 4 bits")});
+                                      "expected a whole number of bytes, found 1 element x 4 bits (F4) = 4 bits")});
   const auto n = GENERATE(1, 2);
   const auto d = GENERATE(std::string("F6_E2M3"), std::string("F6_E3M2"));
   CHECK(findings_of(file_of({entry("a", d, std::to_string(n), 0, 1)}, 1)) ==
         std::vector<std::string>{line("ST-MISALIGNED-BITS", "tensor 'a'",
-                                      "expected a whole number of bytes, found " + std::to_string(n) + " elements x 6 bits (" +
-                                          d + ") = " + std::to_string(6 * n) + " bits")});
+                                      "expected a whole number of bytes, found " + std::to_string(n) +
+                                          (n == 1 ? " element" : " elements") + " x 6 bits (" + d + ") = " +
+                                          std::to_string(6 * n) + " bits")});
 }
 
 TEST_CASE("F8-F12: per tensor, offset before overflow, alignment and size") {
   CHECK(findings_of(file_of({entry("a", "U8", "2", 1, 2)}, 2)) ==
         std::vector<std::string>{
-            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte"),
+            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin0 + "1: a gap of 1 byte"),
             line("ST-SIZE-MISMATCH", "tensor 'a'", "expected data_offsets to span 2 bytes (U8 [2]), found [1, 2] = 1 byte")});
   CHECK(findings_of(file_of({entry("a", "F4", "1", 1, 2)}, 2)) ==
         std::vector<std::string>{
-            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte"),
-            line("ST-MISALIGNED-BITS", "tensor 'a'", "expected a whole number of bytes, found 1 elements x 4 bits (F4) = 4 bits")});
+            line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin0 + "1: a gap of 1 byte"),
+            line("ST-MISALIGNED-BITS", "tensor 'a'", "expected a whole number of bytes, found 1 element x 4 bits (F4) = 4 bits")});
   const auto with_overflow = findings_of(file_of({entry("a", "U64", "2,18446744073709551614", 1, 1)}, 1));
   REQUIRE(with_overflow.size() == 2);
   CHECK(with_overflow[0].starts_with("ST-OFFSET-GAP | tensor 'a'"));
@@ -223,7 +225,7 @@ TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing"
         std::vector<std::string>{line("ST-SIZE-MISMATCH", "tensor 'a'",
                                       "expected data_offsets to span 0 bytes (U8 [0]), found [0, 1] = 1 byte")});
   CHECK(findings_of(file_of({entry("a", "U8", "0", 1, 1)}, 1)).front() ==
-        line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin + "1: a gap of 1 byte"));
+        line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin0 + "1: a gap of 1 byte"));
 }
 
 TEST_CASE("F9 (X23): scalars hold one element; rank 1000 is accepted") {
@@ -343,4 +345,19 @@ TEST_CASE("F12 (§2): rule functions are pure and individually callable") {
   REQUIRE(overlap);
   CHECK(overlap->rule == RuleId::OffsetOverlap);
   CHECK(overlap->severity == Severity::Error);
+}
+
+TEST_CASE("ST-OFFSET-GAP (F8): a rule lists its first 1000 findings, then counts the rest") {
+  Model m;
+  for (std::uint64_t i = 0; i < 1003; ++i)
+    m.header.tensors.push_back(gen::tensor_entry("t" + std::to_string(1000 + i), Dtype::U8, {1}, 2 * i + 1, 2 * i + 2));
+  m.header_length = 8;
+  m.file_size = 8 + 8 + 2 * 1003;
+  const Findings f = check_model(m, Profile::Safetensors);
+  REQUIRE(f.size() == 1001);
+  CHECK(f[0].rule == RuleId::OffsetGap);
+  CHECK(f[999].where == "tensor 't1999'");
+  CHECK(f[1000].rule == RuleId::OffsetGap);
+  CHECK(f[1000].where == "header");
+  CHECK(f[1000].message == "found 3 more findings of this rule beyond the 1000 listed");
 }

@@ -129,6 +129,38 @@ TEST_CASE("ST-TENSOR-UNKNOWN-FIELD (X19, F6.11): an ignored field is a strict wa
   CHECK(reference_of(f).empty());
 }
 
+TEST_CASE("ST-DUPLICATE-NESTED-KEY (X3, F6.11): a key repeated among unknown fields or inside their values") {
+  const auto twice = gen::file_with_header(
+      pad8(R"({"t":{"dtype":"U8","x":1,"shape":[1],"\u0078":2,"data_offsets":[0,1]}})"), 1);
+  const auto s = strict_of(twice);
+  REQUIRE(s.size() == 3);
+  CHECK(s[0] == "ST-DUPLICATE-NESTED-KEY E | tensor 't' field 'x' | expected each key of an object once, found it "
+                "again spelled differently (the reference ignores this value)");
+  CHECK(reference_of(twice).empty());
+  CHECK_FALSE(report_ok(twice, Profile::Strict));
+  CHECK(report_ok(twice, Profile::Safetensors));
+
+  const auto nested = gen::file_with_header(
+      pad8(R"({"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":[0,{"k":1,"k":{"a":[],"a":0}}]}})"), 1);
+  const auto n = strict_of(nested);
+  REQUIRE(n.size() == 3);
+  CHECK(n[0] == "ST-DUPLICATE-NESTED-KEY E | tensor 't' field 'x'[1] key 'k' | expected each key of an object once, "
+                "found it again (the reference ignores this value)");
+  CHECK(n[1] == "ST-DUPLICATE-NESTED-KEY E | tensor 't' field 'x'[1] key 'k' key 'a' | expected each key of an "
+                "object once, found it again (the reference ignores this value)");
+}
+
+TEST_CASE("ST-DUPLICATE-METADATA-KEY (X3): the model lists 1000 repeats and counts the rest") {
+  std::string h = R"({"__metadata__":{)";
+  for (int i = 0; i < 1003; ++i) h += R"("k":"v",)";
+  h += R"("k":"v"}})";
+  const auto s = strict_of(gen::file_with_header(pad8(h)));
+  REQUIRE(s.size() == 1001);
+  CHECK(s[999].starts_with("ST-DUPLICATE-METADATA-KEY E | __metadata__['k']"));
+  CHECK(s[1000] == "ST-DUPLICATE-NESTED-KEY E | header | expected each key once, found 3 more repeated keys beyond "
+                   "the 1000 listed");
+}
+
 TEST_CASE("X11: __METADATA__ is a tensor name, not the metadata key") {
   require_error(gen::file_with_header(R"({"__METADATA__":{"k":"v"}})"), "ST-TENSOR-FIELD-MISSING",
                 "tensor '__METADATA__'", "expected the field dtype, found no such field");
@@ -161,10 +193,10 @@ TEST_CASE("X1-X19: strict findings follow reference findings, errors before warn
   CHECK(lines(strict_findings(require_model(f))).size() == 5);
 }
 
-TEST_CASE("ST-* catalogue: 39 rules in RuleId order with unique ST- names") {
+TEST_CASE("ST-* catalogue: 40 rules in RuleId order with unique ST- names") {
   const auto cat = rule_catalogue();
   REQUIRE(cat.size() == kRuleCount);
-  CHECK(cat.size() == 39);
+  CHECK(cat.size() == 40);
   std::set<std::string_view> names;
   for (std::size_t i = 0; i < cat.size(); ++i) {
     INFO(cat[i].name);
@@ -208,6 +240,7 @@ TEST_CASE("ST-* catalogue: every rule id has a pinned unit test") {
       "ST-OFFSET-GAP", "ST-OFFSET-OVERLAP", "ST-OFFSET-REVERSED", "ST-SHAPE-OVERFLOW",       // unit_model_rules_test
       "ST-NBITS-OVERFLOW", "ST-MISALIGNED-BITS", "ST-SIZE-MISMATCH", "ST-BUFFER-TRAILING", "ST-BUFFER-TRUNCATED",
       "ST-DUPLICATE-TENSOR", "ST-DUPLICATE-TENSOR-ESCAPED", "ST-DUPLICATE-METADATA-KEY",     // this file
+      "ST-DUPLICATE-NESTED-KEY",
       "ST-HEADER-UNALIGNED", "ST-HEADER-LEADING-SPACE", "ST-TENSOR-UNALIGNED", "ST-METADATA-NULL",
       "ST-TENSOR-UNKNOWN-FIELD",
       "ST-TENSOR-NAME-RESERVED",                                                             // unit_writer_test

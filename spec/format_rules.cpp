@@ -1,6 +1,7 @@
 #include "spec/format_rules.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "spec/checked_math.hpp"
@@ -34,8 +35,12 @@ std::optional<std::uint64_t> tensor_byte_size(std::span<const std::uint64_t> sha
 
 std::optional<Finding> rule_offset(const TensorEntry& t, std::uint64_t cursor) {
   if (t.begin == cursor && t.end >= t.begin) return std::nullopt;
+  // cursor 0: the first tensor in offset order, or one after tensors that
+  // span nothing.
   const std::string expected = "expected data_offsets begin " + u64s(cursor) +
-                               " (where the previous tensor in offset order ends), found " + u64s(t.begin);
+                               (cursor == 0 ? " (where the byte buffer starts)"
+                                            : " (where the previous tensor in offset order ends)") +
+                               ", found " + u64s(t.begin);
   if (t.begin > cursor)
     return make(RuleId::OffsetGap, tensor_where(t.name), expected + ": a gap of " + count_of(t.begin - cursor, "byte"));
   if (t.begin < cursor)
@@ -58,7 +63,7 @@ std::optional<Finding> rule_nbits_overflow(const TensorEntry& t) {
   const auto n = shape_product(t.shape).count;
   if (!n || checked_mul(*n, dtype_bits(t.dtype))) return std::nullopt;
   return make(RuleId::NbitsOverflow, tensor_where(t.name),
-              "expected " + u64s(*n) + " elements x " + std::to_string(dtype_bits(t.dtype)) + " bits (" +
+              "expected " + count_of(*n, "element") + " x " + std::to_string(dtype_bits(t.dtype)) + " bits (" +
                   std::string(dtype_name(t.dtype)) + ") to fit in 64 bits, found it overflows");
 }
 
@@ -68,7 +73,7 @@ std::optional<Finding> rule_misaligned_bits(const TensorEntry& t) {
   const auto bits = checked_mul(*n, dtype_bits(t.dtype));
   if (!bits || *bits % 8 == 0) return std::nullopt;
   return make(RuleId::MisalignedBits, tensor_where(t.name),
-              "expected a whole number of bytes, found " + u64s(*n) + " elements x " +
+              "expected a whole number of bytes, found " + count_of(*n, "element") + " x " +
                   std::to_string(dtype_bits(t.dtype)) + " bits (" + std::string(dtype_name(t.dtype)) +
                   ") = " + u64s(*bits) + " bits");
 }
@@ -87,6 +92,10 @@ std::optional<Finding> rule_buffer_coverage(const Model& m, std::uint64_t buffer
   const std::uint64_t have = m.buffer_size();
   const std::uint64_t data_start = 8 + m.header_length;
   if (buffer_end == have) return std::nullopt;
+  if (m.header.tensors.empty())
+    return make(RuleId::BufferTrailing, "byte " + u64s(data_start),
+                "expected no bytes after the header of a file without tensors, found " +
+                    count_of(have, "trailing byte"));
   if (buffer_end < have)
     return make(RuleId::BufferTrailing, "byte " + u64s(data_start + buffer_end),
                 "expected the file to end where the last tensor ends (byte buffer of " + count_of(buffer_end, "byte") +
@@ -121,19 +130,36 @@ bool tensor_is_clean(const TensorEntry& t, std::uint64_t cursor) {
 }  // namespace
 
 Findings reference_findings(const Model& m) {
+  // A header of two million broken tensors must not become two million
+  // messages: each rule lists its first kMaxRecords findings, then says how
+  // many more there are.
   Findings out;
+  std::array<std::uint64_t, kRuleCount> count{};
+  const auto add = [&](std::optional<Finding> f) {
+    if (!f) return;
+    if (count[static_cast<std::size_t>(f->rule)]++ < kMaxRecords) out.push_back(std::move(*f));
+  };
   std::uint64_t cursor = 0;
   for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) {
-    if (!tensor_is_clean(*t, cursor))
-      for (auto f : {rule_offset(*t, cursor), rule_shape_overflow(*t), rule_nbits_overflow(*t),
-                     rule_misaligned_bits(*t), rule_size(*t)})
-        if (f) out.push_back(std::move(*f));
+    if (!tensor_is_clean(*t, cursor)) {
+      add(rule_offset(*t, cursor));
+      add(rule_shape_overflow(*t));
+      add(rule_nbits_overflow(*t));
+      add(rule_misaligned_bits(*t));
+      add(rule_size(*t));
+    }
     // As the reference, also after a reversed tensor: the cursor (and F13's
     // buffer end) is this tensor's END, so later findings are the ones the
     // reference would raise were the earlier ones fixed as their END says.
     cursor = t->end;
   }
-  if (auto f = rule_buffer_coverage(m, cursor)) out.push_back(std::move(*f));
+  add(rule_buffer_coverage(m, cursor));
+  for (std::size_t r = 0; r < count.size(); ++r)
+    if (count[r] > kMaxRecords) {
+      const auto id = static_cast<RuleId>(r);
+      out.push_back(make(id, "header", "found " + count_of(count[r] - kMaxRecords, "more finding") +
+                                           " of this rule beyond the " + std::to_string(kMaxRecords) + " listed"));
+    }
   return out;
 }
 
@@ -141,17 +167,29 @@ Findings strict_findings(const Model& m) {
   Findings out;
   const Header& h = m.header;
   for (const DuplicateKey& d : h.duplicates) {
-    if (d.kind == DuplicateKind::MetadataKey) {
-      out.push_back(make(RuleId::DuplicateMetadataKey, "__metadata__[" + quote_name(d.name) + "]",
-                         "expected each metadata key once, found it again (the reference keeps the last value)"));
-    } else if (d.same_spelling) {
-      out.push_back(make(RuleId::DuplicateTensor, tensor_where(d.name),
-                         "expected each tensor name once, found it again (the reference keeps the last entry)"));
-    } else {
-      out.push_back(make(RuleId::DuplicateTensorEscaped, tensor_where(d.name),
-                         "expected distinct tensor names, found two spellings that decode to the same name"));
+    switch (d.kind) {
+      case DuplicateKind::MetadataKey:
+        out.push_back(make(RuleId::DuplicateMetadataKey, "__metadata__[" + quote_name(d.name) + "]",
+                           "expected each metadata key once, found it again (the reference keeps the last value)"));
+        break;
+      case DuplicateKind::Nested:
+        out.push_back(make(RuleId::DuplicateNestedKey, d.name,
+                           std::string("expected each key of an object once, found it again") +
+                               (d.same_spelling ? "" : " spelled differently") + " (the reference ignores this value)"));
+        break;
+      case DuplicateKind::Tensor:
+        out.push_back(d.same_spelling
+                          ? make(RuleId::DuplicateTensor, tensor_where(d.name),
+                                 "expected each tensor name once, found it again (the reference keeps the last entry)")
+                          : make(RuleId::DuplicateTensorEscaped, tensor_where(d.name),
+                                 "expected distinct tensor names, found two spellings that decode to the same name"));
+        break;
     }
   }
+  if (h.duplicates_unlisted > 0)
+    out.push_back(make(RuleId::DuplicateNestedKey, "header",
+                       "expected each key once, found " + count_of(h.duplicates_unlisted, "more repeated key") +
+                           " beyond the " + std::to_string(kMaxRecords) + " listed"));
   if (h.leading_whitespace > 0)
     out.push_back(make(RuleId::HeaderLeadingSpace, "byte 8",
                        "expected the header to begin with '{', found " +
@@ -166,6 +204,11 @@ Findings strict_findings(const Model& m) {
   for (const UnknownField& u : h.unknown_fields)
     out.push_back(make(RuleId::TensorUnknownField, tensor_where(u.tensor),
                        "expected only dtype, shape and data_offsets, found the field " + quote_name(u.field)));
+  if (h.unknown_fields_unlisted > 0)
+    out.push_back(make(RuleId::TensorUnknownField, "header",
+                       "expected only dtype, shape and data_offsets, found " +
+                           count_of(h.unknown_fields_unlisted, "more unknown field") + " beyond the " +
+                           std::to_string(kMaxRecords) + " listed"));
   for (const TensorEntry& t : h.tensors) {
     const std::uint64_t size = dtype_element_bytes(t.dtype);  // 1, 2, 4 or 8
     const std::uint64_t mask = size - 1;

@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "spec/ignored_value.hpp"
 #include "spec/json_text.hpp"
 #include "spec/name_index.hpp"
 #include "spec/quote.hpp"
@@ -138,7 +139,7 @@ class ModelReader {
       slots.push_back(std::move(value));
       return;
     }
-    h_.duplicates.push_back(DuplicateKey{kind, key, keys.same_spelling(earlier, raw)});
+    record_capped(h_.duplicates, h_.duplicates_unlisted, DuplicateKey{kind, key, keys.same_spelling(earlier, raw)});
     slots[earlier] = std::move(value);
   }
 
@@ -149,15 +150,25 @@ class ModelReader {
                    "expected a tensor entry object with dtype, shape and data_offsets, found " + kind_phrase()};
     TensorEntry t;
     std::array<bool, 3> has{};
+    std::unordered_map<std::string, std::string> unknown_seen;  // decoded field -> raw spelling
+    const auto report_nested = [this](std::string at, bool same) {
+      record_capped(h_.duplicates, h_.duplicates_unlisted, DuplicateKey{DuplicateKind::Nested, std::move(at), same});
+    };
     c_.try_consume('{');
     if (!c_.try_consume('}')) {
       do {
-        std::string key = c_.read_string();
+        const std::string_view raw_key = c_.read_raw_string();
+        std::string key = JsonCursor::decode_string(raw_key);
         c_.try_consume(':');
         const Field f = field_of(key);
         if (f == Field::Unknown) {
-          h_.unknown_fields.push_back(UnknownField{name, std::move(key)});
-          c_.skip_value();
+          const std::string at = where + " field " + quote_name(key);
+          if (const auto it = unknown_seen.find(key); it != unknown_seen.end())
+            report_nested(at, it->second == raw_key);
+          else if (unknown_seen.size() < kMaxKeysChecked)
+            unknown_seen.emplace(key, std::string(raw_key));
+          record_capped(h_.unknown_fields, h_.unknown_fields_unlisted, UnknownField{name, std::move(key)});
+          scan_ignored_value(c_, at, report_nested);
           continue;
         }
         auto& seen = has[static_cast<std::size_t>(f)];
@@ -234,7 +245,7 @@ class ModelReader {
       c_.try_consume(']');
     }
     if (count != 2)
-      return Error{RuleId::OffsetsType, where, expected + "an array of " + std::to_string(count) + " elements"};
+      return Error{RuleId::OffsetsType, where, expected + "an array of " + count_of(count, "element")};
     t.begin = v[0];
     t.end = v[1];
     return ok_status();

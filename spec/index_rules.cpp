@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "spec/checked_math.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
@@ -25,7 +26,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   // Where each tensor actually lives.
   std::unordered_map<std::string, const std::string*> home;
   std::uint64_t total = 0;
-  bool total_known = true;
+  bool total_known = true, total_overflows = false;
   for (const auto& [shard, state] : shards) {
     if (!state.model) {
       total_known = false;
@@ -34,7 +35,11 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
       continue;
     }
     for (const TensorEntry& t : state.model->header.tensors) {
-      if (t.end >= t.begin) total += t.end - t.begin;
+      if (t.end >= t.begin) {
+        const auto sum = checked_add(total, t.end - t.begin);
+        if (!sum) total_overflows = true;
+        else total = *sum;
+      }
       auto [it, fresh] = home.emplace(t.name, &shard);
       if (!fresh) {
         out.push_back(make(RuleId::IndexTensorInTwoShards, tensor_where(t.name),
@@ -60,7 +65,10 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
       out.push_back(make(RuleId::IndexTensorMissing, tensor_where(tensor),
                          "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there"));
   }
-  if (index.total_size && total_known && *index.total_size != total)
+  if (index.total_size && total_known && total_overflows)
+    out.push_back(make(RuleId::IndexTotalSize, "metadata.total_size",
+                       "expected the sum of the shards' tensor sizes, found that it exceeds 2^64-1 bytes"));
+  else if (index.total_size && total_known && *index.total_size != total)
     out.push_back(make(RuleId::IndexTotalSize, "metadata.total_size",
                        "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
                            std::to_string(*index.total_size)));

@@ -23,13 +23,16 @@ struct TensorEntry {
 
 enum class MetadataState : unsigned char { Absent, Null, Present };
 
-enum class DuplicateKind : unsigned char { Tensor, MetadataKey };
+// Tensor: a top-level key. MetadataKey: a key inside __metadata__. Nested: a
+// key repeated among a tensor entry's unknown fields or inside an ignored
+// value, which the reference never looks at (F6.11).
+enum class DuplicateKind : unsigned char { Tensor, MetadataKey, Nested };
 
 // A key that appeared more than once. The reference keeps the last value
-// (F6.9, F6.16); strict reports each repetition.
+// (F6.9, F6.16) or ignores it; strict reports each repetition.
 struct DuplicateKey {
   DuplicateKind kind;
-  std::string name;     // decoded
+  std::string name;     // decoded; for Nested, where it is: "tensor 'a' field 'x' key 'k'"
   bool same_spelling;   // false: the raw JSON spellings differ (escapes, F6.5)
 
   friend bool operator==(const DuplicateKey&, const DuplicateKey&) = default;
@@ -45,14 +48,27 @@ struct UnknownField {
   friend bool operator==(const UnknownField&, const UnknownField&) = default;
 };
 
+// A header can repeat a key or an unknown field millions of times in a few
+// megabytes; the model lists the first kMaxRecords of each kind and counts
+// the rest, so its size stays proportional to what is worth reporting.
+inline constexpr std::size_t kMaxRecords = 1000;
+
+template <class T>
+void record_capped(std::vector<T>& list, std::uint64_t& unlisted, T item) {
+  if (list.size() < kMaxRecords) list.push_back(std::move(item));
+  else ++unlisted;
+}
+
 // What the header text says. Duplicates are collapsed the reference's way:
 // the survivor keeps the first occurrence's position and the last one's value.
 struct Header {
   std::vector<TensorEntry> tensors;  // document order
   MetadataState metadata_state = MetadataState::Absent;
   std::vector<std::pair<std::string, std::string>> metadata;  // document order
-  std::vector<DuplicateKey> duplicates;
-  std::vector<UnknownField> unknown_fields;  // document order
+  std::vector<DuplicateKey> duplicates;       // document order, at most kMaxRecords
+  std::uint64_t duplicates_unlisted = 0;      // beyond those
+  std::vector<UnknownField> unknown_fields;   // document order, at most kMaxRecords
+  std::uint64_t unknown_fields_unlisted = 0;  // beyond those
   std::uint64_t leading_whitespace = 0;  // bytes before the top-level '{'
 
   friend bool operator==(const Header&, const Header&) = default;

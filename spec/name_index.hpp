@@ -2,34 +2,18 @@
 // open addressing over (32-bit hash tag, 32-bit index) slots, at most half
 // full: 100,000 names take 2 MB, a million 16 MB, with no allocation per name,
 // and a stored name is compared (a likely cache miss) only when tags match.
-// Shared by both header readers.
+// Shared by both header readers. The hash is keyed per process
+// (spec/name_hash.hpp), so crafted names cannot force long probe runs.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string_view>
 #include <vector>
 
-namespace safespec {
+#include "spec/name_hash.hpp"
 
-// A fast non-cryptographic hash of a byte string (8 bytes a step). Hostile
-// inputs can only make probing slower, never wrong: equality decides.
-inline std::uint64_t name_hash(std::string_view s) {
-  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15u;
-  std::uint64_t h = s.size() * kMul;
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    h = (h ^ w) * kMul;
-    h ^= h >> 29;
-  }
-  std::uint64_t tail = 0;
-  std::memcpy(&tail, s.data() + i, s.size() - i);
-  h = (h ^ tail) * kMul;
-  return h ^ (h >> 32);
-}
+namespace safespec {
 
 class NameIndex {
  public:

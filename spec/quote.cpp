@@ -1,5 +1,7 @@
 #include "spec/quote.hpp"
 
+#include "spec/utf8.hpp"
+
 namespace safespec {
 
 std::string quote_name(std::string_view name) {
@@ -7,18 +9,23 @@ std::string quote_name(std::string_view name) {
   std::string out;
   out.reserve(name.size() + 2);
   out += '\'';
-  for (const char ch : name) {
+  for (std::size_t i = 0; i < name.size();) {
+    const char ch = name[i];
     const auto c = static_cast<unsigned char>(ch);
+    const std::size_t len = utf8_sequence_length(name, i);
     if (ch == '\'' || ch == '\\') {
       out += '\\';
       out += ch;
-    } else if (c < 0x20 || c == 0x7f) {
+    } else if (c < 0x20 || c == 0x7f || len == 0) {  // controls, and bytes that are not UTF-8
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];
     } else {
-      out += ch;
+      out.append(name.substr(i, len));
+      i += len;
+      continue;
     }
+    ++i;
   }
   out += '\'';
   return out;

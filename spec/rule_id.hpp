@@ -37,6 +37,7 @@ enum class RuleId : std::uint16_t {
   DuplicateTensor,       // X3, F6.16
   DuplicateTensorEscaped,// X3, F6.5
   DuplicateMetadataKey,  // X3, F6.9
+  DuplicateNestedKey,    // X3, F6.11
   // Portability hazards (strict warnings).
   HeaderUnaligned,       // §6, W5
   HeaderLeadingSpace,    // X1

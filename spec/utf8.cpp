@@ -4,32 +4,37 @@
 
 namespace safespec {
 
-std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    if (c < 0x80) { ++i; continue; }
-    std::size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;       // overlong
-      else if (c == 0xED) hi = 0x9F;  // surrogates U+D800..U+DFFF
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;       // overlong
-      else if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
-    } else {
-      return i;  // 0x80..0xC1 (continuation or overlong lead), 0xF5..0xFF
-    }
-    if (n - i < len) return i;
-    if (s[i + 1] < lo || s[i + 1] > hi) return i;
-    for (std::size_t k = 2; k < len; ++k)
-      if ((s[i + k] & 0xC0) != 0x80) return i;
+  const unsigned char c = s[i];
+  if (c < 0x80) return 1;
+  std::size_t len;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;       // overlong
+    else if (c == 0xED) hi = 0x9F;  // surrogates U+D800..U+DFFF
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;       // overlong
+    else if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+  } else {
+    return 0;  // 0x80..0xC1 (continuation or overlong lead), 0xF5..0xFF
+  }
+  if (n - i < len) return 0;
+  if (s[i + 1] < lo || s[i + 1] > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k)
+    if ((s[i + k] & 0xC0) != 0x80) return 0;
+  return len;
+}
+
+std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) return i;
     i += len;
   }
   return std::nullopt;

@@ -10,6 +10,10 @@
 
 namespace safespec {
 
+// Length of the valid UTF-8 sequence starting at text[i] (1-4), or 0 when
+// the bytes there do not start one. i < text.size().
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
 // Offset of the first byte of the first invalid sequence, or nullopt.
 std::optional<std::size_t> first_invalid_utf8(std::string_view text);
 

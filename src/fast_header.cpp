@@ -45,7 +45,7 @@ std::optional<std::uint64_t> as_u64(dom::element e) {
 
 // Fills `t` from a tensor object; nullopt means "not plainly valid: ask the
 // reference reader".
-bool read_tensor(dom::object obj, TensorEntry& t, std::vector<std::string>& unknown) {
+bool read_tensor(dom::object obj, TensorEntry& t) {
   bool has_dtype = false, has_shape = false, has_offsets = false;
   for (dom::key_value_pair field : obj) {
     const std::string_view key = field.key;
@@ -78,7 +78,7 @@ bool read_tensor(dom::object obj, TensorEntry& t, std::vector<std::string>& unkn
       t.begin = *begin;
       t.end = *end;
     } else {
-      unknown.push_back(std::string(key));
+      return false;  // unknown field: the reference reader checks what is inside (X3)
     }
   }
   return has_dtype && has_shape && has_offsets;
@@ -126,9 +126,7 @@ std::optional<Header> try_fast(dom::parser& parser, NameIndex& names,
     if (h.tensors.size() >= 0xFFFFFFFFu) return std::nullopt;
     TensorEntry& t = h.tensors.emplace_back();
     t.name.assign(member.key);
-    std::vector<std::string> unknown;
-    if (!read_tensor(member.value.get_object().value_unsafe(), t, unknown)) return std::nullopt;
-    for (std::string& field : unknown) h.unknown_fields.push_back(UnknownField{t.name, std::move(field)});
+    if (!read_tensor(member.value.get_object().value_unsafe(), t)) return std::nullopt;
   }
   const auto name_at = [&](std::size_t i) -> std::string_view { return h.tensors[i].name; };
   if (names.first_duplicate(h.tensors.size(), name_at) != NameIndex::npos) return std::nullopt;

@@ -4,9 +4,10 @@
 //
 // The fast path only ever *accepts*: whenever the text is not a plain,
 // well-formed header (any simdjson error, any key repeated, any field of the
-// wrong type, "-0" anywhere, a header too large for the DOM's memory budget),
-// it hands the text to the reference reader, which decides. Errors are rare
-// and their cost is the reference reader's, which is linear.
+// wrong type, an unknown field, "-0" anywhere, a header too large for the
+// DOM's memory budget), it hands the text to the reference reader, which
+// decides. Such texts are rare and cost what the reference reader costs,
+// which is linear.
 #pragma once
 
 #include <cstdint>

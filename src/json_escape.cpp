@@ -1,12 +1,27 @@
 #include "src/json_escape.hpp"
 
+#include "spec/utf8.hpp"
+
 namespace safespec {
 
 void append_json_string(std::string& out, std::string_view s) {
   static const char* kHex = "0123456789abcdef";
   out += '"';
-  for (const char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      // A path or name that is not UTF-8 cannot be JSON text; each byte of an
+      // invalid sequence becomes U+FFFD (the writer refuses such names first).
+      const std::size_t len = utf8_sequence_length(s, i);
+      if (len == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s.substr(i, len));
+        i += len - 1;
+      }
+      continue;
+    }
     switch (ch) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

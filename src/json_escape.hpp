@@ -1,5 +1,6 @@
 // JSON string escaping as the reference writer does it (W4): \" \\ \b \f \n
-// \r \t, other C0 controls as \u00xx in lowercase hex, everything else raw.
+// \r \t, other C0 controls as \u00xx in lowercase hex, everything else raw;
+// bytes that are not UTF-8 (only possible in file paths) as \ufffd.
 #pragma once
 
 #include <string>

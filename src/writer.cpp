@@ -13,6 +13,7 @@
 #include "spec/file_prefix.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/quote.hpp"
+#include "spec/utf8.hpp"
 #include "src/json_escape.hpp"
 
 namespace safespec {
@@ -89,6 +90,21 @@ Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, con
   std::sort(tensors.begin(), tensors.end(), [](const TensorView& a, const TensorView& b) {
     return canonical_less(a.dtype, a.name, b.dtype, b.name);
   });
+  // F5: the reader rejects a header that is not UTF-8, so neither a name nor
+  // a metadata string may carry invalid bytes (Rust strings cannot; ours can).
+  const auto not_utf8 = [](std::string_view text, std::string where) -> std::optional<Error> {
+    const auto bad = first_invalid_utf8(text);
+    if (!bad) return std::nullopt;
+    return Error{RuleId::HeaderUtf8, std::move(where),
+                 "expected UTF-8 text, found an invalid sequence at byte " + std::to_string(*bad)};
+  };
+  for (const TensorView& t : tensors)
+    if (auto e = not_utf8(t.name, tensor_where(t.name))) return *e;
+  if (metadata)
+    for (const auto& [k, v] : *metadata) {
+      if (auto e = not_utf8(k, "__metadata__[" + quote_name(k) + "]")) return *e;
+      if (auto e = not_utf8(v, "__metadata__[" + quote_name(k) + "]")) return *e;
+    }
   if (metadata) {
     Metadata keys = *metadata;
     std::sort(keys.begin(), keys.end());

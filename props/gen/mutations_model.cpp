@@ -245,6 +245,22 @@ Mutant unknown_field(const Plan& p0) {
   return with_fields(p, i, fields, "unknown field " + escaped_text(key));
 }
 
+// X3 beyond the reference: a key repeated among a tensor entry's unknown
+// fields, or inside an object in one of their values.
+Mutant duplicate_nested_key(const Plan& p0) {
+  Plan p = p0;
+  const std::size_t i = any_tensor(p);
+  auto fields = tensor_fields(p.tensors[i]);
+  const bool among_fields = *rc::gen::arbitrary<bool>();
+  if (among_fields) {
+    fields.push_back(Member{"\"extra\"", "1"});
+    fields.insert(fields.begin() + static_cast<std::ptrdiff_t>(pick(fields.size() + 1)), Member{"\"extra\"", "2"});
+  } else {
+    fields.push_back(Member{"\"extra\"", "[0,{\"k\":1,\"j\":null,\"k\":[2]}]"});
+  }
+  return with_fields(p, i, fields, among_fields ? "unknown field 'extra' twice" : "key 'k' twice inside an unknown field");
+}
+
 Mutant tensor_unaligned(const Plan& p0) {
   Plan p = p0;
   const Dtype d = *element(Dtype::I16, Dtype::F16, Dtype::BF16, Dtype::F32, Dtype::I32, Dtype::F64, Dtype::C64,
@@ -289,6 +305,7 @@ constexpr std::array kCatalogue{
     Mutation{"duplicate-tensor", DuplicateTensor, Expect::Error, duplicate_tensor},
     Mutation{"duplicate-tensor-escaped", DuplicateTensorEscaped, Expect::Error, duplicate_tensor_escaped},
     Mutation{"duplicate-metadata-key", DuplicateMetadataKey, Expect::Error, duplicate_metadata_key},
+    Mutation{"duplicate-nested-key", DuplicateNestedKey, Expect::Error, duplicate_nested_key},
     Mutation{"leading-space", HeaderLeadingSpace, Expect::Warning, leading_space},
     Mutation{"header-unaligned", HeaderUnaligned, Expect::Warning, header_unaligned},
     Mutation{"metadata-null", MetadataNull, Expect::Warning, metadata_null},

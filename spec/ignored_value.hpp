@@ -1,0 +1,26 @@
+// The values the reference never looks at (unknown fields of a tensor entry,
+// F6.11) still go through its JSON parser, and strict still wants every key
+// of every object said once (X3). This walks such a value and reports keys
+// repeated within one object.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "spec/json_text.hpp"
+
+namespace safespec {
+
+// Keys remembered per object when looking for repeats: a hostile object of
+// millions of keys must not cost memory in proportion; repeats among keys
+// after this many go unreported (README, "What the spec decides").
+inline constexpr std::size_t kMaxKeysChecked = 4096;
+
+// `report(where, same_spelling)` is called for each repeated key, `where`
+// naming it under `path` ("tensor 'a' field 'x' key 'k'", "...[2] key 'k'").
+// The cursor must be at the value's first byte of a validated text; it is
+// left after the value.
+void scan_ignored_value(JsonCursor& c, const std::string& path,
+                        const std::function<void(std::string where, bool same_spelling)>& report);
+
+}  // namespace safespec
