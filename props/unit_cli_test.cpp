@@ -207,6 +207,19 @@ TEST_CASE("CLI (ST-*): --json reports an unreadable file with an error and ok fa
   CHECK(std::string_view(f["error"]) == "cannot open: No such file or directory");
 }
 
+TEST_CASE("CLI (ST-*): --json stays JSON for a path that is not UTF-8") {
+  Scratch s;
+  const std::string odd = (s.dir / "bad\xff.safetensors").string();
+  const Run r = s.run("check --json " + quoted(odd));
+  CHECK(r.code == 2);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  const simdjson::dom::element file = simdjson::dom::array(doc["files"]).at(0);
+  const std::string_view path = std::string_view(file["path"]);
+  CHECK(path.ends_with("bad\xef\xbf\xbd.safetensors"));  // U+FFFD
+}
+
 TEST_CASE("CLI (X3, W5): --profile safetensors drops strict-only findings") {
   Scratch s;
   const std::string a = R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})";

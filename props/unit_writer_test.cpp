@@ -226,6 +226,16 @@ TEST_CASE("ST-DUPLICATE-METADATA-KEY (§7.1): the writer refuses a metadata key 
                   "expected each metadata key once, found it twice");
 }
 
+TEST_CASE("ST-HEADER-UTF8 (F5): the writer refuses names and metadata that are not UTF-8") {
+  const Bytes z(1, 0);
+  require_refusal({TensorView{"a\xff", Dtype::U8, {1}, z}}, std::nullopt, "ST-HEADER-UTF8", "tensor 'a\\xff'",
+                  "expected UTF-8 text, found an invalid sequence at byte 1");
+  require_refusal({}, Metadata{{"k", "\xc0\x80"}}, "ST-HEADER-UTF8", "__metadata__['k']",
+                  "expected UTF-8 text, found an invalid sequence at byte 0");
+  require_refusal({}, Metadata{{"\xed\xa0\x80", "v"}}, "ST-HEADER-UTF8", "__metadata__['\\xed\\xa0\\x80']",
+                  "expected UTF-8 text, found an invalid sequence at byte 0");
+}
+
 TEST_CASE("ST-MISALIGNED-BITS (W3): upstream test_serialization_fp4_misaligned, F4 [1,3]") {
   require_refusal({TensorView{"x", Dtype::F4, {1, 3}, Bytes(2, 0)}}, std::nullopt, "ST-MISALIGNED-BITS", "tensor 'x'",
                   "expected a whole number of bytes, found 3 elements x 4 bits (F4) = 12 bits");
