@@ -183,6 +183,7 @@ std::string repr(const Value& v) {
     std::string operator()(const None&) const { return "None"; }
     std::string operator()(bool b) const { return repr_bool(b); }
     std::string operator()(const Int& i) const { return (i.negative ? "-" : "") + std::to_string(i.magnitude); }
+    std::string operator()(const BigInt& b) const { return b.decimal; }
     std::string operator()(double d) const { return repr_float(d); }
     std::string operator()(const std::string& s) const { return repr_str(s); }
     std::string operator()(const List& l) const {

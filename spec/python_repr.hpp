@@ -37,6 +37,12 @@ struct Int {
   std::uint64_t magnitude = 0;
 };
 
+// A Python int outside Int's range, as its decimal digits: an optional "-",
+// then digits without leading zeros (json.loads of "18446744073709551616").
+struct BigInt {
+  std::string decimal;
+};
+
 struct List {
   std::vector<Value> items;
 };
@@ -50,7 +56,7 @@ struct Dict {
 };
 
 struct Value {
-  using Data = std::variant<None, bool, Int, double, std::string, List, Tuple, Dict>;
+  using Data = std::variant<None, bool, Int, double, std::string, List, Tuple, Dict, BigInt>;
   Data data;
 
   // Defined below DictEntry: building the variant needs every alternative complete.
@@ -68,6 +74,7 @@ struct Value {
   Value(List l);
   Value(Tuple t);
   Value(Dict d);
+  Value(BigInt b);
 
  private:
   template <std::integral T>
@@ -98,6 +105,7 @@ inline Value::Value(std::string s) : data(std::move(s)) {}
 inline Value::Value(List l) : data(std::move(l)) {}
 inline Value::Value(Tuple t) : data(std::move(t)) {}
 inline Value::Value(Dict d) : data(std::move(d)) {}
+inline Value::Value(BigInt b) : data(std::move(b)) {}
 
 // Builders: tuple({16}) is (16,), list({"a", 1}) is ['a', 1],
 // dict({{"format", "mxfp8"}, {"convrot", true}}) is {'format': 'mxfp8', 'convrot': True}.
