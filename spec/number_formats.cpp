@@ -42,12 +42,8 @@ float decode_e4m3fn(std::uint8_t code) {
   return minifloat(s, e, m, 3, 7);
 }
 
-float decode_e5m2(std::uint8_t code) {
-  const bool s = code & 0x80;
-  const std::uint32_t e = (code >> 2) & 0x1F, m = code & 0x3;
-  if (e == 31) return m == 0 ? (s ? -kInf : kInf) : (s ? -kNaN : kNaN);
-  return minifloat(s, e, m, 2, 15);
-}
+// §2.2: an E5M2 byte is the upper byte of the binary16 with bits code << 8.
+float decode_e5m2(std::uint8_t code) { return f16_to_f32(static_cast<std::uint16_t>(code << 8)); }
 
 float decode_e8m0(std::uint8_t code, E8M0 semantics) {
   if (code == 255) return semantics == E8M0::Ocp ? kNaN : kInf;
