@@ -2,9 +2,7 @@
 
 #include <simdjson.h>
 
-#include <cstring>
 #include <optional>
-#include <unordered_map>
 
 #include "spec/header_reader.hpp"
 #include "spec/json_text.hpp"
@@ -92,20 +90,20 @@ bool read_metadata(dom::element value, Header& h) {
   if (value.type() != dom::element_type::OBJECT) return false;
   h.metadata_state = MetadataState::Present;
   const dom::object obj = value.get_object().value_unsafe();
-  std::unordered_map<std::string_view, bool> keys;
   for (dom::key_value_pair kv : obj) {
     if (kv.value.type() != dom::element_type::STRING) return false;
-    if (!keys.emplace(kv.key, true).second) return false;
     h.metadata.emplace_back(std::string(kv.key), std::string(kv.value.get_string().value_unsafe()));
   }
-  return true;
+  NameIndex keys;  // a repeated key is the reference reader's to record
+  const auto key_at = [&](std::size_t i) -> std::string_view { return h.metadata[i].first; };
+  return keys.first_duplicate(h.metadata.size(), key_at) == NameIndex::npos;
 }
 
 std::optional<Header> try_fast(dom::parser& parser, NameIndex& names,
                                std::string_view text) {
+  if (has_negative_zero_token(text)) return std::nullopt;
   // simdjson validates UTF-8 itself (F5); invalid text fails here and the
   // reference reader reports the exact byte.
-  if (has_negative_zero_token(text)) return std::nullopt;
   dom::element root;
   if (parser.parse(text.data(), text.size(), false).get(root) != simdjson::SUCCESS) return std::nullopt;
   if (root.type() != dom::element_type::OBJECT) return std::nullopt;
