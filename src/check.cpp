@@ -13,12 +13,17 @@ bool FileReport::ok() const {
                                    [](const Finding& f) { return f.severity == Severity::Error; });
 }
 
-std::string_view FileReport::reference_verdict() const {
+const Finding* FileReport::reference_failure() const {
   for (const Finding& f : findings) {
     const RuleInfo& info = rule_info(f.rule);
-    if (f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index") return info.reference;
+    if (f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index") return &f;
   }
-  return {};
+  return nullptr;
+}
+
+std::string_view FileReport::reference_verdict() const {
+  const Finding* f = reference_failure();
+  return f ? rule_info(f->rule).reference : std::string_view();
 }
 
 FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {

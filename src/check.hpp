@@ -22,6 +22,8 @@ struct FileReport {
   // The reference reader's verdict: its error variant for the first failure
   // in its order, or empty when it accepts the file.
   std::string_view reference_verdict() const;
+  // The finding behind that verdict, or nullptr when the reference accepts.
+  const Finding* reference_failure() const;
 };
 
 FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser);

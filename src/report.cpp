@@ -23,15 +23,6 @@ std::string shape_json(const std::vector<std::uint64_t>& shape) {
   return s + "]";
 }
 
-// The first finding the reference reader would raise, for the verdict line.
-const Finding* reference_first(const FileReport& r) {
-  for (const Finding& f : r.findings) {
-    const RuleInfo& info = rule_info(f.rule);
-    if (f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index") return &f;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 std::string render_check_text(const std::vector<FileReport>& reports, Profile profile) {
@@ -49,7 +40,7 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
       out += fmt::format("  {:<7} {} at {}: {} [reference: {}]\n", severity_name(f.severity), rule_name(f.rule),
                          f.where, f.message, reference_of(f));
     if (is_index_path(r.path)) continue;
-    const Finding* first = reference_first(r);
+    const Finding* first = r.reference_failure();
     out += first ? fmt::format("  verdict safetensors: rejects ({}: {})\n", rule_info(first->rule).reference, first->message)
                  : std::string("  verdict safetensors: loads\n");
   }
@@ -72,7 +63,7 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     }
     out += ']';
     if (!r.io_error && !is_index_path(r.path)) {
-      const Finding* first = reference_first(r);
+      const Finding* first = r.reference_failure();
       out += first ? fmt::format(",\"consumers\":{{\"safetensors\":{{\"loads\":false,\"error\":\"{}\",\"message\":{}}}}}",
                                  rule_info(first->rule).reference, json_string(first->message))
                    : std::string(",\"consumers\":{\"safetensors\":{\"loads\":true}}");
