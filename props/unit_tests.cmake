@@ -14,6 +14,17 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_python_repr_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_python_json_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_number_formats_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/quant_support.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_markers_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_analyze_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_fp8_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_nvfp4_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_mxfp8_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_int8_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_w4a4_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_w4a8_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_awq_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_data_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt

@@ -1,7 +1,16 @@
 // A finding is one rule violated at one place. A file gets all of them.
+//
+// Each finding also says what every consumer does because of it (design.md
+// "Consumers are data"): a Verdict per consumer that rejects, mis-loads or
+// warns, with that consumer's exception class and its exact message, and the
+// finding's position in that consumer's own check order. A consumer's verdict
+// on a file is its rejecting Verdict with the smallest order.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spec/result.hpp"
@@ -11,12 +20,41 @@ namespace safespec {
 
 enum class Severity : unsigned char { Error, Warning };
 
+// The four programs whose verdicts safespec reproduces. safetensors is the
+// reference reader (safetensors-format.md); sglang, comfyui and kitchen are
+// comfy-quant-markers.md §3, §4 and §5.
+enum class Consumer : unsigned char { Safetensors, Sglang, Comfyui, Kitchen };
+inline constexpr std::array<Consumer, 4> kConsumers{Consumer::Safetensors, Consumer::Sglang, Consumer::Comfyui,
+                                                    Consumer::Kitchen};
+std::string_view consumer_name(Consumer c);
+
+// Rejects: the consumer raises and does not load. MisLoads: it loads and
+// computes something other than what the writer meant, silently. Warns: it
+// loads and logs.
+enum class Effect : unsigned char { Rejects, MisLoads, Warns };
+std::string_view effect_name(Effect e);
+
+// Lexicographic position in a consumer's check order (see spec/quant/order.hpp).
+using CheckOrder = std::array<std::uint32_t, 4>;
+
+struct Verdict {
+  Consumer consumer;
+  Effect effect;
+  std::string error;    // exception class ("ValueError") or error variant ("InvalidOffset")
+  std::string message;  // what that consumer raises or logs, byte for byte
+  CheckOrder order{};
+
+  friend bool operator==(const Verdict&, const Verdict&) = default;
+};
+
 struct Finding {
   RuleId rule;
   Severity severity;
   std::string where;
-  std::string message;
+  std::string message;            // safespec's own: what was expected, what was found
+  std::vector<Verdict> verdicts;  // at most one per consumer
 
+  const Verdict* verdict(Consumer c) const;
   friend bool operator==(const Finding&, const Finding&) = default;
 };
 

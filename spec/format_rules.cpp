@@ -20,7 +20,7 @@ std::string shape_text(std::span<const std::uint64_t> shape) {
 }
 
 Finding make(RuleId id, std::string where, std::string message) {
-  return Finding{id, rule_info(id).severity, std::move(where), std::move(message)};
+  return Finding{id, rule_info(id).severity, std::move(where), std::move(message), {}};
 }
 
 }  // namespace

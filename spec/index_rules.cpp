@@ -9,7 +9,7 @@ namespace safespec {
 
 namespace {
 Finding make(RuleId id, std::string where, std::string message) {
-  return Finding{id, Severity::Error, std::move(where), std::move(message)};
+  return Finding{id, Severity::Error, std::move(where), std::move(message), {}};
 }
 }  // namespace
 

@@ -90,6 +90,152 @@ constexpr std::array<RuleInfo, kRuleCount> kRules{{
      "no tensor lives in two shards"},
     {IndexTotalSize, "ST-INDEX-TOTAL-SIZE", E, "index", "",
      "metadata.total_size equals the sum of the shards' tensor byte sizes"},
+    {QuantMarkerJson, "CQ-MARKER-JSON", E, "M3, S6.1, C7", "",
+     "a P.comfy_quant tensor's bytes are one JSON value as Python's json.loads(bytes) reads it"},
+    {QuantMarkerNotObject, "CQ-MARKER-NOT-OBJECT", E, "M4, S6.2, C7", "",
+     "a marker is a JSON object"},
+    {QuantMarkerTooLarge, "CQ-MARKER-SIZE", E, "M3", "",
+     "a marker tensor holds at most 1 MiB (safespec's bound; real markers are under 200 bytes) and its data lies inside the file"},
+    {QuantMarkerEncoding, "CQ-MARKER-ENCODING", W, "M2, M3", "",
+     "a marker is UTF-8 without BOM or encoded surrogates, as json.dumps writes it (json.loads also takes UTF-16/32)"},
+    {QuantMarkerDtype, "CQ-MARKER-DTYPE", W, "M2, G21", "",
+     "a marker tensor is 1-D U8 (no consumer checks; wider dtypes feed raw bytes to json.loads)"},
+    {QuantMetaJson, "CQ-QMETA-JSON", E, "M5, S3.1, C2.1", "",
+     "__metadata__._quantization_metadata is JSON"},
+    {QuantMetaNotObject, "CQ-QMETA-NOT-OBJECT", E, "M5, S3.2, C2.1", "",
+     "_quantization_metadata is a JSON object"},
+    {QuantMetaLayers, "CQ-QMETA-LAYERS", E, "M5, S3.3, C2.1", "",
+     "_quantization_metadata has a layers object"},
+    {QuantMetaLayerNotObject, "CQ-QMETA-LAYER-NOT-OBJECT", E, "M5, S3.4", "",
+     "every _quantization_metadata layer entry is an object"},
+    {QuantMarkerConflict, "CQ-MARKER-CONFLICT", E, "M6, M7, S3.4, S6.3, G9", "",
+     "two declarations of one layer (metadata, tensor marker, another shard) are equal as Python values"},
+    {QuantMarkerOrphan, "CQ-MARKER-ORPHAN", W, "C6, S9.1", "",
+     "a marked layer P has a tensor P.weight"},
+    {QuantMarkerMissing, "CQ-MARKER-MISSING", E, "S5, S8, C8, G10", "",
+     "a .weight stored as F8_E4M3, I8 or U8 has a marker (else ComfyUI value-casts it without its scale)"},
+    {QuantLegacyScaledFp8, "CQ-LEGACY-SCALED-FP8", W, "M8, G22", "",
+     "no legacy scaled_fp8 marker (only ComfyUI converts it; sglang sees unmarked fp8 weights)"},
+    {QuantMxfp8Global, "CQ-MXFP8-GLOBAL", E, "M9, S7, G12", "",
+     "with quant_format mxfp8, every quantized weight is 2-D F8_E4M3 with K % 32 == 0 and a U8 (N, K/32) weight_scale"},
+    {QuantFormatMissing, "CQ-FORMAT-MISSING", E, "§1.5, C10, S11", "",
+     "a marker has a format"},
+    {QuantFormatUnknown, "CQ-FORMAT-UNKNOWN", E, "C11, S11, L18", "",
+     "a marker's format is one ComfyUI knows"},
+    {QuantSglangFormats, "CQ-SGLANG-FORMATS", E, "S11, G11, G18, G25", "",
+     "the set of formats is one sglang resolves to a config"},
+    {QuantSglangCompanion, "CQ-SGLANG-COMPANION", E, "S12.3, S15.4, S18, S19", "",
+     "every marker is a format the resolved sglang config accepts beside its main format"},
+    {QuantKeyType, "CQ-MARKER-KEY-TYPE", W, "§1.5, §6.11, G20", "",
+     "known marker keys have their documented JSON type (consumers coerce others differently)"},
+    {QuantKeyInt, "CQ-MARKER-INT", E, "S9.3, S13.4, §6.11", "",
+     "group_size and convrot_groupsize survive Python int() (no TypeError, ValueError, OverflowError)"},
+    {QuantParamsNested, "CQ-MARKER-PARAMS", W, "§1.5, G4", "",
+     "marker keys are at top level, not only in the legacy params object (sglang never reads params)"},
+    {QuantWeightCast, "CQ-WEIGHT-CAST", E, "§2.1, C13", "",
+     "a quantized weight is stored in its format's storage dtype (ComfyUI value-casts any other dtype, corrupting it)"},
+    {QuantDtypeComfyMmap, "CQ-DTYPE-COMFY-MMAP", W, "§2.1, G23", "",
+     "quantized layers avoid F8_E8M0 and F4 dtypes, which ComfyUI's own mmap reader does not know"},
+    {QuantFp8Tensors, "CQ-FP8-TENSORS", E, "L10, S9.1, G14", "",
+     "an fp8 layer has weight and weight_scale"},
+    {QuantFp8Scale, "CQ-FP8-SCALE", E, "L10", "",
+     "an fp8 layer's weight_scale and input_scale are single-element floats"},
+    {QuantFp8Weight, "CQ-FP8-WEIGHT", E, "L10", "",
+     "an fp8 layer's weight is 2-D"},
+    {QuantNvfp4Tensors, "CQ-NVFP4-TENSORS", E, "L12, S9.1, C12", "",
+     "an nvfp4 layer has weight, weight_scale and weight_scale_2"},
+    {QuantNvfp4Dtypes, "CQ-NVFP4-DTYPES", E, "L12, S9.5.1", "",
+     "nvfp4 weight is U8 and weight_scale F8_E4M3"},
+    {QuantNvfp4GlobalScale, "CQ-NVFP4-GLOBAL-SCALE", E, "L12, S9.5.2", "",
+     "nvfp4 weight_scale_2 is F32 of shape () or (1,)"},
+    {QuantNvfp4WeightRank, "CQ-NVFP4-WEIGHT-RANK", E, "L12, S9.5.3", "",
+     "nvfp4 weight is 2-D"},
+    {QuantNvfp4Shapes, "CQ-NVFP4-SHAPES", E, "L12, S9.5.4, G13", "",
+     "nvfp4 weight_scale has sglang's shape (N, K/16) with K % 16 == 0"},
+    {QuantNvfp4Layout, "CQ-NVFP4-LAYOUT", E, "L3, L12, G13", "",
+     "nvfp4 weight_scale has comfy-kitchen's swizzled shape [roundup(N16,128), roundup(K16/16,4)]"},
+    {QuantNvfp4PreQuantScale, "CQ-NVFP4-PRE-QUANT-SCALE", E, "L12, S9.5.5", "",
+     "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape (K,)"},
+    {QuantNvfp4FullPrecision, "CQ-NVFP4-FULL-PRECISION", E, "S19, G13", "",
+     "an nvfp4 marker sets full_precision_matrix_mult to true (sglang requires it)"},
+    {QuantMxfp8Tensors, "CQ-MXFP8-TENSORS", E, "L13, C12", "",
+     "an mxfp8 layer has weight and weight_scale"},
+    {QuantMxfp8Dtypes, "CQ-MXFP8-DTYPES", E, "L13", "",
+     "mxfp8 weight is F8_E4M3 and weight_scale U8 or F8_E8M0"},
+    {QuantMxfp8Layout, "CQ-MXFP8-LAYOUT", E, "L3, L13, G12", "",
+     "mxfp8 weight is [N32, K32] and weight_scale the swizzled [roundup(N32,128), roundup(K32/32,4)]"},
+    {QuantInt8Tensors, "CQ-INT8-TENSORS", E, "L14, S9.1, C12", "",
+     "an int8_tensorwise layer has weight and weight_scale"},
+    {QuantInt8WeightRank, "CQ-INT8-WEIGHT-RANK", E, "L14, S9.6.1", "",
+     "a tensor-wise int8 weight is 2-D"},
+    {QuantInt8Dtypes, "CQ-INT8-DTYPES", E, "L14, S9.6.2", "",
+     "int8 weight is I8 and weight_scale F32"},
+    {QuantInt8Shapes, "CQ-INT8-SHAPES", E, "L14, S9.6.2", "",
+     "an int8 weight is 2-D with weight_scale () or (N, 1)"},
+    {QuantInt8Convrot, "CQ-INT8-CONVROT", E, "S17, G16", "",
+     "in an int8-only checkpoint every marker sets convrot to true (sglang's KitchenInt8Config)"},
+    {QuantInt8ConvrotGroupsize, "CQ-INT8-CONVROT-GROUPSIZE", E, "L14, S17, K6, K10", "",
+     "a ConvRot int8 layer declares convrot_groupsize in (16, 64, 256) dividing K"},
+    {QuantW4a4Tensors, "CQ-W4A4-TENSORS", E, "L15, S9.1, C12", "",
+     "a convrot_w4a4 layer has weight and weight_scale"},
+    {QuantW4a4Dtypes, "CQ-W4A4-DTYPES", E, "L15, S9.4.1", "",
+     "convrot_w4a4 weight is I8 and weight_scale F32"},
+    {QuantW4a4Shapes, "CQ-W4A4-SHAPES", E, "L15, S9.4.2", "",
+     "convrot_w4a4 weight is 2-D and weight_scale (N,)"},
+    {QuantW4a4Groupsize, "CQ-W4A4-GROUPSIZE", E, "L15, S9.4.3, S15.5, G17", "",
+     "convrot_w4a4 convrot_groupsize is 16, 64 or 256"},
+    {QuantW4a4K, "CQ-W4A4-K", E, "L15, S9.4.4, S15.6", "",
+     "convrot_w4a4 K is divisible by 64 and by convrot_groupsize"},
+    {QuantW4a4LinearDtype, "CQ-W4A4-LINEAR-DTYPE", E, "S15.5, K2", "",
+     "convrot_w4a4 linear_dtype is 'int4' or 'int8'"},
+    {QuantW4a8Tensors, "CQ-W4A8-TENSORS", E, "L16, S9.1, C12, K1.4", "",
+     "an asym_w4a8_int8 layer has weight, weight_s_rel and weight_s_channel"},
+    {QuantW4a8GroupSize, "CQ-W4A8-GROUP-SIZE", E, "L16, S9.3 A1", "",
+     "W4A8 group_size is at least 4"},
+    {QuantW4a8Dtypes, "CQ-W4A8-DTYPES", E, "L16, S9.3 A2, G2", "",
+     "W4A8 weight is I8 and weight_s_rel F8_E4M3"},
+    {QuantW4a8ChannelDtype, "CQ-W4A8-CHANNEL-DTYPE", E, "L16, S9.3 A3", "",
+     "W4A8 weight_s_channel is F32"},
+    {QuantW4a8WeightRank, "CQ-W4A8-WEIGHT-RANK", E, "L16, S9.3 A4, K1.1", "",
+     "W4A8 weight is 2-D"},
+    {QuantW4a8Shapes, "CQ-W4A8-SHAPES", E, "L16, S9.3 A5, K1.3, K1.4", "",
+     "W4A8 weight_s_rel is (N, K // G) and weight_s_channel (N,)"},
+    {QuantW4a8Codebook, "CQ-W4A8-CODEBOOK", E, "L16, S9.3 A7, K1.6", "",
+     "a W4A8 weight_codebook is F32 (16,)"},
+    {QuantW4a8Correction, "CQ-W4A8-CORRECTION", E, "L16, S9.3 A8, K1.5, G3", "",
+     "a W4A8 weight_correction is F32 (K // G, N)"},
+    {QuantW4a8CorrectionIgnored, "CQ-W4A8-CORRECTION-IGNORED", W, "L16, C12, G3", "",
+     "a W4A8 layer has no weight_correction (ComfyUI does not load it and computes without it)"},
+    {QuantW4a8Convrot, "CQ-W4A8-CONVROT", E, "S12.3, G1", "",
+     "a W4A8 marker sets convrot to true (sglang's identity test; ComfyUI never writes it)"},
+    {QuantW4a8K, "CQ-W4A8-K", E, "L16, S13.5, K1.2, K4.2", "",
+     "W4A8 K is divisible by 16, G and C; G >= 4 and G divides 16 or is a multiple of 16"},
+    {QuantW4a8Hadamard, "CQ-W4A8-HADAMARD", E, "L4, K6, G5", "",
+     "a ConvRot group size is a power of 4, at least 4"},
+    {QuantW4a8CudaGroupsize, "CQ-W4A8-CUDA-GROUPSIZE", E, "K7, G5", "",
+     "W4A8 convrot_groupsize is 256 and K divisible by 256 (comfy-kitchen's CUDA activation kernel)"},
+    {QuantAwqTensors, "CQ-AWQ-TENSORS", E, "L17, C12", "",
+     "an awq_w4a16 layer has weight, weight_scale and weight_zeros"},
+    {QuantAwqShapes, "CQ-AWQ-SHAPES", E, "L17", "",
+     "awq_w4a16 weight is I8 [N, K/2] and weight_scale, weight_zeros [K/G, N]"},
+    {QuantKInt32, "NUM-K-INT32-OVERFLOW", E, "quant-numerics.md", "",
+     "K is small enough that the int32 accumulator of an int8 or int4 GEMM cannot overflow"},
+    {DataScale, "CQ-DATA-SCALE", E, "L10-L16 (--data)", "",
+     "weight_s_channel, weight_scale, input_scale and weight_scale_2 values are finite and positive"},
+    {DataSRel, "CQ-DATA-S-REL", E, "L16 (--data)", "",
+     "W4A8 weight_s_rel values are not NaN and not zero"},
+    {DataCodebook, "CQ-DATA-CODEBOOK", E, "L16 (--data)", "",
+     "W4A8 weight_codebook values are finite"},
+    {DataCodebookOrder, "CQ-DATA-CODEBOOK-ORDER", W, "L16 (--data)", "",
+     "W4A8 weight_codebook values increase (a Lloyd-Max table)"},
+    {DataE8m0, "CQ-DATA-E8M0", E, "L13, quant-numerics.md §2 (--data)", "",
+     "no E8M0 block scale is 0xFF (NaN)"},
+    {DataSwizzlePadding, "CQ-DATA-SWIZZLE-PADDING", E, "L3 (--data)", "",
+     "padding cells of swizzled block scales are zero"},
+    {DataW4a4Range, "CQ-DATA-W4A4-RANGE", W, "L2, L15 (--data)", "",
+     "ConvRot W4A4 codes lie in -7..7 (what the quantizer emits)"},
+    {DataInt8Range, "CQ-DATA-INT8-RANGE", W, "L14 (--data)", "",
+     "int8 weights lie in -127..127 (what the quantizer emits)"},
 }};
 
 static_assert([] {
@@ -105,21 +251,68 @@ const RuleInfo& rule_info(RuleId id) { return kRules[static_cast<std::size_t>(id
 
 std::string_view rule_name(RuleId id) { return rule_info(id).name; }
 
+bool is_quant_rule(RuleId id) { return id >= RuleId::QuantMarkerJson; }
+
 bool profile_applies(Profile p, RuleId id) {
   if (p == Profile::Strict) return true;
+  if (is_quant_rule(id)) return p != Profile::Safetensors;
   const RuleInfo& info = rule_info(id);
   // The index rules describe a set of files the reference never reads as one;
   // a sharded checkpoint the index lies about fails to load in every consumer,
-  // so they stay on in the safetensors profile too.
+  // so they stay on in the safetensors profile too. sglang and ComfyUI open
+  // every file with the reference reader, so they inherit its rules.
   return !info.reference.empty() || info.rule_number == "index";
 }
 
 std::string_view profile_name(Profile p) {
-  return p == Profile::Strict ? "strict" : "safetensors";
+  switch (p) {
+    case Profile::Strict: return "strict";
+    case Profile::Safetensors: return "safetensors";
+    case Profile::Sglang: return "sglang";
+    case Profile::Comfyui: return "comfyui";
+    case Profile::Kitchen: return "kitchen";
+  }
+  return "strict";
+}
+
+bool profile_consumer(Profile p, Consumer& out) {
+  switch (p) {
+    case Profile::Strict: return false;
+    case Profile::Safetensors: out = Consumer::Safetensors; return true;
+    case Profile::Sglang: out = Consumer::Sglang; return true;
+    case Profile::Comfyui: out = Consumer::Comfyui; return true;
+    case Profile::Kitchen: out = Consumer::Kitchen; return true;
+  }
+  return false;
+}
+
+std::string_view consumer_name(Consumer c) {
+  switch (c) {
+    case Consumer::Safetensors: return "safetensors";
+    case Consumer::Sglang: return "sglang";
+    case Consumer::Comfyui: return "comfyui";
+    case Consumer::Kitchen: return "kitchen";
+  }
+  return "safetensors";
+}
+
+std::string_view effect_name(Effect e) {
+  switch (e) {
+    case Effect::Rejects: return "rejects";
+    case Effect::MisLoads: return "mis-loads";
+    case Effect::Warns: return "warns";
+  }
+  return "rejects";
+}
+
+const Verdict* Finding::verdict(Consumer c) const {
+  for (const Verdict& v : verdicts)
+    if (v.consumer == c) return &v;
+  return nullptr;
 }
 
 Finding to_finding(const Error& e) {
-  return Finding{e.rule, rule_info(e.rule).severity, e.where, e.message};
+  return Finding{e.rule, rule_info(e.rule).severity, e.where, e.message, {}};
 }
 
 }  // namespace safespec

@@ -1,0 +1,58 @@
+#include "props/quant_support.hpp"
+
+#include <cassert>
+
+#include "spec/quant/marker_values.hpp"
+#include "spec/format_rules.hpp"
+
+namespace safespec::test {
+
+QuantFixture& QuantFixture::tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape) {
+  const std::uint64_t begin = model.header.tensors.empty() ? 0 : model.header.tensors.back().end;
+  const std::uint64_t size = tensor_byte_size(shape, dtype).value_or(0);
+  model.header.tensors.push_back(TensorEntry{std::move(name), dtype, std::move(shape), begin, begin + size});
+  model.header_length = 8;
+  model.file_size = 16 + begin + size;
+  return *this;
+}
+
+QuantFixture& QuantFixture::metadata(std::string key, std::string value) {
+  model.header.metadata_state = MetadataState::Present;
+  model.header.metadata.emplace_back(std::move(key), std::move(value));
+  return *this;
+}
+
+std::vector<quant::CheckpointFile> QuantFixture::files() const {
+  std::vector<quant::CheckpointFile> out(1);
+  out[0].path = "test.safetensors";
+  out[0].model = &model;
+  return out;
+}
+
+LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config,
+                       std::size_t index) {
+  auto parsed = py::loads(marker_json);
+  assert(parsed.ok() && quant::is_dict(parsed.value()));
+  LayerHolder h{std::make_unique<py::Value>(std::move(parsed).value()), {}};
+  h.layer.prefix = std::move(prefix);
+  h.layer.marker = h.marker.get();
+  h.layer.index = index;
+  h.layer.file = 0;
+  h.layer.format = quant::sglang_format(*h.marker);
+  h.layer.sglang_config = sglang_config;
+  return h;
+}
+
+std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule) {
+  std::vector<Finding> out;
+  for (const auto& lf : sink.findings())
+    if (lf.finding.rule == rule) out.push_back(lf.finding);
+  return out;
+}
+
+std::string message_for(const Finding& f, Consumer c) {
+  const Verdict* v = f.verdict(c);
+  return v ? v->message : std::string();
+}
+
+}  // namespace safespec::test

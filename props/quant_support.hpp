@@ -1,0 +1,42 @@
+// Building quantized checkpoints in memory for the spec/quant tests: tensors
+// by name, dtype and shape (offsets laid out contiguously), markers from JSON
+// text, and a Layer as the analysis would build it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/python_json.hpp"
+#include "spec/quant/layer.hpp"
+
+namespace safespec::test {
+
+struct QuantFixture {
+  Model model;
+
+  // Adds a tensor with contiguous offsets; returns *this for chaining.
+  QuantFixture& tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape);
+  QuantFixture& metadata(std::string key, std::string value);
+
+  // A one-file view of the model (markers empty) and its table.
+  std::vector<quant::CheckpointFile> files() const;
+};
+
+// A Layer for prefix with the marker parsed from json (must be an object).
+// The marker value is owned by the returned holder.
+struct LayerHolder {
+  std::unique_ptr<py::Value> marker;
+  quant::Layer layer;
+};
+LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config = "",
+                       std::size_t index = 0);
+
+// The findings of one rule, in order.
+std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule);
+// A verdict's message for one consumer, "" when the finding has none.
+std::string message_for(const Finding& f, Consumer c);
+
+}  // namespace safespec::test

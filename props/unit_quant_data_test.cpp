@@ -1,0 +1,3 @@
+// spec/quant data rules: exact findings and consumer messages.
+#include "props/catch.hpp"
+#include "props/quant_support.hpp"

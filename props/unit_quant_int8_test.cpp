@@ -1,0 +1,3 @@
+// spec/quant int8 rules: exact findings and consumer messages.
+#include "props/catch.hpp"
+#include "props/quant_support.hpp"

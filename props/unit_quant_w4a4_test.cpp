@@ -1,0 +1,3 @@
+// spec/quant w4a4 rules: exact findings and consumer messages.
+#include "props/catch.hpp"
+#include "props/quant_support.hpp"

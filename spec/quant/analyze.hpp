@@ -1,0 +1,28 @@
+// The quantized-layer spec as one pure function: the files a consumer reads
+// as one checkpoint in, every comfy_quant finding (each with the verdicts of
+// sglang, ComfyUI and comfy-kitchen) and sglang's resolved config out.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spec/quant/checkpoint.hpp"
+#include "spec/quant/data_rules.hpp"
+#include "spec/quant/layer.hpp"
+
+namespace safespec::quant {
+
+struct Analysis {
+  std::vector<LocatedFinding> findings;
+  // What sglang's resolve_comfy_checkpoint_quantization returns when every
+  // check passes: a config class name, or "None" for a checkpoint without
+  // markers (not quantized). Empty when sglang raises before or at resolution.
+  std::string sglang_config;
+};
+
+// data: the tensor bytes for the --data rules, or nullptr to skip them.
+Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data = nullptr);
+
+}  // namespace safespec::quant

@@ -1,0 +1,28 @@
+// The opt-in data checks (`safespec check --data`): rules that read tensor
+// bytes. Header-level verdicts never depend on them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "spec/quant/layer.hpp"
+
+namespace safespec::quant {
+
+// Tensor bytes on demand. src/ implements it over the files; tests over
+// memory. nullopt: the bytes were not read (over src/'s bound, or outside the
+// file); the data rules then skip that tensor.
+class TensorData {
+ public:
+  virtual ~TensorData() = default;
+  virtual std::optional<std::span<const std::uint8_t>> bytes(const TensorRef& t) const = 0;
+};
+
+// Every data rule for one layer, dispatched on l.format.
+void check_layer_data(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out);
+
+// NUM-K-INT32-OVERFLOW: header-level (it needs K only), run for every layer.
+void check_layer_k_bound(const Layer& l, const TensorTable& t, Sink& out);
+
+}  // namespace safespec::quant

@@ -1,0 +1,42 @@
+#include "spec/quant/layer.hpp"
+
+#include "spec/rule_catalogue.hpp"
+
+namespace safespec::quant {
+
+void Sink::add(std::size_t file, RuleId rule, std::string where, std::string message,
+               std::vector<Verdict> verdicts) {
+  findings_.push_back(LocatedFinding{
+      file, Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)}});
+}
+
+std::vector<std::string> missing_tensors(const Layer& l, const TensorTable& t,
+                                         std::initializer_list<std::string_view> suffixes) {
+  std::vector<std::string> out;
+  for (std::string_view s : suffixes) {
+    std::string name = tensor_name(l, s);
+    if (!t.find(name)) out.push_back(std::move(name));
+  }
+  return out;
+}
+
+std::string times2_str(std::uint64_t packed) {
+  if (auto v = times2(packed)) return std::to_string(*v);
+  // Double the decimal digits by hand: 2 * packed >= 2^64.
+  std::string d = std::to_string(packed), out(d.size() + 1, '0');
+  int carry = 0;
+  for (std::size_t i = d.size(); i-- > 0;) {
+    const int x = (d[i] - '0') * 2 + carry;
+    out[i + 1] = static_cast<char>('0' + x % 10);
+    carry = x / 10;
+  }
+  out[0] = static_cast<char>('0' + carry);
+  return out[0] == '0' ? out.substr(1) : out;
+}
+
+std::optional<std::uint64_t> times2(std::uint64_t packed) {
+  if (packed > UINT64_MAX / 2) return std::nullopt;
+  return packed * 2;
+}
+
+}  // namespace safespec::quant

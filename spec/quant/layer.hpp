@@ -1,0 +1,81 @@
+// What a per-format rule module sees of one marked layer, and where it puts
+// its findings. Each module (fp8_rules.cpp, w4a8_rules.cpp, ...) decides the
+// invariants of its format for every consumer at once: one function per rule,
+// each finding carrying the Verdict of every consumer it affects.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/finding.hpp"
+#include "spec/python_repr.hpp"
+#include "spec/quant/message.hpp"
+#include "spec/quant/tensor_table.hpp"
+
+namespace safespec::quant {
+
+struct Layer {
+  std::string prefix;               // P: the marker key without ".comfy_quant", or the metadata layer name
+  const py::Value* marker;          // a py::Dict, never null: the first declaration sglang stored
+  std::size_t index = 0;            // insertion order (§3.1); also ComfyUI's and kitchen's layer order
+  std::size_t file = 0;             // the file that declared it
+  std::string format;               // str(marker.get("format")): "None" when absent
+  // The config sglang's resolution picks for the whole checkpoint (S11):
+  // "KitchenInt8Config", "KitchenW4A8Config", "KitchenW4A4Config",
+  // "ComfyFp8Config", "ComfyNvfp4Config", "MXFP8Config", or "" when it raises.
+  std::string_view sglang_config;
+};
+
+struct LocatedFinding {
+  std::size_t file;  // index into the checkpoint's files
+  Finding finding;
+};
+
+class Sink {
+ public:
+  // Severity comes from the rule catalogue.
+  void add(std::size_t file, RuleId rule, std::string where, std::string message, std::vector<Verdict> verdicts);
+  std::vector<LocatedFinding>& findings() { return findings_; }
+  const std::vector<LocatedFinding>& findings() const { return findings_; }
+
+ private:
+  std::vector<LocatedFinding> findings_;
+};
+
+// The full name of a layer's companion tensor: "P.weight_scale".
+inline std::string tensor_name(const Layer& l, std::string_view suffix) { return l.prefix + "." + std::string(suffix); }
+
+// S9.1: the required tensors that no file has, as full names.
+std::vector<std::string> missing_tensors(const Layer& l, const TensorTable& t,
+                                         std::initializer_list<std::string_view> suffixes);
+
+// sglang's S9.1 message, shared by every validated format
+// (quantization_utils.py:225-229).
+inline constexpr MessageTemplate kSgMissingTensors{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy layer {prefix!r} is missing checkpoint tensors: {sorted(missing)}", "quantization_utils.py:225-229"};
+
+// 2 * packed, exactly, as Python computes K from a packed int4 width; the
+// decimal is exact even when the product passes 2^64.
+std::string times2_str(std::uint64_t packed);
+// 2 * packed when it fits in 64 bits.
+std::optional<std::uint64_t> times2(std::uint64_t packed);
+
+// Steps within sglang phase 3 for one marker: S9.1 comes first.
+inline constexpr std::uint32_t kStepRequiredTensors = 0;
+
+// Each format module: every check of every consumer for one layer whose
+// format string is the module's (see analyze.cpp for the dispatch).
+void check_fp8_layer(const Layer& l, const TensorTable& t, Sink& out);    // float8_e4m3fn, float8_e5m2
+void check_nvfp4_layer(const Layer& l, const TensorTable& t, Sink& out);  // nvfp4
+void check_mxfp8_layer(const Layer& l, const TensorTable& t, Sink& out);  // mxfp8
+void check_int8_layer(const Layer& l, const TensorTable& t, Sink& out);   // int8_tensorwise
+void check_w4a4_layer(const Layer& l, const TensorTable& t, Sink& out);   // convrot_w4a4
+void check_w4a8_layer(const Layer& l, const TensorTable& t, Sink& out);   // asym_w4a8_int8
+void check_awq_layer(const Layer& l, const TensorTable& t, Sink& out);    // awq_w4a16
+
+}  // namespace safespec::quant

@@ -1,0 +1,23 @@
+// sglang's resolution (S11) and the configs it constructs (S12, S15, S17,
+// S18, S19): which config a set of formats selects and which companion
+// markers that config refuses.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/quant/layer.hpp"
+
+namespace safespec::quant {
+
+// S11 on formats = sorted({str(marker.get("format"))}): the config class, or
+// "" for NotImplementedError. No formats (no markers): "None".
+std::string_view resolve_config(const std::vector<std::string>& sorted_formats);
+
+// S11's NotImplementedError and each config constructor's refusal of a
+// marker it does not take (CQ-SGLANG-FORMATS, CQ-SGLANG-COMPANION).
+void check_resolution(const std::vector<Layer>& layers, const std::vector<std::string>& sorted_formats,
+                      std::size_t file_of_first, Sink& out);
+
+}  // namespace safespec::quant

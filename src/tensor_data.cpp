@@ -1,0 +1,1 @@
+#include "src/tensor_data.hpp"

@@ -1,0 +1,2 @@
+// Reading tensor bytes for the --data rules (spec/quant/data_rules.hpp).
+#pragma once
