@@ -1,8 +1,314 @@
-// The nvfp4 layer rules (comfy-quant-markers.md §2.2, §3, §4, §5).
+// The nvfp4 layer rules (comfy-quant-markers.md L1, L3, L12, S9.1, S9.5, S19,
+// C12, C13, K3, G13, G23).
+//
+// Two consumers disagree on the block-scale shape (G13): sglang's inspector
+// wants the logical (N, K/16) matrix, comfy-kitchen writes (and its CUDA
+// kernels index) the swizzled, padded [roundup(N16, 128), roundup(K16/16, 4)].
+// CQ-NVFP4-SHAPES is sglang's requirement and CQ-NVFP4-LAYOUT kitchen's, so a
+// file can satisfy one and break the other; both hold only when N16 % 128 == 0
+// and (K16/16) % 4 == 0.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "spec/quant/layer.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
+namespace {
 
-void check_nvfp4_layer(const Layer&, const TensorTable&, Sink&) {}
+// sglang quantization_utils.py:318-355 (S9.5), in its order.
+constexpr MessageTemplate kSgDtypes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy NVFP4 layer {prefix!r} needs U8 packed weights and FP8 block scales, got {weight_dtype} and {scale_dtype}",
+    "quantization_utils.py:318-355 (S9.5.1)"};
+constexpr MessageTemplate kSgGlobalScale{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy NVFP4 layer {prefix!r} needs a scalar F32 weight_scale_2, got {scale_2_dtype}{scale_2_shape}",
+    "quantization_utils.py:318-355 (S9.5.2)"};
+constexpr MessageTemplate kSgWeightRank{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                        "Comfy NVFP4 layer {prefix!r} needs a 2D packed weight, got {weight_shape}",
+                                        "quantization_utils.py:318-355 (S9.5.3)"};
+constexpr MessageTemplate kSgShapes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy NVFP4 layer {prefix!r} has incompatible weight/scale shapes: {weight_shape} and {scale_shape}",
+    "quantization_utils.py:318-355 (S9.5.4)"};
+constexpr MessageTemplate kSgPreQuantScale{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy NVFP4 layer {prefix!r} has an incompatible pre_quant_scale: {dtype}{shape}",
+    "quantization_utils.py:318-355 (S9.5.5)"};
+// comfy_nvfp4.py, ComfyNvfp4Config.__init__ (S19).
+constexpr MessageTemplate kSgFullPrecision{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                           "Comfy NVFP4 layer {prefix!r} must request full_precision_matrix_mult",
+                                           "comfy_nvfp4.py, ComfyNvfp4Config (S19)"};
+// ComfyUI comfy/ops.py:1183-1184 (C12).
+constexpr MessageTemplate kCuMissingScales{Consumer::Comfyui, Effect::Rejects, "ValueError",
+                                           "Missing NVFP4 scales for layer {layer_name}", "comfy/ops.py:1183-1184"};
+// Silent mis-loads carry no exception and no message.
+constexpr MessageTemplate kCuMisLoads{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1172-1185, 1239"};
+constexpr MessageTemplate kKtMisLoads{Consumer::Kitchen, Effect::MisLoads, "", "", "float_utils.cuh:111-126 (L3)"};
+// ComfyUI's own mmap reader, used only with aimdo (comfy/utils.py:64-83, 106,
+// 111): KeyError prints the repr of the unknown dtype string (§6.12).
+constexpr MessageTemplate kCuMmapKeyError{Consumer::Comfyui, Effect::Warns, "KeyError", "{dtype!r}",
+                                          "comfy/utils.py:106, 111"};
+
+// Positions in sglang's per-marker order (S9.1 is kStepRequiredTensors).
+constexpr std::uint32_t kSgStepDtypes = 1, kSgStepGlobalScale = 2, kSgStepWeightRank = 3, kSgStepShapes = 4,
+                        kSgStepPreQuantScale = 5;
+// S19 runs in the config constructor after the companion check of the same
+// marker (CQ-SGLANG-COMPANION). Whether the constructor checks marker by
+// marker or in two passes is not recorded; marker by marker is assumed.
+constexpr std::uint32_t kSgConfigStepFullPrecision = 1;
+// ComfyUI: C12 companions, then C13 building the QuantizedTensor.
+constexpr std::uint32_t kCuStepCompanions = 12, kCuStepTensor = 13;
+constexpr std::uint32_t kKtStepGemm = 0;
+
+bool is_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
+const std::vector<std::uint64_t>& shape_of(const TensorRef& t) { return t.entry->shape; }
+
+std::optional<std::uint64_t> roundup(std::uint64_t a, std::uint64_t m) {
+  const std::uint64_t r = a % m;
+  if (r == 0) return a;
+  if (a > UINT64_MAX - (m - r)) return std::nullopt;
+  return a + (m - r);
+}
+
+// roundup(a, m) in decimal, exact even past 2^64 (a shape may be 2^64-1).
+std::string roundup_str(std::uint64_t a, std::uint64_t m) {
+  if (auto v = roundup(a, m)) return std::to_string(*v);
+  std::string d = std::to_string(a / m + 1), out;
+  std::uint64_t carry = 0;
+  for (std::size_t i = d.size(); i-- > 0;) {
+    const std::uint64_t x = static_cast<std::uint64_t>(d[i] - '0') * m + carry;
+    out.insert(out.begin(), static_cast<char>('0' + x % 10));
+    carry = x / 10;
+  }
+  for (; carry; carry /= 10) out.insert(out.begin(), static_cast<char>('0' + carry % 10));
+  return out;
+}
+
+bool shape_is(const TensorRef& t, std::initializer_list<std::uint64_t> want) {
+  const auto& s = shape_of(t);
+  return s.size() == want.size() && std::equal(s.begin(), s.end(), want.begin());
+}
+
+void add(Sink& out, const Layer& l, RuleId rule, std::string where, std::string message,
+         std::vector<Verdict> verdicts) {
+  out.add(l.file, rule, std::move(where), std::move(message), std::move(verdicts));
+}
+
+// CQ-NVFP4-TENSORS (S9.1, C12). ComfyUI reaches C12 only with a weight: a
+// missing weight is its C6 warning (CQ-MARKER-ORPHAN) and the layer is skipped.
+void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
+  auto missing = missing_tensors(l, t, {"weight", "weight_scale", "weight_scale_2"});
+  if (missing.empty()) return;
+  std::vector<Verdict> v{verdict(kSgMissingTensors, order::sg_layer(l.index, kStepRequiredTensors),
+                                 {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(missing)}})};
+  if (t.find(tensor_name(l, "weight")))
+    v.push_back(verdict(kCuMissingScales, order::cu_layer(l.index, kCuStepCompanions),
+                        {{"layer_name", comfy_layer_name(l.prefix)}}));
+  std::string names;
+  for (const auto& n : missing) names += (names.empty() ? "" : ", ") + quote_name(n);
+  add(out, l, RuleId::QuantNvfp4Tensors, layer_where(l.prefix),
+      "an nvfp4 layer needs weight, weight_scale and weight_scale_2; missing " + names, std::move(v));
+}
+
+// CQ-NVFP4-DTYPES (S9.5.1). ComfyUI views the block scale as float8_e4m3fn
+// (C12 views): the integer containers U8 and I8 hand it the stored codes bit
+// for bit, any other dtype's bytes meant something else (another float8) or
+// change the shape (wider dtypes), so the scale is silently wrong. The weight's
+// ComfyUI side is CQ-WEIGHT-CAST. kitchen never sees the on-disk dtypes:
+// ComfyUI casts the weight to uint8, views the scale as e4m3 and Params cast
+// the global scale to f32, so its eager dtype constraints (K3) cannot fire.
+void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+  if (!w || !s) return;
+  if (is_dtype(w, Dtype::U8) && is_dtype(s, Dtype::F8_E4M3)) return;
+  std::vector<Verdict> v{verdict(kSgDtypes, order::sg_layer(l.index, kSgStepDtypes),
+                                 {{"prefix!r", repr(l.prefix)},
+                                  {"weight_dtype", dtype_str(*w)},
+                                  {"scale_dtype", dtype_str(*s)}})};
+  if (!is_dtype(s, Dtype::F8_E4M3) && !is_dtype(s, Dtype::U8) && !is_dtype(s, Dtype::I8))
+    v.push_back(verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}));
+  add(out, l, RuleId::QuantNvfp4Dtypes, layer_where(l.prefix),
+      "nvfp4 needs a U8 weight and an F8_E4M3 weight_scale, got " + dtype_str(*w) + " and " + dtype_str(*s),
+      std::move(v));
+}
+
+// CQ-NVFP4-GLOBAL-SCALE (S9.5.2). sglang only: kitchen Params cast any float
+// (or integer) global scale to f32 (K1 note, CK tensor/nvfp4.py:49-51), and
+// what its kernels do with more than one element is not recorded, so no
+// ComfyUI or kitchen verdict is claimed.
+void check_global_scale(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* s2 = t.find(tensor_name(l, "weight_scale_2"));
+  if (!s2) return;
+  if (is_dtype(s2, Dtype::F32) && (shape_is(*s2, {}) || shape_is(*s2, {1}))) return;
+  add(out, l, RuleId::QuantNvfp4GlobalScale, tensor_where(s2->entry->name),
+      "nvfp4 weight_scale_2 must be F32 of shape () or (1,), got " + dtype_str(*s2) + " " + shape_str(*s2),
+      {verdict(kSgGlobalScale, order::sg_layer(l.index, kSgStepGlobalScale),
+               {{"prefix!r", repr(l.prefix)}, {"scale_2_dtype", dtype_str(*s2)}, {"scale_2_shape", shape_str(*s2)}})});
+}
+
+// CQ-NVFP4-WEIGHT-RANK (S9.5.3). sglang only here: ComfyUI's and kitchen's
+// consequences of a non-2-D weight are part of CQ-NVFP4-LAYOUT.
+void check_weight_rank(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  if (!w || shape_of(*w).size() == 2) return;
+  add(out, l, RuleId::QuantNvfp4WeightRank, tensor_where(w->entry->name),
+      "an nvfp4 weight is 2-D (N, K/2), got " + shape_str(*w),
+      {verdict(kSgWeightRank, order::sg_layer(l.index, kSgStepWeightRank),
+               {{"prefix!r", repr(l.prefix)}, {"weight_shape", shape_str(*w)}})});
+}
+
+// CQ-NVFP4-SHAPES (S9.5.4, G13). With K = 2 * packed width C, K % 16 == 0 is
+// C % 8 == 0 and K // 16 is C // 8, so nothing overflows.
+void check_shapes(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+  if (!w || !s || shape_of(*w).size() != 2) return;
+  const std::uint64_t n = shape_of(*w)[0], c = shape_of(*w)[1];
+  if (c % 8 == 0 && shape_is(*s, {n, c / 8})) return;
+  std::string msg = "sglang needs K = " + times2_str(c) + " divisible by 16 and weight_scale (N, K/16) = " +
+                    shape_repr(std::vector<std::uint64_t>{n, c / 8}) + ", got weight " + shape_str(*w) +
+                    " and weight_scale " + shape_str(*s);
+  add(out, l, RuleId::QuantNvfp4Shapes, layer_where(l.prefix), std::move(msg),
+      {verdict(kSgShapes, order::sg_layer(l.index, kSgStepShapes),
+               {{"prefix!r", repr(l.prefix)}, {"weight_shape", shape_str(*w)}, {"scale_shape", shape_str(*s)}})});
+}
+
+// CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5). sglang only: ComfyUI multiplies the
+// input by it with broadcasting (CU ops.py:1374-1377) and whether it must be
+// exactly [K] is not determined upstream (§8). Without a 2-D weight, K is
+// unknown and only the dtype is judged.
+void check_pre_quant_scale(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* p = t.find(tensor_name(l, "pre_quant_scale"));
+  if (!p) return;
+  const Dtype d = p->entry->dtype;
+  const bool dtype_ok = d == Dtype::BF16 || d == Dtype::F16 || d == Dtype::F32;
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  std::optional<std::string> k;
+  bool shape_ok = true;
+  if (w && shape_of(*w).size() == 2) {
+    k = times2_str(shape_of(*w)[1]);
+    const auto k64 = times2(shape_of(*w)[1]);
+    shape_ok = k64 && shape_is(*p, {*k64});
+  }
+  if (dtype_ok && shape_ok) return;
+  std::string msg = "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape " + (k ? "(" + *k + ",)" : "(K,)") +
+                    ", got " + dtype_str(*p) + " " + shape_str(*p);
+  add(out, l, RuleId::QuantNvfp4PreQuantScale, tensor_where(p->entry->name), std::move(msg),
+      {verdict(kSgPreQuantScale, order::sg_layer(l.index, kSgStepPreQuantScale),
+               {{"prefix!r", repr(l.prefix)}, {"dtype", dtype_str(*p)}, {"shape", shape_str(*p)}})});
+}
+
+// CQ-NVFP4-FULL-PRECISION (S19, G13). The reference says "exactly True", so
+// the test is identity (`is True`): JSON 1, "true" or 1.0 do not pass, though
+// ComfyUI, which reads the key for truthiness (C9), would honour them. Only
+// ComfyNvfp4Config performs it; under any other resolution no consumer cares.
+void check_full_precision(const Layer& l, Sink& out) {
+  if (l.sglang_config != "ComfyNvfp4Config") return;
+  const py::Value* v = get(*l.marker, "full_precision_matrix_mult");
+  if (is_true(v)) return;
+  add(out, l, RuleId::QuantNvfp4FullPrecision, layer_where(l.prefix),
+      "sglang's ComfyNvfp4Config needs \"full_precision_matrix_mult\": true, got " + (v ? py::repr(*v) : "no key"),
+      {verdict(kSgFullPrecision, order::sg_config(l.index, kSgConfigStepFullPrecision), {{"prefix!r", repr(l.prefix)}})});
+}
+
+// CQ-WEIGHT-CAST for nvfp4 (§2.1, C13): ComfyUI converts the weight with
+// .to(torch.uint8); U8 and I8 keep the packed bits, any other dtype is
+// converted by value and the E2M1 codes are lost.
+void check_weight_cast(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  if (!w || is_dtype(w, Dtype::U8) || is_dtype(w, Dtype::I8)) return;
+  add(out, l, RuleId::QuantWeightCast, tensor_where(w->entry->name),
+      "an nvfp4 weight is stored as U8 (or I8); ComfyUI value-casts this " + dtype_str(*w) + " weight to uint8",
+      {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})});
+}
+
+// CQ-NVFP4-LAYOUT (L3, L12, G13). From the file alone only the packed weight
+// [R, C] is known, not the module's logical (N, K); kitchen stores
+// R = N16 = roundup(N, 16) rows and C = K16/2 bytes per row, so the check is:
+// the weight is 2-D, R % 16 == 0, C % 8 == 0 (K16 = 2C a multiple of 16) and
+// weight_scale is exactly [roundup(R, 128), roundup(C/8, 4)]. ComfyUI loads
+// any shape verbatim (C15), and kitchen's CUDA kernels derive N from the
+// packed rows and index the scale through the swizzle of L3, so any other
+// shape (e.g. sglang's unswizzled (N, K/16)) computes silently wrong values
+// or reads outside the scale: MisLoads for both. The scale's absence is
+// CQ-NVFP4-TENSORS, so it is not judged here.
+void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+  if (!w) return;
+  std::string msg;
+  const auto& ws = shape_of(*w);
+  if (ws.size() != 2) {
+    msg = "comfy-kitchen's nvfp4 weight is 2-D [N16, K16/2], got " + shape_str(*w);
+  } else if (ws[0] % 16 != 0 || ws[1] % 8 != 0) {
+    msg = "comfy-kitchen pads an nvfp4 weight to [N16, K16/2] (rows a multiple of 16, bytes per row a multiple of 8), "
+          "got " + shape_str(*w);
+  } else if (!s) {
+    return;
+  } else {
+    const auto rows = roundup(ws[0], 128), cols = roundup(ws[1] / 8, 4);
+    if (rows && cols && shape_is(*s, {*rows, *cols})) return;
+    msg = "comfy-kitchen's swizzled nvfp4 weight_scale for weight " + shape_str(*w) + " is (" + roundup_str(ws[0], 128) +
+          ", " + roundup_str(ws[1] / 8, 4) + "), got " + shape_str(*s);
+  }
+  add(out, l, RuleId::QuantNvfp4Layout, layer_where(l.prefix), std::move(msg),
+      {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}),
+       verdict(kKtMisLoads, order::kt_operands(l.index, kKtStepGemm), {})});
+}
+
+// CQ-DTYPE-COMFY-MMAP (§2.1, G23): ComfyUI's own reader knows only these
+// dtype strings; any other (F4, F6_*, F8_E8M0, the FNUZ float8s) raises
+// KeyError when the file is opened, before any layer loads. It is used only
+// with aimdo, so the verdict is a warning. The reader meets the first such
+// tensor in its own order, which may be another layer's; this layer's first
+// offender (in the order below) is what the message names.
+bool comfy_mmap_knows(Dtype d) {
+  switch (d) {
+    case Dtype::F64: case Dtype::F32: case Dtype::F16: case Dtype::BF16: case Dtype::I64: case Dtype::I32:
+    case Dtype::I16: case Dtype::I8: case Dtype::U8: case Dtype::BOOL: case Dtype::F8_E4M3: case Dtype::F8_E5M2:
+    case Dtype::C64: case Dtype::U64: case Dtype::U32: case Dtype::U16:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void check_comfy_mmap(const Layer& l, const TensorTable& t, Sink& out) {
+  std::vector<const TensorRef*> bad;
+  for (std::string_view sfx : {"weight", "weight_scale", "weight_scale_2", "input_scale", "pre_quant_scale"})
+    if (const TensorRef* r = t.find(tensor_name(l, sfx)); r && !comfy_mmap_knows(r->entry->dtype)) bad.push_back(r);
+  if (bad.empty()) return;
+  std::string list;
+  for (const TensorRef* r : bad) list += (list.empty() ? "" : ", ") + quote_name(r->entry->name) + " " + dtype_str(*r);
+  add(out, l, RuleId::QuantDtypeComfyMmap, layer_where(l.prefix),
+      "store nvfp4 data and scales in dtypes ComfyUI's mmap reader knows (U8 for packed data); got " + list,
+      {verdict(kCuMmapKeyError, order::cu_container(bad.front()->file), {{"dtype!r", repr(dtype_str(*bad.front()))}})});
+}
+
+}  // namespace
+
+void check_nvfp4_layer(const Layer& l, const TensorTable& t, Sink& out) {
+  // sglang's order (S9.1, S9.5.1-5, then S19), then the checks only ComfyUI
+  // and kitchen make.
+  check_tensors(l, t, out);
+  check_dtypes(l, t, out);
+  check_global_scale(l, t, out);
+  check_weight_rank(l, t, out);
+  check_shapes(l, t, out);
+  check_pre_quant_scale(l, t, out);
+  check_full_precision(l, out);
+  check_weight_cast(l, t, out);
+  check_layout(l, t, out);
+  check_comfy_mmap(l, t, out);
+}
 
 }  // namespace safespec::quant
