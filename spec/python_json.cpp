@@ -414,4 +414,21 @@ Result<Value, JsonLoadError> loads(std::string_view bytes, LoadLimits limits) {
   return std::move(*v);
 }
 
+Result<Value, JsonLoadError> loads_str(std::string_view utf8, LoadLimits limits) {
+  if (utf8.size() > limits.max_bytes)
+    return JsonLoadError{JsonErrorKind::SizeLimit, limits.max_bytes, 0, 0, 0,
+                         "input of " + std::to_string(utf8.size()) + " bytes exceeds the limit of " +
+                             std::to_string(limits.max_bytes) + " bytes"};
+  // json.loads(str) refuses a leading U+FEFF before scanning (json/__init__.py).
+  if (utf8.substr(0, 3) == "\xef\xbb\xbf")
+    return JsonLoadError{JsonErrorKind::JSONDecodeError, 0, 0, 1, 1,
+                         "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"};
+  auto decoded = decode_utf8(utf8, 0);
+  if (!decoded) return decoded.error();
+  Scanner scanner(decoded.value(), std::min(limits.max_depth, kDepthCap));
+  auto v = scanner.document();
+  if (!v) return *scanner.error;
+  return std::move(*v);
+}
+
 }  // namespace safespec::py

@@ -79,6 +79,11 @@ struct LoadLimits {
 // None, NaN/Infinity/-Infinity double.
 Result<Value, JsonLoadError> loads(std::string_view bytes, LoadLimits limits = {});
 
+// json.loads(str) for a str given as UTF-8 (a safetensors metadata value):
+// no encoding detection, and a leading U+FEFF is a JSONDecodeError ("Unexpected
+// UTF-8 BOM ..."), where loads(bytes) would skip it.
+Result<Value, JsonLoadError> loads_str(std::string_view utf8, LoadLimits limits = {});
+
 // A raised Python exception: type name and str(exception).
 struct PyException {
   std::string type;     // "ValueError", "TypeError", "OverflowError"

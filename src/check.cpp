@@ -3,8 +3,12 @@
 #include <algorithm>
 
 #include "spec/format_rules.hpp"
+#include "spec/quant/analyze.hpp"
 #include "src/load.hpp"
+#include "src/marker_reader.hpp"
 #include "src/shard_index.hpp"
+#include "src/tensor_data.hpp"
+#include "src/verdicts.hpp"
 
 namespace safespec {
 
@@ -27,7 +31,7 @@ std::string_view FileReport::reference_verdict() const {
 }
 
 FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
-  FileReport report{path, {}, std::nullopt, std::nullopt};
+  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false};
   auto loaded = load_model(path, parser);
   if (!loaded) {
     report.io_error = loaded.error().message;
@@ -53,6 +57,66 @@ std::vector<FileReport> check_path(const std::string& path, Profile profile, Fas
   std::vector<FileReport> out;
   out.push_back(check_safetensors(path, profile, parser));
   return out;
+}
+
+namespace {
+
+// One checkpoint: container verdicts on every file, the quantized-layer
+// analysis over the files that parsed, then each consumer's outcome.
+void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const CheckOptions& o) {
+  std::vector<quant::CheckpointFile> files;
+  std::vector<std::size_t> report_of;
+  for (std::size_t g = 0; g < group.size(); ++g) {
+    FileReport& r = reports[group[g]];
+    attach_container_verdicts(r.findings, g);
+    if (!r.model || r.io_error) continue;
+    auto file = ByteFile::open(r.path);
+    if (!file) {
+      r.io_error = file.error().message;
+      continue;
+    }
+    auto markers = read_markers(file.value(), *r.model);
+    if (!markers) {
+      r.io_error = markers.error().message;
+      continue;
+    }
+    files.push_back(quant::CheckpointFile{r.path, &*r.model, std::move(markers).value()});
+    report_of.push_back(group[g]);
+  }
+  std::unique_ptr<quant::TensorData> data = o.data ? make_tensor_data(files) : nullptr;
+  quant::Analysis a = quant::analyze(files, data.get());
+  for (quant::LocatedFinding& lf : a.findings) reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
+  std::vector<FileReport*> judged;
+  for (std::size_t i : group)
+    if (!reports[i].io_error) judged.push_back(&reports[i]);
+  judge(judged, a.sglang_config);
+}
+
+}  // namespace
+
+std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& o,
+                                    FastHeaderParser& parser) {
+  std::vector<FileReport> reports;
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::size_t> loose;
+  for (const std::string& path : paths) {
+    if (is_index_path(path)) {
+      std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser);
+      std::vector<std::size_t> group;
+      for (std::size_t i = 0; i < shard_reports.size(); ++i) {
+        if (i > 0) group.push_back(reports.size());  // the index's own report is not a safetensors file
+        reports.push_back(std::move(shard_reports[i]));
+      }
+      groups.push_back(std::move(group));
+      continue;
+    }
+    (o.separate ? groups.emplace_back() : loose).push_back(reports.size());
+    reports.push_back(check_safetensors(path, o.profile, parser));
+  }
+  if (!loose.empty()) groups.push_back(std::move(loose));
+  for (const auto& group : groups) check_checkpoint(reports, group, o);
+  for (FileReport& r : reports) apply_profile(r, o.profile);
+  return reports;
 }
 
 }  // namespace safespec

@@ -1,6 +1,7 @@
 // `safespec check`: a path in, a report of all its findings out.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,11 +13,25 @@
 
 namespace safespec {
 
+// What one consumer does with a file (issue 3, "Consumers as profiles").
+struct Outcome {
+  bool loads = true;
+  std::string error;    // exception class or error variant of its first rejection
+  std::string message;  // that rejection's exact message
+  std::string config;   // sglang only, when it loads: the config its resolution picks ("None": not quantized)
+  std::vector<RuleId> mis_loads;  // findings it loads silently wrong
+  std::vector<RuleId> warns;      // findings it logs
+};
+
 struct FileReport {
   std::string path;
   Findings findings;
   std::optional<std::string> io_error;  // set: the file could not be read (exit 2)
   std::optional<Model> model;           // set when the header parsed
+  // Per consumer (kConsumers order), for .safetensors files: safetensors
+  // judges the file alone, the others the checkpoint the file belongs to.
+  std::array<Outcome, 4> consumers{};
+  bool judged = false;  // consumers is filled in
 
   bool ok() const;  // readable and no error findings
   // The reference reader's verdict: its error variant for the first failure
@@ -33,5 +48,19 @@ FileReport check_safetensors(const std::string& path, Profile profile, FastHeade
 std::vector<FileReport> check_path(const std::string& path, Profile profile, FastHeaderParser& parser);
 
 bool is_index_path(const std::string& path);
+
+struct CheckOptions {
+  Profile profile = Profile::Strict;
+  bool data = false;      // run the --data rules (reads tensor bytes)
+  bool separate = false;  // each loose path is its own checkpoint
+};
+
+// `safespec check`: every path's reports (check_path), with the files of one
+// checkpoint analysed together for their quantized layers. A shard index is
+// one checkpoint; the loose .safetensors paths form another (as sglang reads
+// a list of paths), or one each with `separate`. Each report ends judged and
+// seen through the profile (src/verdicts.hpp).
+std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& options,
+                                    FastHeaderParser& parser);
 
 }  // namespace safespec

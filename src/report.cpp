@@ -23,6 +23,55 @@ std::string shape_json(const std::vector<std::uint64_t>& shape) {
   return s + "]";
 }
 
+// " [sglang: rejects, comfyui: mis-loads]": what the consumers other than the
+// reference reader (already named by [reference: ...]) do because of f.
+std::string effects_text(const Finding& f) {
+  std::string out;
+  for (const Verdict& v : f.verdicts) {
+    if (v.consumer == Consumer::Safetensors) continue;
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", consumer_name(v.consumer), effect_name(v.effect));
+  }
+  return out.empty() ? out : " [" + out + "]";
+}
+
+// {"sglang":"rejects",...}: every consumer the finding affects.
+std::string effects_json(const Finding& f) {
+  std::string out = "{";
+  for (const Verdict& v : f.verdicts)
+    out += fmt::format("{}{}:\"{}\"", out.size() > 1 ? "," : "", json_string(consumer_name(v.consumer)),
+                       effect_name(v.effect));
+  return out + "}";
+}
+
+std::string rule_list(const std::vector<RuleId>& rules) {
+  std::string out;
+  for (RuleId id : rules) out += (out.empty() ? "" : ", ") + std::string(rule_name(id));
+  return out;
+}
+
+std::string outcome_text(const Outcome& o) {
+  std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
+  if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
+  if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
+  if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
+  return out;
+}
+
+std::string rule_array(const std::vector<RuleId>& rules) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < rules.size(); ++i) out += (i ? "," : "") + json_string(rule_name(rules[i]));
+  return out + "]";
+}
+
+std::string outcome_json(const Outcome& o, Consumer c) {
+  std::string out = fmt::format("{{\"loads\":{}", o.loads ? "true" : "false");
+  if (!o.loads) out += fmt::format(",\"error\":{},\"message\":{}", json_string(o.error), json_string(o.message));
+  if (c == Consumer::Sglang && o.loads) out += ",\"config\":" + json_string(o.config);
+  if (!o.mis_loads.empty()) out += ",\"mis_loads\":" + rule_array(o.mis_loads);
+  if (!o.warns.empty()) out += ",\"warns\":" + rule_array(o.warns);
+  return out + "}";
+}
+
 }  // namespace
 
 std::string render_check_text(const std::vector<FileReport>& reports, Profile profile) {
@@ -37,12 +86,10 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
     out += fmt::format("{}: {} ({} error{}, {} warning{}, profile {})\n", r.path, r.ok() ? "OK" : "FAIL", errors,
                        errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", profile_name(profile));
     for (const Finding& f : r.findings)
-      out += fmt::format("  {:<7} {} at {}: {} [reference: {}]\n", severity_name(f.severity), rule_name(f.rule),
-                         f.where, f.message, reference_of(f));
-    if (is_index_path(r.path)) continue;
-    const Finding* first = r.reference_failure();
-    out += first ? fmt::format("  verdict safetensors: rejects ({}: {})\n", rule_info(first->rule).reference, first->message)
-                 : std::string("  verdict safetensors: loads\n");
+      out += fmt::format("  {:<7} {} at {}: {} [reference: {}]{}\n", severity_name(f.severity), rule_name(f.rule),
+                         f.where, f.message, reference_of(f), effects_text(f));
+    if (!r.judged) continue;
+    for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[static_cast<std::size_t>(c)]) + "\n";
   }
   return out;
 }
@@ -57,16 +104,17 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     out += ",\"findings\":[";
     for (std::size_t k = 0; k < r.findings.size(); ++k) {
       const Finding& f = r.findings[k];
-      out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"message\":{},\"reference\":\"{}\"}}",
+      out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"message\":{},\"reference\":\"{}\",\"consumers\":{}}}",
                          k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where),
-                         json_string(f.message), reference_of(f));
+                         json_string(f.message), reference_of(f), effects_json(f));
     }
     out += ']';
-    if (!r.io_error && !is_index_path(r.path)) {
-      const Finding* first = r.reference_failure();
-      out += first ? fmt::format(",\"consumers\":{{\"safetensors\":{{\"loads\":false,\"error\":\"{}\",\"message\":{}}}}}",
-                                 rule_info(first->rule).reference, json_string(first->message))
-                   : std::string(",\"consumers\":{\"safetensors\":{\"loads\":true}}");
+    if (r.judged) {
+      out += ",\"consumers\":{";
+      for (Consumer c : kConsumers)
+        out += fmt::format("{}{}:{}", c == Consumer::Safetensors ? "" : ",", json_string(consumer_name(c)),
+                           outcome_json(r.consumers[static_cast<std::size_t>(c)], c));
+      out += '}';
     }
     out += '}';
   }

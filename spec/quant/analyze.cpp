@@ -1,7 +1,154 @@
+// The whole quantized-layer spec over one checkpoint: collect the markers
+// (markers.cpp), resolve sglang's config (resolution.cpp), then every layer
+// through the checks every format shares and its own format's module.
 #include "spec/quant/analyze.hpp"
+
+#include <set>
+
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/markers.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quant/resolution.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
 
-Analysis analyze(std::span<const CheckpointFile>, const TensorData*) { return {}; }
+namespace {
+
+using C = Consumer;
+using E = Effect;
+
+constexpr MessageTemplate kCuMissingWeight{C::Comfyui, E::Warns, "warning", "Missing weight for layer {layer_name}",
+                                           "comfy/ops.py:1137 (C6)"};
+constexpr MessageTemplate kCuUnknownFormat{C::Comfyui, E::Rejects, "ValueError",
+                                           "Unknown quantization format for layer {layer_name}", "comfy/ops.py:1165-1166 (C10)"};
+constexpr MessageTemplate kCuKeyError{C::Comfyui, E::Rejects, "KeyError", "{format!r}", "comfy/ops.py:1168 (C11)"};
+constexpr MessageTemplate kCuUnhashable{C::Comfyui, E::Rejects, "TypeError", "unhashable type: '{type}'",
+                                        "comfy/ops.py:1168 (C11, Python's own message)"};
+
+// QUANT_ALGOS of ComfyUI at CL (CU plus awq_w4a16); mxfp8 needs a
+// comfy-kitchen that exports it (L13), which the pinned 0.2.27 does.
+constexpr std::string_view kComfyFormats[] = {"float8_e4m3fn",   "float8_e5m2",  "nvfp4",          "mxfp8",
+                                              "int8_tensorwise", "convrot_w4a4", "asym_w4a8_int8", "awq_w4a16"};
+
+bool comfy_knows(std::string_view f) {
+  for (std::string_view k : kComfyFormats)
+    if (k == f) return true;
+  return false;
+}
+
+// C6: ComfyUI warns and leaves the marker and scales as unexpected keys;
+// sglang's S9.1 (in each module) rejects the validated formats.
+void check_orphan(const Layer& l, const TensorTable& t, Sink& out) {
+  if (t.find(tensor_name(l, "weight"))) return;
+  out.add(l.file, RuleId::QuantMarkerOrphan, layer_where(l.prefix),
+          "expected the marked layer to have a tensor " + quote_name(tensor_name(l, "weight")) + ", found none",
+          {verdict(kCuMissingWeight, order::cu_layer(l.index, 0), {{"layer_name", comfy_layer_name(l.prefix)}})});
+}
+
+// C10, C11; sglang judges formats only at resolution (S11).
+void check_format(const Layer& l, Sink& out) {
+  const py::Value* f = get(*l.marker, "format");
+  const CheckOrder at = order::cu_layer(l.index, 1);
+  if (!f || std::holds_alternative<py::None>(f->data)) {
+    out.add(l.file, RuleId::QuantFormatMissing, layer_where(l.prefix), "expected a \"format\" key, found none",
+            {verdict(kCuUnknownFormat, at, {{"layer_name", comfy_layer_name(l.prefix)}})});
+    return;
+  }
+  const auto* s = std::get_if<std::string>(&f->data);
+  if (s && comfy_knows(*s)) return;
+  const std::string_view type = type_name(*f);
+  const bool unhashable = type == "list" || type == "dict";
+  out.add(l.file, RuleId::QuantFormatUnknown, layer_where(l.prefix),
+          "expected a format ComfyUI knows, found " + py::repr(*f),
+          {unhashable ? verdict(kCuUnhashable, at, {{"type", std::string(type)}})
+                      : verdict(kCuKeyError, at, {{"format!r", py::repr(*f)}})});
+}
+
+// §1.5: the JSON type of each known key. Consumers coerce a wrong type in
+// different ways (sglang int()/str(), ComfyUI passes it on), so a wrong type
+// is where they start to disagree.
+void check_key_types(const Layer& l, Sink& out) {
+  struct Key {
+    std::string_view name;
+    std::string_view type;
+  };
+  static constexpr Key kKeys[] = {{"format", "str"},        {"full_precision_matrix_mult", "bool"},
+                                  {"convrot", "bool"},      {"convrot_groupsize", "int"},
+                                  {"linear_dtype", "str"},  {"group_size", "int"},
+                                  {"params", "dict"},       {"num_experts", "int"}};
+  for (const Key& k : kKeys) {
+    const py::Value* v = get(*l.marker, k.name);
+    if (!v || type_name(*v) == k.type) continue;
+    if (k.name == "format" && std::holds_alternative<py::None>(v->data)) continue;  // CQ-FORMAT-MISSING
+    out.add(l.file, RuleId::QuantKeyType, layer_where(l.prefix),
+            "expected \"" + std::string(k.name) + "\" to be a JSON " + std::string(k.type == "str" ? "string" : k.type == "dict" ? "object" : k.type == "int" ? "integer" : "boolean") +
+                ", found " + py::repr(*v),
+            {});
+  }
+}
+
+// G4: ComfyUI falls back to params, sglang never reads it.
+void check_params(const Layer& l, Sink& out) {
+  const py::Value* params = get(*l.marker, "params");
+  if (!params || !is_dict(*params)) return;
+  for (std::string_view key : {"convrot", "convrot_groupsize", "linear_dtype", "group_size"}) {
+    const py::Value* nested = get(*params, key);
+    if (!nested || get(*l.marker, key)) continue;
+    out.add(l.file, RuleId::QuantParamsNested, layer_where(l.prefix),
+            "expected \"" + std::string(key) + "\" at the marker's top level, found it only in params (" +
+                py::repr(*nested) + "): ComfyUI uses it, sglang uses its default",
+            {Verdict{C::Sglang, E::MisLoads, "", "", order::sg_layer(l.index, 0)}});
+  }
+}
+
+void check_format_module(const Layer& l, const TensorTable& t, Sink& out) {
+  const std::string& f = l.format;
+  if (f == "float8_e4m3fn" || f == "float8_e5m2") check_fp8_layer(l, t, out);
+  else if (f == "nvfp4") check_nvfp4_layer(l, t, out);
+  else if (f == "mxfp8") check_mxfp8_layer(l, t, out);
+  else if (f == "int8_tensorwise") check_int8_layer(l, t, out);
+  else if (f == "convrot_w4a4") check_w4a4_layer(l, t, out);
+  else if (f == "asym_w4a8_int8") check_w4a8_layer(l, t, out);
+  else if (f == "awq_w4a16") check_awq_layer(l, t, out);
+}
+
+// Whether sglang gets through every check: no finding carries an sglang
+// rejection.
+bool sglang_accepts(const std::vector<LocatedFinding>& findings) {
+  for (const LocatedFinding& lf : findings) {
+    const Verdict* v = lf.finding.verdict(C::Sglang);
+    if (v && v->effect == E::Rejects) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data) {
+  Sink sink;
+  const TensorTable table(files);
+  Collected collected = collect_markers(files, table, sink);
+  std::set<std::string> format_set;
+  for (const Layer& l : collected.layers) format_set.insert(l.format);
+  const std::vector<std::string> formats(format_set.begin(), format_set.end());
+  const std::string_view config = resolve_config(formats);
+  for (Layer& l : collected.layers) l.sglang_config = config;
+  for (const Layer& l : collected.layers) {
+    check_orphan(l, table, sink);
+    check_format(l, sink);
+    check_key_types(l, sink);
+    check_params(l, sink);
+    check_format_module(l, table, sink);
+    check_layer_k_bound(l, table, sink);
+    if (data) check_layer_data(l, table, *data, sink);
+  }
+  check_resolution(collected.layers, table, formats, sink);
+  Analysis a;
+  a.findings = std::move(sink.findings());
+  if (sglang_accepts(a.findings)) a.sglang_config = std::string(config);
+  return a;
+}
 
 }  // namespace safespec::quant

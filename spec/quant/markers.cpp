@@ -1,7 +1,355 @@
+// Phases 1-2 of sglang's inspector and ComfyUI's convert_old_quants: where
+// each layer's marker comes from, in which order, and what makes a marker
+// unreadable or contradictory (comfy-quant-markers.md §1, §3.1-§3.2, §4.1).
 #include "spec/quant/markers.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "spec/python_json.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
+#include "spec/utf8.hpp"
 
 namespace safespec::quant {
 
-Collected collect_markers(std::span<const CheckpointFile>, const TensorTable&, Sink&) { return {}; }
+namespace {
+
+using C = Consumer;
+using E = Effect;
+
+// sglang, quantization_utils.py (inspect_comfy_quant_markers).
+constexpr MessageTemplate kSgQmetaJson{C::Sglang, E::Rejects, "ValueError", "Invalid _quantization_metadata in {path}",
+                                       "quantization_utils.py:127 (S3.1)"};
+constexpr MessageTemplate kSgQmetaObject{C::Sglang, E::Rejects, "ValueError",
+                                         "_quantization_metadata in {path} must contain an object",
+                                         "quantization_utils.py:131 (S3.2)"};
+constexpr MessageTemplate kSgQmetaLayers{C::Sglang, E::Rejects, "ValueError",
+                                         "_quantization_metadata in {path} must contain a layers object",
+                                         "quantization_utils.py:136 (S3.3)"};
+constexpr MessageTemplate kSgQmetaLayer{C::Sglang, E::Rejects, "ValueError",
+                                        "Comfy quantization metadata for {prefix!r} must be an object",
+                                        "quantization_utils.py:141 (S3.4)"};
+constexpr MessageTemplate kSgConflict{C::Sglang, E::Rejects, "ValueError",
+                                      "Conflicting Comfy quantization markers for {prefix!r}",
+                                      "quantization_utils.py:146, 177 (S3.4, S6.3)"};
+constexpr MessageTemplate kSgMarkerJson{C::Sglang, E::Rejects, "ValueError",
+                                        "Invalid Comfy quantization marker {key!r} in {path}",
+                                        "quantization_utils.py:167 (S6.1)"};
+constexpr MessageTemplate kSgMarkerObject{C::Sglang, E::Rejects, "ValueError",
+                                          "Comfy quantization marker {key!r} must contain a JSON object",
+                                          "quantization_utils.py:171 (S6.2)"};
+constexpr MessageTemplate kSgMxfp8{
+    C::Sglang, E::Rejects, "ValueError",
+    "MXFP8 layer {prefix!r} has incompatible weight/scale metadata: {weight_meta} and {scale_meta}",
+    "quantization_utils.py:181-196 (S7)"};
+constexpr MessageTemplate kSgMissing{C::Sglang, E::Rejects, "ValueError",
+                                     "Quantized weights are missing comfy_quant metadata: {sorted(missing)[:5]}",
+                                     "quantization_utils.py:198-203 (S8)"};
+// ComfyUI (C2.1, C7) raises Python's own exceptions: their messages are
+// CPython 3.11's and are not part of ComfyUI's contract (§6.12).
+constexpr MessageTemplate kCuNoLayers{C::Comfyui, E::Rejects, "KeyError", "'layers'", "comfy/utils.py:1457 (C2.1)"};
+constexpr MessageTemplate kCuAttribute{C::Comfyui, E::Rejects, "AttributeError", "'{type}' object has no attribute '{attr}'",
+                                       "comfy/utils.py:1457-1459, comfy/ops.py:1154-1160 (C2.1, C7)"};
+
+// Python 3.11's TypeError for obj["layers"] on a non-dict (C2.1).
+std::string subscript_error(const py::Value& v) {
+  const std::string_view t = type_name(v);
+  if (t == "list") return "list indices must be integers or slices, not str";
+  if (t == "str") return "string indices must be integers, not 'str'";
+  return "'" + std::string(t) + "' object is not subscriptable";
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string ascii_lower(std::string s) {
+  // Python's str.lower() differs only outside ASCII, where no character
+  // lowers into "mxfp8", the one value S7 compares against.
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+const std::string* metadata_value(const Header& h, std::string_view key) {
+  for (const auto& [k, v] : h.metadata)
+    if (k == key) return &v;
+  return nullptr;
+}
+
+// A Python exception from json.loads, as a verdict.
+Verdict python_error(C consumer, const py::JsonLoadError& e, CheckOrder order) {
+  return Verdict{consumer, E::Rejects, std::string(py::kind_name(e.kind)), e.message, order};
+}
+
+class Collector {
+ public:
+  Collector(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out)
+      : files_(files), tensors_(tensors), out_(out) {}
+
+  Collected run() {
+    for (std::size_t f = 0; f < files_.size(); ++f) scan_file(f);
+    global_mxfp8();
+    missing_markers();
+    return std::move(c_);
+  }
+
+ private:
+  std::span<const CheckpointFile> files_;
+  const TensorTable& tensors_;
+  Sink& out_;
+  Collected c_;
+  std::unordered_map<std::string, std::size_t> by_prefix_;
+  std::set<std::string> tracked_;  // S5, sorted for S7 and S8
+  std::set<std::string> global_formats_;
+  // Layers ComfyUI sees marked in a file through _quantization_metadata,
+  // which overwrites that file's tensor markers (M6).
+  std::set<std::pair<std::size_t, std::string>> comfy_metadata_layers_;
+  bool legacy_ = false;
+
+  void scan_file(std::size_t f) {
+    const Header& h = files_[f].model->header;
+    if (const std::string* q = metadata_value(h, "quant_format"); q && !q->empty())
+      global_formats_.insert(ascii_lower(*q));  // S2
+    const std::string* qmeta = metadata_value(h, "_quantization_metadata");
+    if (qmeta) scan_metadata(f, *qmeta);  // S3
+    for (const TensorEntry& t : h.tensors) {
+      constexpr std::string_view weight = ".weight";
+      if (ends_with(t.name, weight) && (t.dtype == Dtype::F8_E4M3 || t.dtype == Dtype::I8 || t.dtype == Dtype::U8))
+        tracked_.insert(t.name.substr(0, t.name.size() - weight.size()));  // S5
+      if (!qmeta && (t.name == "scaled_fp8" || ends_with(t.name, ".scaled_fp8"))) legacy(f, t);
+    }
+    const auto& markers = files_[f].markers;
+    for (std::size_t i = 0; i < markers.size(); ++i) scan_tensor_marker(f, i, markers[i]);  // S6
+  }
+
+  void scan_metadata(std::size_t f, const std::string& text) {
+    const std::string& path = files_[f].path;
+    const std::string where = "__metadata__ '_quantization_metadata'";
+    auto parsed = py::loads_str(text, py::LoadLimits{kMaxMarkerBytes * 16, 995});
+    if (!parsed) {
+      const py::JsonLoadError& e = parsed.error();
+      if (e.kind == py::JsonErrorKind::SizeLimit) {
+        // Past safespec's bound: what the consumers do is not simulated.
+        out_.add(f, RuleId::QuantMetaJson, where, "expected _quantization_metadata to be JSON, found " + e.what(), {});
+        return;
+      }
+      // sglang catches JSONDecodeError only; anything else propagates as is.
+      Verdict sg = e.kind == py::JsonErrorKind::JSONDecodeError
+                       ? verdict(kSgQmetaJson, order::sg_qmeta(f, 0), {{"path", path}})
+                       : python_error(C::Sglang, e, order::sg_qmeta(f, 0));
+      out_.add(f, RuleId::QuantMetaJson, where,
+               "expected _quantization_metadata to be JSON, found " + e.what(),
+               {std::move(sg), python_error(C::Comfyui, e, order::cu_convert(f, 0))});
+      return;
+    }
+    const py::Value& doc = parsed.value();
+    if (!is_dict(doc)) {
+      out_.add(f, RuleId::QuantMetaNotObject, where,
+               "expected _quantization_metadata to be a JSON object, found a " + std::string(type_name(doc)),
+               {verdict(kSgQmetaObject, order::sg_qmeta(f, 1), {{"path", path}}),
+                Verdict{C::Comfyui, E::Rejects, "TypeError", subscript_error(doc), order::cu_convert(f, 1)}});
+      return;
+    }
+    const py::Value* layers = get(doc, "layers");
+    if (!layers || !is_dict(*layers)) {
+      // ComfyUI indexes ["layers"] (KeyError when absent) and then iterates
+      // .items() (CU utils.py:1456-1459; the call is inferred from M6).
+      Verdict cu = layers ? verdict(kCuAttribute, order::cu_convert(f, 2),
+                                    {{"type", std::string(type_name(*layers))}, {"attr", "items"}})
+                          : verdict(kCuNoLayers, order::cu_convert(f, 2), {});
+      out_.add(f, RuleId::QuantMetaLayers, where,
+               layers ? "expected _quantization_metadata.layers to be an object, found a " +
+                            std::string(type_name(*layers))
+                      : "expected _quantization_metadata to have a layers object, found none",
+               {verdict(kSgQmetaLayers, order::sg_qmeta(f, 2), {{"path", path}}), std::move(cu)});
+      return;
+    }
+    const auto& entries = std::get<py::Dict>(layers->data).items;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      const auto* name = std::get_if<std::string>(&entries[i].key.data);
+      if (!name) continue;  // json.loads keys are always str
+      const py::Value& marker = entries[i].value;
+      comfy_metadata_layers_.emplace(f, *name);
+      if (!is_dict(marker)) {
+        // ComfyUI writes json.dumps(entry) as the marker tensor and fails
+        // when the layer reads it (C7).
+        out_.add(f, RuleId::QuantMetaLayerNotObject, where + " layer " + quote_name(*name),
+                 "expected the layer entry to be an object, found a " + std::string(type_name(marker)),
+                 {verdict(kSgQmetaLayer, order::sg_qmeta_layer(f, i), {{"prefix!r", repr(*name)}}),
+                  verdict(kCuAttribute, order::cu_layer(c_.layers.size(), 0),
+                          {{"type", std::string(type_name(marker))}, {"attr", "get"}})});
+        continue;  // sglang raised at the first; safespec lists every one
+      }
+      store(f, *name, marker, order::sg_qmeta_layer(f, i), "_quantization_metadata");
+    }
+  }
+
+  void scan_tensor_marker(std::size_t f, std::size_t i, const MarkerBytes& mb) {
+    const std::string where = tensor_where(mb.tensor);
+    const std::string prefix = mb.tensor.substr(0, mb.tensor.size() - std::min(mb.tensor.size(), kMarkerSuffix.size()));
+    const TensorRef* ref = tensors_.find(mb.tensor);
+    if (ref && (ref->entry->dtype != Dtype::U8 || ref->entry->shape.size() != 1))
+      out_.add(f, RuleId::QuantMarkerDtype, where,
+               "expected a 1-D U8 marker tensor, found " + dtype_str(*ref) + shape_str(*ref), {});
+    if (!mb.read) {
+      // safespec does not parse it, so it cannot say what the consumers do.
+      out_.add(f, RuleId::QuantMarkerTooLarge, where,
+               "expected marker data of at most " + std::to_string(kMaxMarkerBytes) +
+                   " bytes inside the file, found data that is larger or lies outside the file",
+               {});
+      return;
+    }
+    // ComfyUI never reads a tensor marker that the same file's metadata
+    // replaces (M6).
+    const bool comfy_reads = !comfy_metadata_layers_.count({f, prefix});
+    auto parsed = py::loads(mb.bytes, py::LoadLimits{kMaxMarkerBytes, 995});
+    if (!parsed) {
+      const py::JsonLoadError& e = parsed.error();
+      const bool caught = e.kind == py::JsonErrorKind::JSONDecodeError || e.kind == py::JsonErrorKind::UnicodeDecodeError;
+      std::vector<Verdict> v{caught ? verdict(kSgMarkerJson, order::sg_tensor_marker(f, i),
+                                              {{"key!r", repr(mb.tensor)}, {"path", files_[f].path}})
+                                    : python_error(C::Sglang, e, order::sg_tensor_marker(f, i))};
+      if (comfy_reads) v.push_back(python_error(C::Comfyui, e, order::cu_layer(c_.layers.size(), 0)));
+      out_.add(f, RuleId::QuantMarkerJson, where, "expected the marker bytes to be JSON, found " + e.what(),
+               std::move(v));
+      return;
+    }
+    check_encoding(f, where, mb.bytes);
+    py::Value& marker = parsed.value();
+    if (!is_dict(marker)) {
+      std::vector<Verdict> v{verdict(kSgMarkerObject, order::sg_tensor_marker(f, i), {{"key!r", repr(mb.tensor)}})};
+      if (comfy_reads)
+        v.push_back(verdict(kCuAttribute, order::cu_layer(c_.layers.size(), 0),
+                            {{"type", std::string(type_name(marker))}, {"attr", "get"}}));
+      out_.add(f, RuleId::QuantMarkerNotObject, where,
+               "expected the marker to be a JSON object, found a " + std::string(type_name(marker)), std::move(v));
+      return;
+    }
+    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), "tensor " + quote_name(mb.tensor));
+  }
+
+  void check_encoding(std::size_t f, const std::string& where, const std::string& bytes) {
+    std::string problem;
+    if (bytes.substr(0, 3) == "\xef\xbb\xbf") problem = "a UTF-8 byte order mark";
+    else if (auto bad = first_invalid_utf8(bytes)) problem = "bytes that are not UTF-8 from byte " + std::to_string(*bad);
+    if (!problem.empty())
+      out_.add(f, RuleId::QuantMarkerEncoding, where,
+               "expected the marker as json.dumps writes it (UTF-8, no BOM, no surrogates), found " + problem, {});
+  }
+
+  void store(std::size_t f, const std::string& prefix, py::Value marker, CheckOrder sg_order, const std::string& source) {
+    auto it = by_prefix_.find(prefix);
+    if (it == by_prefix_.end()) {
+      c_.values.push_back(std::move(marker));
+      const py::Value* stored = &c_.values.back();
+      by_prefix_.emplace(prefix, c_.layers.size());
+      c_.layers.push_back(Layer{prefix, stored, c_.layers.size(), f, sglang_format(*stored), {}});
+      return;
+    }
+    const Layer& first = c_.layers[it->second];
+    if (!py::py_equal(*first.marker, marker)) {
+      // ComfyUI keeps the metadata's declaration within a file (M6) and
+      // merges files key by key, so it loads one of them without a word.
+      out_.add(f, RuleId::QuantMarkerConflict, layer_where(prefix),
+               "expected every declaration of the layer to be equal, found " + source + " = " + py::repr(marker) +
+                   " after " + py::repr(*first.marker),
+               {verdict(kSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
+    }
+  }
+
+  void legacy(std::size_t f, const TensorEntry& t) {
+    if (legacy_) return;
+    legacy_ = true;
+    out_.add(f, RuleId::QuantLegacyScaledFp8, tensor_where(t.name),
+             "expected comfy_quant markers, found a legacy scaled_fp8 marker: ComfyUI converts it (M8), sglang "
+             "does not and sees unmarked fp8 weights (G22)",
+             {});
+  }
+
+  // S7: quant_format mxfp8 marks every tracked weight without a marker.
+  void global_mxfp8() {
+    if (global_formats_ != std::set<std::string>{"mxfp8"}) return;
+    std::size_t i = 0;
+    for (const std::string& prefix : tracked_) {  // upstream iterates a set: order not recorded (§8); sorted here
+      const TensorRef* w = tensors_.find(prefix + ".weight");
+      const TensorRef* s = tensors_.find(prefix + ".weight_scale");
+      if (!w) continue;
+      const auto& shape = w->entry->shape;
+      const bool ok = w->entry->dtype == Dtype::F8_E4M3 && shape.size() == 2 && shape[1] % 32 == 0 && s &&
+                      s->entry->dtype == Dtype::U8 && s->entry->shape.size() == 2 && s->entry->shape[0] == shape[0] &&
+                      s->entry->shape[1] == shape[1] / 32;
+      if (!ok)
+        out_.add(w->file, RuleId::QuantMxfp8Global, layer_where(prefix),
+                 "expected quant_format mxfp8 layers to have a 2-D F8_E4M3 weight with K % 32 == 0 and a U8 "
+                 "(N, K/32) weight_scale, found " + meta_repr(w) + " and " + meta_repr(s),
+                 {verdict(kSgMxfp8, order::sg_mxfp8_global(i),
+                          {{"prefix!r", repr(prefix)}, {"weight_meta", meta_repr(w)}, {"scale_meta", meta_repr(s)}})});
+      if (!by_prefix_.count(prefix)) {
+        c_.values.push_back(py::dict({{"format", "mxfp8"}}));
+        by_prefix_.emplace(prefix, c_.layers.size());
+        c_.layers.push_back(Layer{prefix, &c_.values.back(), c_.layers.size(), w->file, "mxfp8", {}});
+        synthesized_.insert(prefix);
+      }
+      ++i;
+    }
+  }
+  std::set<std::string> synthesized_;
+
+  bool has_scale(const std::string& prefix) const {
+    for (std::string_view s : {".weight_scale", ".weight_s_rel", ".weight_s_channel", ".weight_scale_2", ".scale_weight"})
+      if (tensors_.find(prefix + std::string(s))) return true;
+    return false;
+  }
+
+  // S8 for sglang; C8 for ComfyUI, which value-casts an unmarked weight and
+  // drops its scale. A plain fp8 or int8 cast without any scale tensor is
+  // loaded as intended by ComfyUI, so only a weight with a scale beside it is
+  // a ComfyUI mis-load. ComfyUI also casts F8_E5M2, which sglang never tracks.
+  void missing_markers() {
+    std::vector<std::string> missing;
+    for (const std::string& p : tracked_)
+      if (!by_prefix_.count(p)) missing.push_back(p);
+    std::set<std::string> comfy;
+    for (std::string_view name : tensors_.names()) {
+      constexpr std::string_view weight = ".weight";
+      if (!ends_with(name, weight)) continue;
+      const TensorRef* t = tensors_.find(name);
+      const Dtype d = t->entry->dtype;
+      if (d != Dtype::F8_E4M3 && d != Dtype::F8_E5M2 && d != Dtype::I8 && d != Dtype::U8) continue;
+      std::string prefix(name.substr(0, name.size() - weight.size()));
+      const bool comfy_marked = by_prefix_.count(prefix) && !synthesized_.count(prefix);
+      if (!comfy_marked && !(legacy_ && tensors_.find(prefix + ".scale_weight")) && has_scale(prefix))
+        comfy.insert(std::move(prefix));
+    }
+    std::set<std::string> all(missing.begin(), missing.end());
+    all.insert(comfy.begin(), comfy.end());
+    bool first = true;
+    for (const std::string& p : all) {
+      const TensorRef* w = tensors_.find(p + ".weight");
+      std::vector<Verdict> v;
+      const bool sg = std::binary_search(missing.begin(), missing.end(), p);
+      if (sg && first) {
+        v.push_back(verdict(kSgMissing, order::sg_missing_markers(), {{"sorted(missing)[:5]", sorted_list_repr(missing, 5)}}));
+        first = false;
+      }
+      if (comfy.count(p)) v.push_back(Verdict{C::Comfyui, E::MisLoads, "", "", order::cu_layer(SIZE_MAX, 0)});
+      out_.add(w ? w->file : 0, RuleId::QuantMarkerMissing, layer_where(p),
+               "expected a comfy_quant marker for the quantized weight " + quote_name(p + ".weight") + " (" +
+                   (w ? dtype_str(*w) : std::string("?")) + "), found none",
+               std::move(v));
+    }
+  }
+};
+
+}  // namespace
+
+Collected collect_markers(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out) {
+  return Collector(files, tensors, out).run();
+}
 
 }  // namespace safespec::quant

@@ -17,7 +17,7 @@ std::string_view resolve_config(const std::vector<std::string>& sorted_formats);
 
 // S11's NotImplementedError and each config constructor's refusal of a
 // marker it does not take (CQ-SGLANG-FORMATS, CQ-SGLANG-COMPANION).
-void check_resolution(const std::vector<Layer>& layers, const std::vector<std::string>& sorted_formats,
-                      std::size_t file_of_first, Sink& out);
+void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,
+                      const std::vector<std::string>& sorted_formats, Sink& out);
 
 }  // namespace safespec::quant

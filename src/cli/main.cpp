@@ -19,11 +19,10 @@ constexpr int kExitOk = 0, kExitFindings = 1, kExitUsage = 2;
 
 void print(const std::string& s) { std::fwrite(s.data(), 1, s.size(), stdout); }
 
-int run_check(const std::vector<std::string>& paths, Profile profile, bool json) {
+int run_check(const std::vector<std::string>& paths, const CheckOptions& options, bool json) {
   FastHeaderParser parser;
-  std::vector<FileReport> reports;
-  for (const std::string& path : paths)
-    for (FileReport& r : check_path(path, profile, parser)) reports.push_back(std::move(r));
+  const std::vector<FileReport> reports = check_paths(paths, options, parser);
+  const Profile profile = options.profile;
   print(json ? render_check_json(reports, profile) : render_check_text(reports, profile));
   bool io = false, failed = false;
   for (const FileReport& r : reports) {
@@ -63,11 +62,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> paths;
   std::string profile_text = "strict";
   bool json = false;
+  CheckOptions options;
   CLI::App* check = app.add_subcommand("check", "Check files against the spec; exit 1 on any error finding");
-  check->add_option("paths", paths, "safetensors files, or model.safetensors.index.json shard indexes")->required();
-  check->add_option("--profile", profile_text, "strict (all rules) or safetensors (exactly the reference reader)")
-      ->check(CLI::IsMember({"strict", "safetensors"}));
+  check->add_option("paths", paths,
+                    "safetensors files (read together as one checkpoint), or model.safetensors.index.json shard "
+                    "indexes (one checkpoint each)")
+      ->required();
+  check->add_option("--profile", profile_text,
+                    "strict (every rule, the default), safetensors (exactly the reference reader), or what one "
+                    "consumer does: sglang, comfyui, kitchen")
+      ->check(CLI::IsMember({"strict", "safetensors", "sglang", "comfyui", "kitchen"}));
   check->add_flag("--json", json, "print one JSON document");
+  check->add_flag("--data", options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
+  check->add_flag("--separate", options.separate, "check each .safetensors path as its own checkpoint");
 
   std::string inspect_path;
   bool inspect_json = false;
@@ -90,8 +97,13 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (*check)
-    return run_check(paths, profile_text == "safetensors" ? Profile::Safetensors : Profile::Strict, json);
+  if (*check) {
+    const std::map<std::string, Profile> profiles{{"strict", Profile::Strict},   {"safetensors", Profile::Safetensors},
+                                                  {"sglang", Profile::Sglang},   {"comfyui", Profile::Comfyui},
+                                                  {"kitchen", Profile::Kitchen}};
+    options.profile = profiles.at(profile_text);
+    return run_check(paths, options, json);
+  }
   if (*inspect) return run_inspect(inspect_path, inspect_json);
   if (*rules) {
     print(rules_json ? render_rules_json() : render_rules_text());

@@ -1,0 +1,33 @@
+// From findings to what each consumer does: the container verdicts every
+// reader of the file inherits from the reference reader, each consumer's
+// outcome (its first rejection in its own order), and a profile's view of a
+// report (issue 3, "Consumers as profiles").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "spec/finding.hpp"
+#include "spec/rule_catalogue.hpp"
+#include "src/check.hpp"
+
+namespace safespec {
+
+// Adds to every reference-rule error finding of a file the verdicts of
+// safetensors (its error variant) and of sglang, ComfyUI and comfy-kitchen,
+// which open the file with the reference reader before anything else
+// (S1 safe_open, C1). `file` is the file's position in its checkpoint.
+void attach_container_verdicts(Findings& findings, std::size_t file);
+
+// Fills r.consumers: safetensors from r's own findings; sglang, comfyui and
+// kitchen from every finding of the checkpoint (all its files' reports).
+// sglang_config: quant::Analysis::sglang_config.
+void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config);
+
+// The profile's view: for strict, the report as is; for a consumer profile,
+// only the findings that consumer acts on, in its order, each with that
+// consumer's message and with severity error exactly when it rejects.
+void apply_profile(FileReport& r, Profile p);
+
+}  // namespace safespec
