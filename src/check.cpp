@@ -1,6 +1,8 @@
 #include "src/check.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <memory>
 
 #include "spec/format_rules.hpp"
 #include "spec/quant/analyze.hpp"
@@ -61,21 +63,20 @@ std::vector<FileReport> check_path(const std::string& path, Profile profile, Fas
 
 namespace {
 
+// Where a checkpoint's marker bytes come from: the files on disk, or memory.
+using MarkerSource = std::function<Result<std::vector<quant::MarkerBytes>, IoError>(const FileReport&)>;
+
 // One checkpoint: container verdicts on every file, the quantized-layer
 // analysis over the files that parsed, then each consumer's outcome.
-void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const CheckOptions& o) {
+void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const CheckOptions& o,
+                      const MarkerSource& markers_of) {
   std::vector<quant::CheckpointFile> files;
   std::vector<std::size_t> report_of;
   for (std::size_t g = 0; g < group.size(); ++g) {
     FileReport& r = reports[group[g]];
     attach_container_verdicts(r.findings, g);
     if (!r.model || r.io_error) continue;
-    auto file = ByteFile::open(r.path);
-    if (!file) {
-      r.io_error = file.error().message;
-      continue;
-    }
-    auto markers = read_markers(file.value(), *r.model);
+    auto markers = markers_of(r);
     if (!markers) {
       r.io_error = markers.error().message;
       continue;
@@ -90,6 +91,12 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   for (std::size_t i : group)
     if (!reports[i].io_error) judged.push_back(&reports[i]);
   judge(judged, a.sglang_config);
+}
+
+Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileReport& r) {
+  auto file = ByteFile::open(r.path);
+  if (!file) return file.error();
+  return read_markers(file.value(), *r.model);
 }
 
 }  // namespace
@@ -114,8 +121,33 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     reports.push_back(check_safetensors(path, o.profile, parser));
   }
   if (!loose.empty()) groups.push_back(std::move(loose));
-  for (const auto& group : groups) check_checkpoint(reports, group, o);
+  for (const auto& group : groups) check_checkpoint(reports, group, o, markers_on_disk);
   for (FileReport& r : reports) apply_profile(r, o.profile);
+  return reports;
+}
+
+std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, FastHeaderParser& parser) {
+  std::vector<FileReport> reports;
+  std::vector<std::size_t> group;
+  for (const MemoryFile& f : files) {
+    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false};
+    auto parsed = read_model_fast(f.bytes, parser);
+    if (parsed) {
+      r.findings = check_model(parsed.value(), profile);
+      r.model = std::move(parsed).value();
+    } else {
+      r.findings.push_back(to_finding(parsed.error()));
+    }
+    group.push_back(reports.size());
+    reports.push_back(std::move(r));
+  }
+  const auto from_memory = [&](const FileReport& r) -> Result<std::vector<quant::MarkerBytes>, IoError> {
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      if (&reports[i] == &r) return read_markers(files[i].bytes, *r.model);
+    return IoError{"not a file of this checkpoint"};
+  };
+  check_checkpoint(reports, group, CheckOptions{profile, false, false}, from_memory);
+  for (FileReport& r : reports) apply_profile(r, profile);
   return reports;
 }
 

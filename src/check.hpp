@@ -3,6 +3,7 @@
 
 #include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -62,5 +63,13 @@ struct CheckOptions {
 // seen through the profile (src/verdicts.hpp).
 std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& options,
                                     FastHeaderParser& parser);
+
+// The same pipeline over whole files in memory, read as one checkpoint
+// (fuzzers, properties): one report per file, judged, through the profile.
+struct MemoryFile {
+  std::string name;
+  std::span<const std::uint8_t> bytes;
+};
+std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, FastHeaderParser& parser);
 
 }  // namespace safespec
