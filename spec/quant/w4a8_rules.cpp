@@ -195,13 +195,13 @@ struct Ctx {
   const TensorRef* s_ch;
   const TensorRef* codebook;
   const TensorRef* correction;
-  std::optional<Dims> d;
+  std::optional<Dims> d = std::nullopt;
   Result<py::Value, py::PyException> sg_g;  // S9.3 A1 / S13.4: int(marker.get(key, default))
   Result<py::Value, py::PyException> sg_c;
-  std::optional<Num> g, c;        // sglang's ints (nullopt when int() raised)
-  std::optional<Num> cu_g, cu_c;  // ComfyUI's values, when int or bool
-  bool cu_params;                 // ComfyUI gets to C13 (weight and weight_s_rel present)
-  bool sg_config;                 // sglang resolved to KitchenW4A8Config
+  std::optional<Num> g = std::nullopt, c = std::nullopt;  // sglang's ints (nullopt when int() raised)
+  std::optional<Num> cu_g, cu_c;                         // ComfyUI's values, when int or bool
+  bool cu_params = false;                                // ComfyUI gets to C13 (weight and weight_s_rel present)
+  bool sg_config = false;                                // sglang resolved to KitchenW4A8Config
 
   std::string prefix_repr() const { return repr(l.prefix); }
   void add(RuleId rule, std::string where, std::string message, std::vector<Verdict> v) {
@@ -447,10 +447,9 @@ void check_k(Ctx& c) {
   std::vector<Verdict> v;
   std::string found;
   if (c.g && c.c) {
-    if (sglang_k(k, *c.g, *c.c) != KOutcome::Ok)
-      found = "K=" + dec(k) + ", group_size=" + c.g->text + ", convrot_groupsize=" + c.c->text;
+    const KOutcome o = sglang_k(k, *c.g, *c.c);
+    if (o != KOutcome::Ok) found = "K=" + dec(k) + ", group_size=" + c.g->text + ", convrot_groupsize=" + c.c->text;
     if (c.sg_config) {
-      const KOutcome o = sglang_k(k, *c.g, *c.c);
       if (o == KOutcome::ZeroDivision)
         v.push_back(verdict(kSgZeroDivision, order::sg_method(c.l.index, kS13InputSize), {}));
       else if (o == KOutcome::Fails)
@@ -516,22 +515,18 @@ void check_cuda_groupsize(Ctx& c) {
 void check_w4a8_layer(const Layer& l, const TensorTable& t, Sink& out) {
   const py::Value& m = *l.marker;
   auto find = [&](std::string_view s) { return t.find(tensor_name(l, s)); };
-  Ctx c{l,
-        out,
-        find("weight"),
-        find("weight_s_rel"),
-        find("weight_s_channel"),
-        find("weight_codebook"),
-        find("weight_correction"),
-        std::nullopt,
-        int_of(m, "group_size", 16),
-        int_of(m, "convrot_groupsize", 256),
-        std::nullopt,
-        std::nullopt,
-        comfy_num(m, "group_size", 16),
-        comfy_num(m, "convrot_groupsize", 256),
-        false,
-        l.sglang_config == kConfig};
+  Ctx c{.l = l,
+        .out = out,
+        .w = find("weight"),
+        .s_rel = find("weight_s_rel"),
+        .s_ch = find("weight_s_channel"),
+        .codebook = find("weight_codebook"),
+        .correction = find("weight_correction"),
+        .sg_g = int_of(m, "group_size", 16),
+        .sg_c = int_of(m, "convrot_groupsize", 256),
+        .cu_g = comfy_num(m, "group_size", 16),
+        .cu_c = comfy_num(m, "convrot_groupsize", 256),
+        .sg_config = l.sglang_config == kConfig};
   if (c.w && c.w->entry->shape.size() == 2)
     c.d = Dims{c.w->entry->shape[0], static_cast<u128>(c.w->entry->shape[1]) * 2};
   if (c.sg_g.ok()) c.g = num_of(c.sg_g.value());
