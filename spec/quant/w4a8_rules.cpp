@@ -92,15 +92,16 @@ constexpr MessageTemplate kKtChannel{Consumer::Kitchen, Effect::Rejects, "ValueE
 constexpr MessageTemplate kKtCodebook{Consumer::Kitchen, Effect::Rejects, "ValueError",
                                       "codebook must have shape (16,), got {…}", "tensor/w4a8_int8.py:142-176"};
 // Run time: the eager/Triton Hadamard (K6) and the CUDA fused activation
-// quantizer every CUDA W4A8 call goes through (K7). The reference gives K7
-// no exception class, so it takes §5's default (ValueError).
+// quantizer every CUDA W4A8 call goes through (K7). The check sits in CUDA
+// C++ (int8_linear.cu), where a failed TORCH_CHECK reaches Python as
+// RuntimeError; the reference records no class, so this is inferred.
 constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
                                       "Regular Hadamard size must be a power of 4, got {size}",
                                       "tensor/int8_utils.py:21-22"};
-constexpr MessageTemplate kKtCudaGroup{Consumer::Kitchen, Effect::Rejects, "ValueError",
+constexpr MessageTemplate kKtCudaGroup{Consumer::Kitchen, Effect::Rejects, "RuntimeError",
                                        "convrot fused kernel only supports group_size 256",
                                        "backends/cuda/ops/int8_linear.cu:1101-1106"};
-constexpr MessageTemplate kKtCudaK{Consumer::Kitchen, Effect::Rejects, "ValueError",
+constexpr MessageTemplate kKtCudaK{Consumer::Kitchen, Effect::Rejects, "RuntimeError",
                                    "convrot fused kernel requires K divisible by 256",
                                    "backends/cuda/ops/int8_linear.cu:1101-1106"};
 
