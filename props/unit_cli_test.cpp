@@ -401,6 +401,13 @@ TEST_CASE("CLI (S6.3, G27): loose paths are one checkpoint; --separate checks ea
   const Run apart = s.run("check --separate --profile sglang " + quoted(pm) + " " + quoted(pt));
   CHECK(apart.code == 1);
   CHECK(apart.out.find("Quantized weights are missing comfy_quant metadata: ['blk']") != std::string::npos);
+  // A shard index is one checkpoint too.
+  const auto index = s.text("model.safetensors.index.json",
+                            R"({"weight_map":{"blk.comfy_quant":"markers.safetensors","blk.weight":"weights.safetensors",)"
+                            R"("blk.weight_scale":"weights.safetensors"}})");
+  const Run sharded = s.run("check --profile sglang " + quoted(index));
+  CHECK(sharded.code == 0);
+  CHECK(sharded.out.find("verdict sglang: loads (config KitchenInt8Config)") != std::string::npos);
 }
 
 TEST_CASE("CLI (issue 3): table prints one row per file and each rejection's message; exit 0") {
