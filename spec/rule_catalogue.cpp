@@ -221,7 +221,7 @@ constexpr std::array<RuleInfo, kRuleCount> kRules{{
     {QuantKInt32, "NUM-K-INT32-OVERFLOW", E, "quant-numerics.md", "",
      "K is small enough that the int32 accumulator of an int8 or int4 GEMM cannot overflow"},
     {DataScale, "CQ-DATA-SCALE", E, "L10-L16 (--data)", "",
-     "weight_s_channel, weight_scale, input_scale and weight_scale_2 values are finite and positive"},
+     "scale values (weight_s_channel, weight_scale, input_scale, weight_scale_2) are finite and positive; nvfp4 block scales finite and >= 0 (the quantizer gives an all-zero block scale 0)"},
     {DataSRel, "CQ-DATA-S-REL", E, "L16 (--data)", "",
      "W4A8 weight_s_rel values are not NaN and not zero"},
     {DataCodebook, "CQ-DATA-CODEBOOK", E, "L16 (--data)", "",

@@ -84,7 +84,7 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
     files.push_back(quant::CheckpointFile{r.path, &*r.model, std::move(markers).value()});
     report_of.push_back(group[g]);
   }
-  std::unique_ptr<quant::TensorData> data = o.data ? make_tensor_data(files) : nullptr;
+  std::unique_ptr<quant::TensorData> data = o.data ? std::make_unique<FileTensorData>(files) : nullptr;
   quant::Analysis a = quant::analyze(files, data.get());
   for (quant::LocatedFinding& lf : a.findings) reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
   std::vector<FileReport*> judged;

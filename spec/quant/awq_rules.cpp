@@ -1,8 +1,147 @@
-// The awq layer rules (comfy-quant-markers.md §2.2, §3, §4, §5).
+// The awq_w4a16 layer rules (comfy-quant-markers.md L17, C6, C12, C13, G18).
+//
+// Only ComfyUI at CL knows this format; sglang skips it in phase 3 (S9.0)
+// and rejects it at resolution (G18), which is not this module's. Facts
+// beyond the reference come from CL comfy/ops.py's awq branch: scale and
+// zeros are popped, their absence raises, then group_size is read as
+// int(marker.get("group_size", 64)), top level only (unlike the int8, W4A4
+// and W4A8 branches there is no legacy params lookup). comfy-kitchen's AWQ
+// Params do not validate anything (CKH tensor/awq_w4a16.py), and its runtime
+// operand checks are not recorded, so the layout rule has no verdicts.
+//
+// ComfyUI steps as in int8_rules.cpp: C6 (0), C12 (2), int() (3), C13 cast (4).
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "spec/quant/layer.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
+namespace {
 
-void check_awq_layer(const Layer&, const TensorTable&, Sink&) {}
+constexpr MessageTemplate kCuMissingScales{Consumer::Comfyui, Effect::Rejects, "ValueError",
+                                           "Missing AWQ W4A16 scale/zeros for layer {layer_name}",
+                                           "CL comfy/ops.py, awq branch"};
+
+constexpr std::uint32_t kCuStepScales = 2, kCuStepInt = 3, kCuStepCast = 4;
+constexpr std::int64_t kGroupSizeDefault = 64;
+
+struct Tensors {
+  const TensorRef* weight;
+  const TensorRef* scale;
+  const TensorRef* zeros;
+};
+
+Result<py::Value, py::PyException> group_size(const Layer& l) { return int_of(*l.marker, "group_size", kGroupSizeDefault); }
+
+void tensors_rule(const Layer& l, const TensorTable& t, const Tensors& ts, Sink& out) {
+  auto absent = missing_tensors(l, t, {"weight", "weight_scale", "weight_zeros"});
+  if (absent.empty()) return;
+  const std::string layer_name = comfy_layer_name(l.prefix);
+  std::vector<Verdict> v;
+  // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
+  if (ts.weight)
+    v.push_back(verdict(kCuMissingScales, order::cu_layer(l.index, kCuStepScales), {{"layer_name", layer_name}}));
+  std::string msg = "awq_w4a16 layer needs weight, weight_scale and weight_zeros; missing ";
+  for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
+  out.add(l.file, RuleId::QuantAwqTensors, layer_where(l.prefix), std::move(msg), std::move(v));
+}
+
+void key_int_rule(const Layer& l, Sink& out) {
+  const auto g = group_size(l);
+  if (g.ok()) return;
+  const py::PyException& e = g.error();
+  const py::Value* raw = get(*l.marker, "group_size");
+  std::vector<Verdict> v;
+  v.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, e.type, e.message, order::cu_layer(l.index, kCuStepInt)});
+  out.add(l.file, RuleId::QuantKeyInt, layer_where(l.prefix),
+          "group_size " + (raw ? py::repr(*raw) : std::string("None")) + " does not survive Python int(): " + e.type +
+              ": " + e.message,
+          std::move(v));
+}
+
+bool float_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d == Dtype::BF16 || d == Dtype::F64; }
+
+// (K / G) for K = 2 * packed, when G divides K and the quotient fits.
+// 2*packed mod G is 2*(packed mod G) mod G, which cannot overflow for G < 2^63.
+struct Groups {
+  bool divides = false;
+  std::optional<std::uint64_t> count;
+};
+Groups groups_of(std::uint64_t packed, std::uint64_t g) {
+  const std::uint64_t r = packed % g;
+  Groups out;
+  out.divides = (2 * r) % g == 0;
+  if (!out.divides) return out;
+  const std::uint64_t q = packed / g;
+  if (q > UINT64_MAX / 2) return out;
+  out.count = 2 * q + (2 * r) / g;
+  return out;
+}
+
+// L17: weight I8 [N, K/2]; weight_scale and weight_zeros float [K/G, N]
+// with G a positive divisor of K.
+void shapes_rule(const Layer& l, const Tensors& ts, Sink& out) {
+  if (!ts.weight) return;
+  std::vector<std::string> problems;
+  const auto& ws = ts.weight->entry->shape;
+  if (ts.weight->entry->dtype != Dtype::I8) problems.push_back("weight is " + dtype_str(*ts.weight) + ", not I8");
+  if (ws.size() != 2) {
+    problems.push_back("weight shape " + shape_str(*ts.weight) + " is not 2-D [N, K/2]");
+  } else {
+    const std::uint64_t n = ws[0], packed = ws[1];
+    const auto g = group_size(l);
+    const auto gi = g.ok() ? as_int64(g.value()) : std::nullopt;
+    std::optional<std::vector<std::uint64_t>> expected;
+    if (g.ok() && (!gi || *gi <= 0)) {
+      problems.push_back("group_size " + py::repr(g.value()) + " is not a positive 64-bit integer");
+    } else if (gi) {
+      const Groups gr = groups_of(packed, static_cast<std::uint64_t>(*gi));
+      if (!gr.divides)
+        problems.push_back("group_size " + std::to_string(*gi) + " does not divide K=" + times2_str(packed));
+      else if (gr.count)
+        expected = std::vector<std::uint64_t>{*gr.count, n};
+      else
+        problems.push_back("K/G for K=" + times2_str(packed) + " exceeds any tensor dimension");
+    }
+    for (const TensorRef* s : {ts.scale, ts.zeros}) {
+      if (!s) continue;
+      const std::string name = s == ts.scale ? "weight_scale" : "weight_zeros";
+      if (!float_dtype(s->entry->dtype)) problems.push_back(name + " is " + dtype_str(*s) + ", not a float");
+      if (expected && s->entry->shape != *expected)
+        problems.push_back(name + " shape " + shape_str(*s) + " is not " + shape_repr(*expected));
+    }
+  }
+  if (problems.empty()) return;
+  std::string msg = "awq_w4a16 layout (weight I8 [N, K/2], weight_scale and weight_zeros [K/G, N]): ";
+  for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
+  out.add(l.file, RuleId::QuantAwqShapes, layer_where(l.prefix), std::move(msg), {});
+}
+
+// C13: the weight is value-cast to int8; U8 keeps its bits.
+void weight_cast_rule(const Layer& l, const Tensors& ts, Sink& out) {
+  if (!ts.weight || ts.weight->entry->dtype == Dtype::I8 || ts.weight->entry->dtype == Dtype::U8) return;
+  std::vector<Verdict> v;
+  v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
+  out.add(l.file, RuleId::QuantWeightCast, tensor_where(tensor_name(l, "weight")),
+          "awq_w4a16 weight must be stored I8 (or U8), found " + dtype_str(*ts.weight) +
+              ", which ComfyUI converts numerically to int8",
+          std::move(v));
+}
+
+}  // namespace
+
+void check_awq_layer(const Layer& l, const TensorTable& t, Sink& out) {
+  const Tensors ts{t.find(tensor_name(l, "weight")), t.find(tensor_name(l, "weight_scale")),
+                   t.find(tensor_name(l, "weight_zeros"))};
+  tensors_rule(l, t, ts, out);
+  key_int_rule(l, out);
+  shapes_rule(l, ts, out);
+  weight_cast_rule(l, ts, out);
+}
 
 }  // namespace safespec::quant

@@ -1,10 +1,461 @@
-// The data rules (issue 3 "Data checks").
+// The data rules (issue 3 "Data checks") and the header-level int32 K bound.
+//
+// No consumer looks at tensor values: a NaN, zero or negative scale, a NaN
+// E8M0 block scale or an unswizzled block-scale matrix loads without a word
+// and every GEMM of the layer computes garbage. So every Error-severity data
+// finding carries a MisLoads verdict (error "", message "") for ComfyUI,
+// comfy-kitchen and, for the formats sglang runs (S9.2-S9.6 plus mxfp8),
+// sglang. The range warnings (codes the quantizer never emits, codebook
+// order) decode to well-defined values and get no verdicts.
+//
+// Each rule reports once per tensor: the count of bad elements, the first
+// one's index and value. Scans are single O(n) passes without allocation;
+// the bytes come from TensorData one tensor at a time.
 #include "spec/quant/data_rules.hpp"
+
+#include <bit>
+#include <cmath>
+#include <string>
+
+#include "spec/checked_math.hpp"
+#include "spec/number_formats.hpp"
+#include "spec/python_repr.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
 
-void check_layer_data(const Layer&, const TensorTable&, const TensorData&, Sink&) {}
+namespace {
 
-void check_layer_k_bound(const Layer&, const TensorTable&, Sink&) {}
+using Bytes = std::span<const std::uint8_t>;
+
+// ---------------------------------------------------------------- decoding
+
+// How a scale's bytes are read as numbers: the tensor's own dtype, except
+// that a U8 tensor is read as E4M3 where ComfyUI views it so (nvfp4
+// weight_scale, W4A8 weight_s_rel: comfy-quant-markers.md §2.1 "Scales are
+// reinterpreted").
+enum class Reading : unsigned char { E4M3, E5M2, F16, BF16, F32, F64 };
+
+std::optional<Reading> reading_of(Dtype d, bool u8_as_e4m3) {
+  switch (d) {
+    case Dtype::F8_E4M3: return Reading::E4M3;
+    case Dtype::F8_E5M2: return Reading::E5M2;
+    case Dtype::F16: return Reading::F16;
+    case Dtype::BF16: return Reading::BF16;
+    case Dtype::F32: return Reading::F32;
+    case Dtype::F64: return Reading::F64;
+    case Dtype::U8: return u8_as_e4m3 ? std::optional(Reading::E4M3) : std::nullopt;
+    default: return std::nullopt;  // integer scales are value-cast, not floats of these formats
+  }
+}
+
+std::string_view reading_name(Reading r) {
+  switch (r) {
+    case Reading::E4M3: return "F8_E4M3";
+    case Reading::E5M2: return "F8_E5M2";
+    case Reading::F16: return "F16";
+    case Reading::BF16: return "BF16";
+    case Reading::F32: return "F32";
+    case Reading::F64: return "F64";
+  }
+  return "";
+}
+
+std::size_t width(Reading r) {
+  switch (r) {
+    case Reading::E4M3:
+    case Reading::E5M2: return 1;
+    case Reading::F16:
+    case Reading::BF16: return 2;
+    case Reading::F32: return 4;
+    case Reading::F64: return 8;
+  }
+  return 1;
+}
+
+// Little-endian assembly byte by byte: tensor data has no alignment promise.
+std::uint16_t le16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+std::uint32_t le32(const std::uint8_t* p) {
+  return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
+}
+std::uint64_t le64(const std::uint8_t* p) { return std::uint64_t{le32(p)} | (std::uint64_t{le32(p + 4)} << 32); }
+
+double decode(Reading r, const std::uint8_t* p) {
+  switch (r) {
+    case Reading::E4M3: return num::decode_e4m3fn(p[0]);
+    case Reading::E5M2: return num::decode_e5m2(p[0]);
+    case Reading::F16: return num::f16_to_f32(le16(p));
+    case Reading::BF16: return num::bf16_to_f32(le16(p));
+    case Reading::F32: return std::bit_cast<float>(le32(p));
+    case Reading::F64: return std::bit_cast<double>(le64(p));
+  }
+  return 0;
+}
+
+// The first offending element and how many there are.
+struct Bad {
+  std::uint64_t count = 0;
+  std::uint64_t first = 0;
+  double value = 0;
+  std::uint64_t total = 0;
+};
+
+template <class Pred>
+Bad scan_values(Bytes b, Reading r, Pred bad) {
+  Bad out;
+  const std::size_t w = width(r);
+  out.total = b.size() / w;
+  for (std::uint64_t i = 0; i < out.total; ++i) {
+    const double v = decode(r, b.data() + i * w);
+    if (!bad(v)) continue;
+    if (out.count++ == 0) {
+      out.first = i;
+      out.value = v;
+    }
+  }
+  return out;
+}
+
+std::string n_of(const Bad& b) { return py::repr_uint(b.count) + " of " + py::repr_uint(b.total); }
+
+// ---------------------------------------------------------------- verdicts
+
+bool sglang_runs(std::string_view format) {
+  return format == "float8_e4m3fn" || format == "asym_w4a8_int8" || format == "convrot_w4a4" || format == "nvfp4" ||
+         format == "int8_tensorwise" || format == "mxfp8";
+}
+
+// Data is used at the first forward pass, after every load-time check, so
+// these positions sort after all of a consumer's load-time ones: sglang
+// after phase 5, ComfyUI and kitchen at the layer's run time. A MisLoads
+// verdict never decides a consumer's verdict; the order only ranks it.
+constexpr std::uint32_t kDataStep = 100;
+
+std::vector<Verdict> misloads(const Layer& l, std::uint32_t step) {
+  std::vector<Verdict> v;
+  if (sglang_runs(l.format))
+    v.push_back(Verdict{Consumer::Sglang, Effect::MisLoads, "", "", CheckOrder{6, order::u32(l.index), step, 0}});
+  v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::kt_operands(l.index, step)});
+  v.push_back(Verdict{Consumer::Kitchen, Effect::MisLoads, "", "", order::kt_operands(l.index, step)});
+  return v;
+}
+
+// ---------------------------------------------------------------- rules
+
+struct Found {
+  const TensorRef* ref = nullptr;
+  Bytes bytes;
+};
+
+std::optional<Found> load(const Layer& l, const TensorTable& t, const TensorData& data, std::string_view suffix) {
+  const TensorRef* ref = t.find(tensor_name(l, suffix));
+  if (!ref) return std::nullopt;
+  auto b = data.bytes(*ref);
+  if (!b) return std::nullopt;
+  return Found{ref, *b};
+}
+
+enum class ScaleKind : unsigned char {
+  Positive,  // a global, per-tensor, per-row or per-channel scale
+  Block,     // an nvfp4 block scale: an all-zero block legitimately has scale 0
+  Ignored,   // loaded and never used by any consumer (mxfp8 input_scale, L13)
+};
+
+// CQ-DATA-SCALE (L10-L16).
+void check_scale(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out, std::string_view suffix,
+                 ScaleKind kind, bool u8_as_e4m3, std::uint32_t step) {
+  const auto f = load(l, t, data, suffix);
+  if (!f) return;
+  const auto r = reading_of(f->ref->entry->dtype, u8_as_e4m3);
+  if (!r) return;
+  // The comfy-kitchen nvfp4 quantizer gives an all-zero block the scale 0
+  // (amax 0); only the weight bytes could tell it from a bad one, so block
+  // scales need only be finite and not negative. -0.0 == 0 passes.
+  const bool block = kind == ScaleKind::Block;
+  const Bad b = scan_values(f->bytes, *r, [block](double v) { return !std::isfinite(v) || (block ? v < 0 : !(v > 0)); });
+  if (b.count == 0) return;
+  std::string msg = block ? "block scale values must be finite and >= 0" : "values must be finite and > 0";
+  msg += ", read as " + std::string(reading_name(*r)) + ": " + n_of(b) + " fail, the first at index " +
+         py::repr_uint(b.first) + " is " + py::repr_float(b.value);
+  out.add(f->ref->file, RuleId::DataScale, tensor_where(f->ref->entry->name), std::move(msg),
+          kind == ScaleKind::Ignored ? std::vector<Verdict>{} : misloads(l, step));
+}
+
+// CQ-DATA-S-REL (L16): E4M3 has no infinity, so for it this is "not NaN";
+// an F32 s_rel that is infinite is reported too, because level 0 (code 8
+// without a codebook) times inf is NaN in W4A8.1 (quant-numerics.md §5.2).
+// Negative values are allowed: they only flip a group's sign.
+void check_s_rel(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
+  const auto f = load(l, t, data, "weight_s_rel");
+  if (!f) return;
+  const Dtype d = f->ref->entry->dtype;
+  if (d != Dtype::F8_E4M3 && d != Dtype::U8 && d != Dtype::F32) return;
+  const Reading r = d == Dtype::F32 ? Reading::F32 : Reading::E4M3;
+  const Bad b = scan_values(f->bytes, r, [](double v) { return !std::isfinite(v) || v == 0; });
+  if (b.count == 0) return;
+  out.add(f->ref->file, RuleId::DataSRel, tensor_where(f->ref->entry->name),
+          "values must be finite and non-zero, read as " + std::string(reading_name(r)) + ": " + n_of(b) +
+              " fail, the first at index " + py::repr_uint(b.first) + " is " + py::repr_float(b.value),
+          misloads(l, kDataStep + 2));
+}
+
+// CQ-DATA-CODEBOOK and CQ-DATA-CODEBOOK-ORDER (L16): the codebook is a
+// code -> level table; the kitchen quantizers write an ascending Lloyd-Max
+// table (quant-numerics.md §5.11). Order is only judged on a finite table.
+void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
+  const auto f = load(l, t, data, "weight_codebook");
+  if (!f) return;
+  const auto r = reading_of(f->ref->entry->dtype, false);
+  if (!r) return;
+  const std::string where = tensor_where(f->ref->entry->name);
+  const Bad b = scan_values(f->bytes, *r, [](double v) { return !std::isfinite(v); });
+  if (b.count != 0) {
+    out.add(f->ref->file, RuleId::DataCodebook, where,
+            "values must be finite, read as " + std::string(reading_name(*r)) + ": " + n_of(b) +
+                " fail, the first at index " + py::repr_uint(b.first) + " is " + py::repr_float(b.value),
+            misloads(l, kDataStep + 3));
+    return;
+  }
+  const std::size_t w = width(*r);
+  const std::uint64_t n = f->bytes.size() / w;
+  Bad o;
+  o.total = n > 0 ? n - 1 : 0;
+  double prev = 0;
+  double first_prev = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const double v = decode(*r, f->bytes.data() + i * w);
+    if (i > 0 && !(v > prev) && o.count++ == 0) {
+      o.first = i;
+      o.value = v;
+      first_prev = prev;
+    }
+    prev = v;
+  }
+  if (o.count == 0) return;
+  out.add(f->ref->file, RuleId::DataCodebookOrder, where,
+          "values must increase strictly (a Lloyd-Max table): " + py::repr_uint(o.count) + " of " +
+              py::repr_uint(o.total) + " steps do not, the first at index " + py::repr_uint(o.first) + ": " +
+              py::repr_float(o.value) + " after " + py::repr_float(first_prev),
+          {});
+}
+
+// CQ-DATA-E8M0 (L13, quant-numerics.md §2.3): 0xFF is NaN for PyTorch's
+// float8_e8m0fnu and +inf for comfy-kitchen's decoder; the quantizer never
+// writes it. Every cell is scanned, padding included.
+void check_e8m0(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
+  const auto f = load(l, t, data, "weight_scale");
+  if (!f) return;
+  const Dtype d = f->ref->entry->dtype;
+  if (d != Dtype::U8 && d != Dtype::F8_E8M0) return;
+  Bad b;
+  b.total = f->bytes.size();
+  for (std::uint64_t i = 0; i < b.total; ++i)
+    if (f->bytes[i] == 0xFF && b.count++ == 0) b.first = i;
+  if (b.count == 0) return;
+  out.add(f->ref->file, RuleId::DataE8m0, tensor_where(f->ref->entry->name),
+          "E8M0 block scales must not be 0xFF (NaN): " + n_of(b) + " are, the first at index " +
+              py::repr_uint(b.first),
+          misloads(l, kDataStep + 4));
+}
+
+std::optional<std::uint64_t> roundup(std::uint64_t v, std::uint64_t m) {
+  const auto s = checked_add(v, m - 1);
+  if (!s) return std::nullopt;
+  return *s / m * m;
+}
+
+// CQ-DATA-SWIZZLE-PADDING (L3, quant-numerics.md §4). R and Cb come from the
+// packed weight as the canonical writer lays it out: nvfp4 weight U8/I8
+// [R, K/2] with Cb = K/16; mxfp8 weight F8_E4M3 [R, K] with Cb = K/32. Any
+// other weight or scale geometry is left to the shape rules. A padding cell
+// that is not zero is the mark of a scale matrix stored unswizzled (its real
+// values spill into the padding) or swizzled twice (sglang PR #38028), which
+// every consumer then reads permuted: hence the MisLoads verdicts.
+void check_swizzle_padding(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out, bool nvfp4) {
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+  if (!w || !s) return;
+  const auto& ws = w->entry->shape;
+  const auto& ss = s->entry->shape;
+  if (ws.size() != 2 || ss.size() != 2) return;
+  const Dtype wd = w->entry->dtype;
+  const Dtype sd = s->entry->dtype;
+  std::uint64_t cb = 0;
+  if (nvfp4) {
+    if ((wd != Dtype::U8 && wd != Dtype::I8) || (sd != Dtype::U8 && sd != Dtype::F8_E4M3)) return;
+    if (ws[1] % 8 != 0) return;  // K = 2 * ws[1] must be a multiple of 16
+    cb = ws[1] / 8;
+  } else {
+    if (wd != Dtype::F8_E4M3 || (sd != Dtype::U8 && sd != Dtype::F8_E8M0)) return;
+    if (ws[1] % 32 != 0) return;
+    cb = ws[1] / 32;
+  }
+  const std::uint64_t rows = ws[0];
+  const auto rp = roundup(rows, 128);
+  const auto cp = roundup(cb, 4);
+  if (!rp || !cp || *rp != ss[0] || *cp != ss[1] || *cp == 0) return;
+  const auto cells = checked_mul(*rp, *cp);
+  if (!cells) return;
+  const auto got = data.bytes(*s);
+  if (!got || got->size() != *cells) return;
+  const Bytes b = *got;
+  const std::uint64_t tiles = *cp / 4;  // 128 x 4 cells, 512 bytes each
+  Bad bad;
+  std::uint64_t first_r = 0;
+  std::uint64_t first_c = 0;
+  for (std::uint64_t off = 0; off < b.size(); ++off) {
+    if (b[off] == 0) continue;
+    // The inverse of L3's offset formula (quant-numerics.md §4).
+    const std::uint64_t q = off / 512;
+    const std::uint64_t in = off % 512;
+    const std::uint64_t r = (q / tiles) * 128 + ((in % 16) / 4) * 32 + in / 16;
+    const std::uint64_t c = (q % tiles) * 4 + in % 4;
+    if (r < rows && c < cb) continue;
+    if (bad.count++ == 0) {
+      bad.first = off;
+      bad.value = b[off];
+      first_r = r;
+      first_c = c;
+    }
+  }
+  if (bad.count == 0) return;
+  bad.total = *cells - rows * cb;  // rows <= R', cb <= C': no overflow
+  out.add(s->file, RuleId::DataSwizzlePadding, tensor_where(s->entry->name),
+          "padding cells of the swizzled " + shape_repr(ss) + " block scales of " + py::repr_uint(rows) +
+              " rows x " + py::repr_uint(cb) + " blocks (L3) must be zero: " + n_of(bad) +
+              " are not, the first at offset " + py::repr_uint(bad.first) + " (row " + py::repr_uint(first_r) +
+              ", column " + py::repr_uint(first_c) + ") is " + py::repr_uint(static_cast<std::uint64_t>(bad.value)),
+          misloads(l, kDataStep + 5));
+}
+
+// CQ-DATA-W4A4-RANGE (L2, L15): signed low-nibble-first codes; the
+// quantizer clamps to -7..7 (quant-numerics.md §6.1), so -8 (nibble 8) is
+// decodable but never written by it. Index: the unpacked element index.
+void check_w4a4_range(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
+  const auto f = load(l, t, data, "weight");
+  if (!f) return;
+  const Dtype d = f->ref->entry->dtype;
+  if (d != Dtype::I8 && d != Dtype::U8) return;
+  Bad b;
+  b.total = std::uint64_t{f->bytes.size()} * 2;
+  for (std::uint64_t i = 0; i < f->bytes.size(); ++i) {
+    const std::uint8_t byte = f->bytes[i];
+    const bool lo = num::signed_int4(num::low_nibble(byte)) == -8;
+    const bool hi = num::signed_int4(num::high_nibble(byte)) == -8;
+    if (!lo && !hi) continue;
+    if (b.count == 0) b.first = lo ? 2 * i : 2 * i + 1;
+    b.count += std::uint64_t{lo} + std::uint64_t{hi};
+  }
+  if (b.count == 0) return;
+  out.add(f->ref->file, RuleId::DataW4a4Range, tensor_where(f->ref->entry->name),
+          "convrot_w4a4 codes must lie in -7..7 (what the quantizer emits): " + n_of(b) +
+              " are -8, the first at element " + py::repr_uint(b.first),
+          {});
+}
+
+// CQ-DATA-INT8-RANGE (L14): the quantizer emits -127..127; -128 loads fine
+// (symmetric scale, one extra step on the negative side).
+void check_int8_range(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
+  const auto f = load(l, t, data, "weight");
+  if (!f) return;
+  const Dtype d = f->ref->entry->dtype;
+  if (d != Dtype::I8 && d != Dtype::U8) return;
+  Bad b;
+  b.total = f->bytes.size();
+  for (std::uint64_t i = 0; i < b.total; ++i)
+    if (f->bytes[i] == 0x80 && b.count++ == 0) b.first = i;
+  if (b.count == 0) return;
+  out.add(f->ref->file, RuleId::DataInt8Range, tensor_where(f->ref->entry->name),
+          "int8 weights must lie in -127..127 (what the quantizer emits): " + n_of(b) + " are -128, the first at index " +
+              py::repr_uint(b.first),
+          {});
+}
+
+// ---------------------------------------------------------------- K bound
+
+struct KBound {
+  std::uint64_t max_k;
+  std::string_view gemm;  // what is accumulated, for the message
+  std::string_view cite;
+};
+
+// NUM-K-INT32-OVERFLOW bounds from the value ranges of each integer GEMM's
+// operands (the accumulator is int32 in every case):
+// - int8_tensorwise: activations -128..127 (quant-numerics.md §7.1 step 3 =
+//   §5.4 eager.6), weights as stored: I8 can hold -128, so 128 * 128 per
+//   product. safespec takes the stored range, not the quantizer's -127..127
+//   (CQ-DATA-INT8-RANGE warns on -128): the header alone cannot exclude it.
+// - asym_w4a8_int8: activations -128..127, decoded weights clamped to
+//   -127..127 (§5.2), so 128 * 127: K <= 132104, the bound §5.3 cuda.7 derives.
+// - convrot_w4a4, linear_dtype "int4" (default; eager always, §6.3):
+//   activations -7..7 (§6.2), codes -8..7 (§2.5): 7 * 8.
+// - convrot_w4a4, linear_dtype "int8" (CUDA): activations -128..127, codes
+//   widened to int8 -8..7 (§6.3): 128 * 8. Any linear_dtype other than a
+//   plain "int4" or absent is judged by this smaller bound.
+std::optional<KBound> k_bound(const Layer& l) {
+  if (l.format == "int8_tensorwise") return KBound{int32_k_bound(128 * 128, 128 * 127), "int8 x int8", "§7.1"};
+  if (l.format == "asym_w4a8_int8") return KBound{int32_k_bound(128 * 127, 128 * 127), "int8 x int8", "§5.3 cuda.7"};
+  if (l.format == "convrot_w4a4") {
+    const py::Value* ld = comfy_get(*l.marker, "linear_dtype");
+    const auto* s = ld ? std::get_if<std::string>(&ld->data) : nullptr;
+    if (!ld || (s && *s == "int4")) return KBound{int32_k_bound(7 * 8, 7 * 8), "int4 x int4", "§6.2"};
+    return KBound{int32_k_bound(128 * 8, 127 * 8), "int8 x int4", "§6.3"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_layer_data(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
+  const std::string_view f = l.format;
+  if (f == "float8_e4m3fn" || f == "float8_e5m2") {
+    check_scale(l, t, data, out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
+    check_scale(l, t, data, out, "input_scale", ScaleKind::Positive, false, kDataStep + 1);
+  } else if (f == "nvfp4") {
+    check_scale(l, t, data, out, "weight_scale", ScaleKind::Block, true, kDataStep + 0);
+    check_scale(l, t, data, out, "weight_scale_2", ScaleKind::Positive, false, kDataStep + 0);
+    check_scale(l, t, data, out, "input_scale", ScaleKind::Positive, false, kDataStep + 1);
+    check_swizzle_padding(l, t, data, out, true);
+  } else if (f == "mxfp8") {
+    check_e8m0(l, t, data, out);
+    check_swizzle_padding(l, t, data, out, false);
+    check_scale(l, t, data, out, "input_scale", ScaleKind::Ignored, false, kDataStep + 1);
+  } else if (f == "int8_tensorwise") {
+    check_scale(l, t, data, out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
+    check_int8_range(l, t, data, out);
+  } else if (f == "convrot_w4a4") {
+    check_scale(l, t, data, out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
+    check_w4a4_range(l, t, data, out);
+  } else if (f == "asym_w4a8_int8") {
+    // weight_scale is neither required nor read for W4A8 (L16).
+    check_scale(l, t, data, out, "weight_s_channel", ScaleKind::Positive, false, kDataStep + 0);
+    check_s_rel(l, t, data, out);
+    check_codebook(l, t, data, out);
+  }
+  // awq_w4a16 (L17) is outside L10-L16; unknown formats have no layout.
+}
+
+void check_layer_k_bound(const Layer& l, const TensorTable& t, Sink& out) {
+  const auto bound = k_bound(l);
+  if (!bound) return;
+  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  if (!w || w->entry->shape.size() < 2) return;
+  const std::uint64_t last = w->entry->shape.back();
+  const bool packed = l.format != "int8_tensorwise";
+  std::optional<std::uint64_t> k = packed ? times2(last) : std::optional(last);
+  if (k && *k <= bound->max_k) return;
+  const std::string k_text = packed ? times2_str(last) : py::repr_uint(last);
+  // No verdicts: overflow needs operands near both range ends over the whole
+  // row, which the header cannot show; beyond the bound the CUDA MMA
+  // saturates and the eager result is library-defined (§5.13 U9).
+  out.add(l.file, RuleId::QuantKInt32, layer_where(l.prefix),
+          "K = " + k_text + " exceeds " + py::repr_uint(bound->max_k) + ", the largest K for which the int32 " +
+              "accumulator of the " + std::string(bound->gemm) + " GEMM cannot overflow (quant-numerics.md " +
+              std::string(bound->cite) + ")",
+          {});
+}
 
 }  // namespace safespec::quant

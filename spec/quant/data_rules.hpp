@@ -12,7 +12,9 @@ namespace safespec::quant {
 
 // Tensor bytes on demand. src/ implements it over the files; tests over
 // memory. nullopt: the bytes were not read (over src/'s bound, or outside the
-// file); the data rules then skip that tensor.
+// file); the data rules then skip that tensor. The span stays valid until the
+// next call of bytes(): the rules scan one tensor at a time, so an
+// implementation need hold only the latest one.
 class TensorData {
  public:
   virtual ~TensorData() = default;
@@ -24,5 +26,13 @@ void check_layer_data(const Layer& l, const TensorTable& t, const TensorData& da
 
 // NUM-K-INT32-OVERFLOW: header-level (it needs K only), run for every layer.
 void check_layer_k_bound(const Layer& l, const TensorTable& t, Sink& out);
+
+// The largest K for which an int32 accumulator of K products, each between
+// -neg and +pos, cannot overflow: min((2^31 - 1) / pos, 2^31 / neg).
+constexpr std::uint64_t int32_k_bound(std::uint64_t pos, std::uint64_t neg) {
+  const std::uint64_t up = 2147483647u / pos;
+  const std::uint64_t down = 2147483648u / neg;
+  return up < down ? up : down;
+}
 
 }  // namespace safespec::quant

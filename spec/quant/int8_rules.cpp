@@ -1,8 +1,312 @@
-// The int8 layer rules (comfy-quant-markers.md §2.2, §3, §4, §5).
+// The int8_tensorwise layer rules (comfy-quant-markers.md L14, S9.1, S9.6,
+// S17, C6, C12, C13, K6, K10, G16).
+//
+// Consumer orders used here (positions within one layer):
+// - sglang phase 3: S9.1 (step 0), then S9.6. S9.6 has two exclusive
+//   branches: weight I8 AND scale F32 AND scale shape () takes only the 2-D
+//   check; anything else takes the I8/F32 check and then the (N, 1) check.
+//   Dtypes is step 1, the tensor-wise 2-D check step 2 and the row-wise shape
+//   check step 3, so whenever both a dtype and a shape defect exist the dtype
+//   message comes first, as it does in sglang (a wrong dtype sends a ()-scale
+//   layer into the row-wise branch, whose first check is the dtype one).
+// - sglang KitchenInt8Config (S17): per marker, convrot (step 0) then
+//   convrot_groupsize (step 1); the order of the two checks inside the
+//   constructor is not recorded, marker-major is assumed. Its get_quant_method
+//   divisibility check is sg_method step 0.
+// - ComfyUI _load_quantized_module: C6 missing weight (step 0), C12 missing
+//   scale (step 2), int(convrot_groupsize) (step 3), the storage cast of C13
+//   (step 4). Step 1 is left to C10/C11 (format), which other modules own.
+// - comfy-kitchen int8_linear at the first forward (K10, K6): scale numel
+//   (step 0), K % C (step 1), the Hadamard of size C (step 2).
+#include <bit>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "spec/quant/layer.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
+namespace {
 
-void check_int8_layer(const Layer&, const TensorTable&, Sink&) {}
+constexpr MessageTemplate kSgTensorwise2d{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy tensorwise INT8 layer {prefix!r} needs a 2D weight, got {weight_shape}", "quantization_utils.py:362-365"};
+constexpr MessageTemplate kSgDtypes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy INT8 layer {prefix!r} needs I8 weights and F32 scales, got {weight_dtype} and {scale_dtype}",
+    "quantization_utils.py:368-372"};
+constexpr MessageTemplate kSgShapes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy INT8 layer {prefix!r} has incompatible weight/scale shapes: {weight_shape} and {scale_shape}",
+    "quantization_utils.py:373-377"};
+constexpr MessageTemplate kSgConvrot{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                     "Serialized kitchen_int8 layer {prefix!r} must set convrot=true",
+                                     "kitchen_int8_config.py (S17)"};
+constexpr MessageTemplate kSgGroupsize{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Serialized kitchen_int8 layer {prefix!r} must declare convrot_groupsize in (16, 64, 256), got {value!r}",
+    "kitchen_int8_config.py (S17)"};
+// §3.8 records this message with its placeholder expressions elided ("{…}").
+// safespec names them and renders the checkpoint's K and the marker value as
+// str(): the model's layer.input_size equals K for a checkpoint that fits its
+// model, and whether sglang prints the value through int() is not recorded.
+constexpr MessageTemplate kSgInputSize{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Serialized kitchen_int8 layer {prefix!r} has input size {input_size}, which is not divisible by its ConvRot "
+    "group size {convrot_group_size}",
+    "kitchen_int8_config.py get_quant_method (S17)"};
+constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "ValueError",
+                                          "Missing INT8 weight scale for layer {layer_name}", "comfy/ops.py:1188-1189"};
+// K10 records both shapes as "{shape}"; the eager source prints
+// tuple(weight_scale.shape) after reshape(-1), i.e. (numel,), and
+// tuple(weight.shape). Distinct names keep fill() unambiguous.
+constexpr MessageTemplate kKtScale{
+    Consumer::Kitchen, Effect::Rejects, "ValueError",
+    "INT8 weight scale must be scalar or per-output-channel, got {tuple(weight_scale.shape)} for weight shape "
+    "{tuple(weight.shape)}",
+    "backends/eager/quantization.py:999-1016 (K10)"};
+constexpr MessageTemplate kKtConvrotDivide{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                           "ConvRot group size {g} does not divide input features {k}",
+                                           "backends/eager/quantization.py:999-1016 (K10)"};
+// K10's divisibility test is Python's `%`: a group size of 0 raises before
+// any message (CPython 3.11 wording).
+constexpr MessageTemplate kKtModuloZero{Consumer::Kitchen, Effect::Rejects, "ZeroDivisionError",
+                                        "integer modulo by zero", "backends/eager/quantization.py:999-1016 (K10)"};
+constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                      "Regular Hadamard size must be a power of 4, got {size}",
+                                      "tensor/int8_utils.py:21-22 (K6)"};
+
+constexpr std::uint32_t kSgStepDtypes = 1, kSgStepTensorwise = 2, kSgStepShapes = 3;
+constexpr std::uint32_t kCuStepScale = 2, kCuStepInt = 3, kCuStepCast = 4;
+constexpr std::uint32_t kKtStepScale = 0, kKtStepDivide = 1, kKtStepHadamard = 2;
+constexpr std::int64_t kComfyGroupsizeDefault = 256;
+constexpr std::string_view kKitchenInt8Config = "KitchenInt8Config";
+
+struct Tensors {
+  const TensorRef* weight;
+  const TensorRef* scale;
+};
+
+bool has_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
+
+std::optional<std::uint64_t> numel(const std::vector<std::uint64_t>& shape) {
+  std::uint64_t n = 1;
+  for (std::uint64_t d : shape) {
+    if (d != 0 && n > UINT64_MAX / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+// The logical (N, K) of a 2-D weight.
+struct Dims {
+  std::uint64_t n, k;
+};
+std::optional<Dims> dims(const TensorRef* weight) {
+  if (!weight || weight->entry->shape.size() != 2) return std::nullopt;
+  return Dims{weight->entry->shape[0], weight->entry->shape[1]};
+}
+
+// ComfyUI's convrot_groupsize: int(top-level, else params, else 256), read
+// only when convrot is truthy (CU ops.py:1191-1198). nullopt when convrot is
+// off; the int() exception otherwise.
+std::optional<Result<py::Value, py::PyException>> comfy_groupsize(const Layer& l) {
+  const py::Value* convrot = comfy_get(*l.marker, "convrot");
+  if (!convrot || !truthy(*convrot)) return std::nullopt;
+  const py::Value* v = comfy_get(*l.marker, "convrot_groupsize");
+  if (!v) return Result<py::Value, py::PyException>(py::Value(kComfyGroupsizeDefault));
+  return py::py_int(*v);
+}
+
+bool is_kitchen_int8(const Layer& l) { return l.sglang_config == kKitchenInt8Config; }
+
+// `value in (16, 64, 256)`: Python compares with ==, so 16.0 is in and True
+// (== 1) is not.
+bool in_sglang_sizes(const py::Value* v) {
+  if (!v) return false;
+  for (int c : {16, 64, 256})
+    if (py::py_equal(*v, py::Value(c))) return true;
+  return false;
+}
+
+// C6, C12: ComfyUI warns and skips a layer without a weight; otherwise it
+// raises when the scale is absent.
+void tensors_rule(const Layer& l, const Tensors& t, Sink& out) {
+  const std::string wname = tensor_name(l, "weight"), sname = tensor_name(l, "weight_scale");
+  std::vector<std::string> absent;
+  if (!t.weight) absent.push_back(wname);
+  if (!t.scale) absent.push_back(sname);
+  if (absent.empty()) return;
+  std::vector<Verdict> v;
+  v.push_back(verdict(kSgMissingTensors, order::sg_layer(l.index, kStepRequiredTensors),
+                      {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(absent)}}));
+  const std::string layer_name = comfy_layer_name(l.prefix);
+  // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
+  if (t.weight)
+    v.push_back(verdict(kCuMissingScale, order::cu_layer(l.index, kCuStepScale), {{"layer_name", layer_name}}));
+  std::string msg = "int8_tensorwise layer needs weight and weight_scale; missing ";
+  for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
+  out.add(l.file, RuleId::QuantInt8Tensors, layer_where(l.prefix), std::move(msg), std::move(v));
+}
+
+void dtypes_rule(const Layer& l, const Tensors& t, Sink& out) {
+  if (!t.weight || !t.scale) return;
+  if (has_dtype(t.weight, Dtype::I8) && has_dtype(t.scale, Dtype::F32)) return;
+  const std::string wd = dtype_str(*t.weight), sd = dtype_str(*t.scale);
+  std::vector<Verdict> v;
+  v.push_back(verdict(kSgDtypes, order::sg_layer(l.index, kSgStepDtypes),
+                      {{"prefix!r", repr(l.prefix)}, {"weight_dtype", wd}, {"scale_dtype", sd}}));
+  out.add(l.file, RuleId::QuantInt8Dtypes, layer_where(l.prefix),
+          "int8_tensorwise weight must be I8 and weight_scale F32, found " + wd + " and " + sd, std::move(v));
+}
+
+// A () scale is tensor-wise: only the weight's rank matters (S9.6.1).
+void weight_rank_rule(const Layer& l, const Tensors& t, Sink& out) {
+  if (!t.weight || !t.scale || !t.scale->entry->shape.empty()) return;
+  if (t.weight->entry->shape.size() == 2) return;
+  const std::string ws = shape_str(*t.weight);
+  std::vector<Verdict> v;
+  v.push_back(verdict(kSgTensorwise2d, order::sg_layer(l.index, kSgStepTensorwise),
+                      {{"prefix!r", repr(l.prefix)}, {"weight_shape", ws}}));
+  out.add(l.file, RuleId::QuantInt8WeightRank, layer_where(l.prefix),
+          "tensor-wise int8_tensorwise weight (scalar weight_scale) must be 2-D, found shape " + ws, std::move(v));
+}
+
+// A non-() scale is per-row: it must be exactly (N, 1) (S9.6.2). kitchen is
+// laxer (K10: numel 1 or N); an (N,) scale passes its GEMM but its dequant
+// path broadcasts it along K (L14), which only LoRA/fallback paths reach.
+void shapes_rule(const Layer& l, const Tensors& t, Sink& out) {
+  if (!t.weight || !t.scale || t.scale->entry->shape.empty()) return;
+  const auto d = dims(t.weight);
+  const auto& ss = t.scale->entry->shape;
+  if (d && ss.size() == 2 && ss[0] == d->n && ss[1] == 1) return;
+  const std::string ws = shape_str(*t.weight), sc = shape_str(*t.scale);
+  std::vector<Verdict> v;
+  v.push_back(verdict(kSgShapes, order::sg_layer(l.index, kSgStepShapes),
+                      {{"prefix!r", repr(l.prefix)}, {"weight_shape", ws}, {"scale_shape", sc}}));
+  const auto count = numel(ss);
+  if (d && count && *count != 1 && *count != d->n)
+    v.push_back(verdict(kKtScale, order::kt_operands(l.index, kKtStepScale),
+                        {{"tuple(weight_scale.shape)", shape_repr(std::vector<std::uint64_t>{*count})},
+                         {"tuple(weight.shape)", ws}}));
+  std::string msg = d ? "row-wise int8_tensorwise weight_scale must have shape (" + std::to_string(d->n) + ", 1)"
+                      : "int8_tensorwise weight must be 2-D";
+  msg += ", found weight " + ws + " and weight_scale " + sc;
+  out.add(l.file, RuleId::QuantInt8Shapes, layer_where(l.prefix), std::move(msg), std::move(v));
+}
+
+// S17: in an int8-only checkpoint, sglang's KitchenInt8Config demands
+// `convrot is True` (top level only; a params-only true fails, G4).
+void convrot_rule(const Layer& l, Sink& out) {
+  if (!is_kitchen_int8(l)) return;
+  const py::Value* c = get(*l.marker, "convrot");
+  if (is_true(c)) return;
+  std::vector<Verdict> v;
+  v.push_back(verdict(kSgConvrot, order::sg_config(l.index, 0), {{"prefix!r", repr(l.prefix)}}));
+  out.add(l.file, RuleId::QuantInt8Convrot, layer_where(l.prefix),
+          "an int8-only checkpoint needs \"convrot\": true on every layer, found " +
+              (c ? py::repr(*c) : std::string("no convrot key")),
+          std::move(v));
+}
+
+// K % C and the Hadamard of size C, as comfy-kitchen runs them for the C
+// that ComfyUI passes on. nullopt when kitchen is fine or its behaviour is
+// not determined (C beyond int64, which torch.ops cannot even take).
+std::optional<Verdict> kitchen_groupsize(const Layer& l, const py::Value& c, std::uint64_t k) {
+  const auto g = as_int64(c);
+  if (!g) return std::nullopt;
+  if (*g == 0) return verdict(kKtModuloZero, order::kt_operands(l.index, kKtStepDivide), {});
+  const std::uint64_t mag = *g < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(*g) : static_cast<std::uint64_t>(*g);
+  if (k % mag != 0)
+    return verdict(kKtConvrotDivide, order::kt_operands(l.index, kKtStepDivide),
+                   {{"g", std::to_string(*g)}, {"k", std::to_string(k)}});
+  bool pow4 = *g >= 4 && (mag & (mag - 1)) == 0 && (std::countr_zero(mag) % 2 == 0);
+  if (!pow4)
+    return verdict(kKtHadamard, order::kt_operands(l.index, kKtStepHadamard), {{"size", std::to_string(*g)}});
+  return std::nullopt;
+}
+
+// sglang's K % C for a C that passed `in (16, 64, 256)` (an int or an
+// integral float).
+bool sglang_divides(const py::Value& c, std::uint64_t k) {
+  for (std::uint64_t s : {16u, 64u, 256u})
+    if (py::py_equal(c, py::Value(s))) return k % s == 0;
+  return true;
+}
+
+// A ConvRot layer (convrot on for ComfyUI, or any layer sglang's
+// KitchenInt8Config loads, which rotates every layer) declares, at top
+// level, a convrot_groupsize in (16, 64, 256) that divides K.
+void groupsize_rule(const Layer& l, const Tensors& t, Sink& out) {
+  const auto comfy = comfy_groupsize(l);
+  if (!comfy && !is_kitchen_int8(l)) return;
+  const py::Value* top = get(*l.marker, "convrot_groupsize");
+  const auto d = dims(t.weight);
+  const bool listed = in_sglang_sizes(top);
+  const bool divides = !listed || !d || sglang_divides(*top, d->k);
+  std::vector<Verdict> v;
+  if (is_kitchen_int8(l)) {
+    const std::string shown = top ? py::repr(*top) : std::string("None");
+    if (!listed)
+      v.push_back(verdict(kSgGroupsize, order::sg_config(l.index, 1), {{"prefix!r", repr(l.prefix)}, {"value!r", shown}}));
+    else if (!divides)
+      v.push_back(verdict(kSgInputSize, order::sg_method(l.index, 0),
+                          {{"prefix!r", repr(l.prefix)},
+                           {"input_size", std::to_string(d->k)},
+                           {"convrot_group_size", py::str(*top)}}));
+  }
+  if (comfy && comfy->ok() && d)
+    if (auto kv = kitchen_groupsize(l, comfy->value(), d->k)) v.push_back(std::move(*kv));
+  if (listed && divides && v.empty()) return;
+  std::string msg = "ConvRot int8_tensorwise layer must declare convrot_groupsize 16, 64 or 256";
+  if (d) msg += " dividing K=" + std::to_string(d->k);
+  msg += ", found " + (top ? py::repr(*top) : std::string("no top-level convrot_groupsize"));
+  out.add(l.file, RuleId::QuantInt8ConvrotGroupsize, layer_where(l.prefix), std::move(msg), std::move(v));
+}
+
+// ComfyUI's int() of convrot_groupsize (only when convrot is truthy).
+// sglang has no int() for int8 keys: KitchenInt8Config compares with ==.
+void key_int_rule(const Layer& l, Sink& out) {
+  const auto comfy = comfy_groupsize(l);
+  if (!comfy || comfy->ok()) return;
+  const py::PyException& e = comfy->error();
+  std::vector<Verdict> v;
+  v.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, e.type, e.message, order::cu_layer(l.index, kCuStepInt)});
+  const py::Value* raw = comfy_get(*l.marker, "convrot_groupsize");
+  out.add(l.file, RuleId::QuantKeyInt, layer_where(l.prefix),
+          "convrot_groupsize " + (raw ? py::repr(*raw) : std::string("None")) +
+              " does not survive Python int(): " + e.type + ": " + e.message,
+          std::move(v));
+}
+
+// C13: ComfyUI value-casts the weight to int8; U8 keeps its bits through the
+// integer cast, any other dtype is converted numerically.
+void weight_cast_rule(const Layer& l, const Tensors& t, Sink& out) {
+  if (!t.weight || has_dtype(t.weight, Dtype::I8) || has_dtype(t.weight, Dtype::U8)) return;
+  std::vector<Verdict> v;
+  v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
+  out.add(l.file, RuleId::QuantWeightCast, tensor_where(tensor_name(l, "weight")),
+          "int8_tensorwise weight must be stored I8 (or U8), found " + dtype_str(*t.weight) +
+              ", which ComfyUI converts numerically to int8",
+          std::move(v));
+}
+
+}  // namespace
+
+void check_int8_layer(const Layer& l, const TensorTable& t, Sink& out) {
+  const Tensors ts{t.find(tensor_name(l, "weight")), t.find(tensor_name(l, "weight_scale"))};
+  tensors_rule(l, ts, out);
+  dtypes_rule(l, ts, out);
+  weight_rank_rule(l, ts, out);
+  shapes_rule(l, ts, out);
+  convrot_rule(l, out);
+  groupsize_rule(l, ts, out);
+  key_int_rule(l, out);
+  weight_cast_rule(l, ts, out);
+}
 
 }  // namespace safespec::quant

@@ -1,8 +1,321 @@
-// The w4a4 layer rules (comfy-quant-markers.md §2.2, §3, §4, §5).
+// The convrot_w4a4 layer rules, L15 (comfy-quant-markers.md §2.2): sglang's
+// inspector (S9.1, S9.4 steps 1-4) and its KitchenW4A4Config (S15.5),
+// ComfyUI's loader (C12, C13) and the comfy-kitchen checks it runs (K2, K6,
+// K9), called in sglang's order.
+//
+// Positions taken where upstream leaves a choice (§8):
+// - The model's K (sglang's layer.input_size, kitchen's input width) is the
+//   checkpoint's 2 * weight_shape[1]. With that, S15.5's convrot_groupsize
+//   test and S15.6's input-size test repeat S9.4 steps 3 and 4 with the same
+//   values, so they never raise first and get no verdict of their own.
+// - Of K9's run-time messages (per-message lines not recorded), a forward
+//   pass is taken to hit "Input K={a} not divisible by convrot_groupsize {c}"
+//   first; what kitchen raises for K % 64 != 0 is not recorded (no verdict).
+// - K9's shape messages end in "…" in the reference, so weight/scale shape
+//   defects get sglang's verdict only.
+// - Only int and bool convrot_groupsize values get kitchen verdicts: ComfyUI
+//   passes the value on uncoerced and what a float or str does is not
+//   recorded. Whether K6 takes 1 (= 4^0) is not recorded either.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "spec/quant/layer.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
+namespace {
 
-void check_w4a4_layer(const Layer&, const TensorTable&, Sink&) {}
+// sglang, quantization_utils.py (S9.4) and kitchen_w4a4_config.py (S15.5).
+constexpr MessageTemplate kSgDtypes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy W4A4 layer {prefix!r} needs I8 packed weights and F32 scales, got {weight_dtype} and {scale_dtype}",
+    "quantization_utils.py:294-298"};
+constexpr MessageTemplate kSgShapes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy W4A4 layer {prefix!r} has incompatible weight/scale shapes: {weight_shape} and {scale_shape}",
+    "quantization_utils.py:299-303"};
+constexpr MessageTemplate kSgGroupsize{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy W4A4 layer {prefix!r} has unsupported convrot_groupsize={convrot_group_size}",
+    "quantization_utils.py:305-310"};
+constexpr MessageTemplate kSgInputSize{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                       "Comfy W4A4 layer {prefix!r} has input size {logical_input_size}, "
+                                       "incompatible with quant_group_size=64 and convrot_groupsize={convrot_group_size}",
+                                       "quantization_utils.py:311-316"};
+constexpr MessageTemplate kSgLinearDtype{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                         "Serialized W4A4 layer {prefix!r} has unsupported linear_dtype={linear_dtype!r}; "
+                                         "expected one of ('int4', 'int8')",
+                                         "kitchen_w4a4_config.py:122-137"};
+
+// ComfyUI, comfy/ops.py (C12, C13).
+constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "ValueError",
+                                          "Missing ConvRot W4A4 weight scale for layer {layer_name}",
+                                          "comfy/ops.py:1201-1202"};
+constexpr MessageTemplate kCuWeightCast{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1239"};
+
+// comfy-kitchen: W4A4 Params (K2, raised by ComfyUI too, from C13), then the
+// run-time checks (K9, and the eager Hadamard K6).
+constexpr MessageTemplate kKtLinearDtype{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                         "ConvRot W4A4 linear_dtype must be 'int4' or 'int8', got {v!r}",
+                                         "tensor/convrot_w4a4.py:128-131"};
+constexpr MessageTemplate kKtInputK{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                    "Input K={a} not divisible by convrot_groupsize {c}",
+                                    "backends/cuda/__init__.py:1169-1174, 1201-1207, 1237-1244"};
+constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                      "Regular Hadamard size must be a power of 4, got {size}",
+                                      "backends/eager/convrot_w4a4.py:15-41"};
+
+// Steps: sglang phase 3 is S9.4's step number; the config's _parse_marker is
+// S15 item 5. ComfyUI: C12, the C13 value cast, then Params at 21. kitchen:
+// Params K2 at 2; at run time the input check before the eager Hadamard.
+constexpr std::uint32_t kS1 = 1, kS2 = 2, kS3 = 3, kS4 = 4, kS15ParseMarker = 5;
+constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParamsK2 = 21;
+constexpr std::uint32_t kKtK2 = 2, kKtInputStep = 91, kKtHadamardStep = 96;
+
+constexpr std::string_view kConfig = "KitchenW4A4Config";
+
+// A Python int (or bool) exactly enough for the arithmetic here (K < 2^66).
+// The same helper as in w4a8_rules.cpp; see the report for a shared home.
+__extension__ typedef unsigned __int128 u128;
+
+struct Num {
+  bool neg = false;
+  bool huge = false;  // |value| >= 10^38
+  u128 mag = 0;
+  std::string text;  // str(value)
+};
+
+std::optional<Num> num_of(const py::Value& v) {
+  Num n;
+  n.text = py::str(v);
+  if (const bool* b = std::get_if<bool>(&v.data)) {
+    n.mag = *b ? 1 : 0;
+  } else if (const auto* i = std::get_if<py::Int>(&v.data)) {
+    n.neg = i->negative;
+    n.mag = i->magnitude;
+  } else if (const auto* big = std::get_if<py::BigInt>(&v.data)) {
+    std::string_view d = big->decimal;
+    n.neg = !d.empty() && d[0] == '-';
+    if (n.neg) d.remove_prefix(1);
+    if (d.size() > 38) {
+      n.huge = true;
+      return n;
+    }
+    for (char ch : d) n.mag = n.mag * 10 + static_cast<unsigned>(ch - '0');
+  } else {
+    return std::nullopt;
+  }
+  return n;
+}
+
+std::string dec(u128 v) {
+  std::string s;
+  do {
+    s += static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v);
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+bool is_zero(const Num& n) { return !n.huge && n.mag == 0; }
+bool equals(const Num& n, u128 v) { return !n.neg && !n.huge && n.mag == v; }
+bool positive(const Num& n) { return !n.neg && !is_zero(n); }
+// Python's k % n == 0 for a nonzero n.
+bool divides(const Num& n, u128 k) { return k == 0 || (!n.huge && k % n.mag == 0); }
+bool power_of_4(const Num& n) {
+  if (n.neg || n.huge || n.mag < 4 || (n.mag & (n.mag - 1)) != 0) return false;
+  u128 m = n.mag;
+  unsigned bit = 0;
+  while (m >>= 1) ++bit;
+  return bit % 2 == 0;
+}
+
+struct Ctx {
+  const Layer& l;
+  Sink& out;
+  const TensorRef* w;
+  const TensorRef* scale;
+  std::optional<u128> k;  // 2 * weight_shape[1] for a 2-D weight
+  Result<py::Value, py::PyException> sg_c;  // S9.4 step 3: int(marker.get("convrot_groupsize", 256))
+  std::optional<Num> c;                      // sglang's int (nullopt when int() raised)
+  std::optional<Num> cu_c;                   // ComfyUI's value, when int or bool
+  bool cu_params;                            // ComfyUI gets to C13 (weight and weight_scale present)
+  bool sg_config;                            // sglang resolved to KitchenW4A4Config
+
+  std::string prefix_repr() const { return repr(l.prefix); }
+  void add(RuleId rule, std::string where, std::string message, std::vector<Verdict> v) {
+    out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
+  }
+};
+
+// CQ-W4A4-TENSORS (S9.1, C12).
+void check_tensors(Ctx& c, const TensorTable& t) {
+  auto missing = missing_tensors(c.l, t, {"weight", "weight_scale"});
+  if (missing.empty()) return;
+  const std::string list = sorted_list_repr(missing);
+  std::vector<Verdict> v{verdict(kSgMissingTensors, order::sg_layer(c.l.index, kStepRequiredTensors),
+                                 {{"prefix!r", c.prefix_repr()}, {"sorted(missing)", list}})};
+  if (c.w)  // no weight at all is C6 (CQ-MARKER-ORPHAN)
+    v.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuC12),
+                        {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  c.add(RuleId::QuantW4a4Tensors, layer_where(c.l.prefix),
+        "a convrot_w4a4 layer needs weight and weight_scale; missing " + list, std::move(v));
+}
+
+// CQ-W4A4-DTYPES (S9.4 step 1). ComfyUI takes a U8 weight too (same bits);
+// what kitchen does with a non-F32 scale is not recorded.
+void check_dtypes(Ctx& c) {
+  if (!c.w || !c.scale) return;
+  const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.scale);
+  if (wd == "I8" && sd == "F32") return;
+  c.add(RuleId::QuantW4a4Dtypes, layer_where(c.l.prefix),
+        "convrot_w4a4 weight must be I8 and weight_scale F32; found " + wd + " and " + sd,
+        {verdict(kSgDtypes, order::sg_layer(c.l.index, kS1),
+                 {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
+}
+
+// CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
+void check_weight_cast(Ctx& c) {
+  if (!c.w) return;
+  const std::string wd = dtype_str(*c.w);
+  if (wd == "I8" || wd == "U8") return;
+  std::vector<Verdict> v;
+  if (c.cu_params) v.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
+  c.add(RuleId::QuantWeightCast, tensor_where(c.w->entry->name),
+        "a convrot_w4a4 weight is stored as I8 (or U8); found " + wd + ", which ComfyUI converts to int8 by value",
+        std::move(v));
+}
+
+// CQ-W4A4-SHAPES (S9.4 step 2): a 2-D weight and a (N,) scale.
+void check_shapes(Ctx& c) {
+  if (!c.w || !c.scale) return;
+  const auto& ws = c.w->entry->shape;
+  const auto& ss = c.scale->entry->shape;
+  if (ws.size() == 2 && ss.size() == 1 && ss[0] == ws[0]) return;
+  std::string expected = "a 2-D weight (N, K/2) and weight_scale (N,)";
+  if (ws.size() == 2) expected += " = (" + std::to_string(ws[0]) + ",)";
+  c.add(RuleId::QuantW4a4Shapes, layer_where(c.l.prefix),
+        "convrot_w4a4 needs " + expected + "; found " + shape_str(*c.w) + " and " + shape_str(*c.scale),
+        {verdict(kSgShapes, order::sg_layer(c.l.index, kS2),
+                 {{"prefix!r", c.prefix_repr()},
+                  {"weight_shape", shape_str(*c.w)},
+                  {"scale_shape", shape_str(*c.scale)}})});
+}
+
+// CQ-MARKER-INT: sglang's int(convrot_groupsize) in phase 3 (S9.4 step 3).
+void check_key_int(Ctx& c) {
+  if (c.sg_c.ok()) return;
+  const py::Value* raw = get(*c.l.marker, "convrot_groupsize");
+  c.add(RuleId::QuantKeyInt, layer_where(c.l.prefix),
+        "convrot_groupsize must survive Python int(); int(" + (raw ? py::repr(*raw) : std::string("None")) +
+            ") raises " + c.sg_c.error().type + ": " + c.sg_c.error().message,
+        {Verdict{Consumer::Sglang, Effect::Rejects, c.sg_c.error().type, c.sg_c.error().message,
+                 order::sg_layer(c.l.index, kS3)}});
+}
+
+// CQ-W4A4-GROUPSIZE (S9.4 step 3, G17; K6 for a non-power of 4).
+void check_groupsize(Ctx& c) {
+  std::vector<Verdict> v;
+  const bool sg_bad = c.c && !equals(*c.c, 16) && !equals(*c.c, 64) && !equals(*c.c, 256);
+  if (sg_bad)
+    v.push_back(verdict(kSgGroupsize, order::sg_layer(c.l.index, kS3),
+                        {{"prefix!r", c.prefix_repr()}, {"convrot_group_size", c.c->text}}));
+  if (c.cu_params && c.cu_c && !power_of_4(*c.cu_c) && !equals(*c.cu_c, 1) && !c.cu_c->huge)
+    v.push_back(verdict(kKtHadamard, order::kt_operands(c.l.index, kKtHadamardStep), {{"size", c.cu_c->text}}));
+  if (v.empty()) return;
+  c.add(RuleId::QuantW4a4Groupsize, layer_where(c.l.prefix),
+        "convrot_w4a4 convrot_groupsize must be 16, 64 or 256; found " + (c.c ? c.c->text : c.cu_c->text) +
+            (sg_bad ? "" : " (as ComfyUI reads it)"),
+        std::move(v));
+}
+
+// CQ-W4A4-K (S9.4 step 4; K9 at run time).
+void check_k(Ctx& c) {
+  if (!c.k) return;
+  const u128 k = *c.k;
+  std::vector<Verdict> v;
+  std::string found;
+  if (c.c && (k % 64 != 0 || is_zero(*c.c) || !divides(*c.c, k))) {
+    found = "K=" + dec(k) + ", convrot_groupsize=" + c.c->text;
+    // A zero never gets past step 3, so step 4 cannot divide by it.
+    if (!is_zero(*c.c))
+      v.push_back(verdict(kSgInputSize, order::sg_layer(c.l.index, kS4),
+                          {{"prefix!r", c.prefix_repr()},
+                           {"logical_input_size", dec(k)},
+                           {"convrot_group_size", c.c->text}}));
+  }
+  if (c.cu_params && c.cu_c && positive(*c.cu_c) && !divides(*c.cu_c, k)) {
+    if (found.empty()) found = "K=" + dec(k) + ", convrot_groupsize=" + c.cu_c->text + " (as ComfyUI reads it)";
+    v.push_back(verdict(kKtInputK, order::kt_operands(c.l.index, kKtInputStep),
+                        {{"a", dec(k)}, {"c", c.cu_c->text}}));
+  }
+  if (found.empty()) return;
+  c.add(RuleId::QuantW4a4K, layer_where(c.l.prefix),
+        "convrot_w4a4 K must be divisible by 64 (quant_group_size) and by convrot_groupsize; found " + found,
+        std::move(v));
+}
+
+// CQ-W4A4-LINEAR-DTYPE (S15.5: str() of the top-level value; K2: the value
+// ComfyUI reads, top level then params, compared as is).
+void check_linear_dtype(Ctx& c) {
+  auto allowed = [](const py::Value* v) {
+    const auto* s = v ? std::get_if<std::string>(&v->data) : nullptr;
+    return !v || (s && (*s == "int4" || *s == "int8"));
+  };
+  std::vector<Verdict> v;
+  const std::string sg_value = str_of(*c.l.marker, "linear_dtype", "int4");
+  if (c.sg_config && sg_value != "int4" && sg_value != "int8")
+    v.push_back(verdict(kSgLinearDtype, order::sg_config(c.l.index, kS15ParseMarker),
+                        {{"prefix!r", c.prefix_repr()}, {"linear_dtype!r", repr(sg_value)}}));
+  const py::Value* cu = comfy_get(*c.l.marker, "linear_dtype");
+  if (c.cu_params && !allowed(cu)) {
+    const std::string shown = py::repr(*cu);
+    v.push_back(verdict(kKtLinearDtype, order::kt_params(c.l.index, kKtK2), {{"v!r", shown}}));
+    MessageTemplate t = kKtLinearDtype;
+    t.consumer = Consumer::Comfyui;
+    v.push_back(verdict(t, order::cu_layer(c.l.index, kCuParamsK2), {{"v!r", shown}}));
+  }
+  const py::Value* top = get(*c.l.marker, "linear_dtype");
+  if (allowed(top) && v.empty()) return;
+  c.add(RuleId::QuantW4a4LinearDtype, layer_where(c.l.prefix),
+        "convrot_w4a4 linear_dtype must be 'int4' or 'int8'; found " +
+            (!allowed(top) ? py::repr(*top) : py::repr(*cu) + " (as ComfyUI reads it)"),
+        std::move(v));
+}
+
+}  // namespace
+
+void check_w4a4_layer(const Layer& l, const TensorTable& t, Sink& out) {
+  const py::Value& m = *l.marker;
+  const py::Value* cu_c = comfy_get(m, "convrot_groupsize");
+  Ctx c{l,
+        out,
+        t.find(tensor_name(l, "weight")),
+        t.find(tensor_name(l, "weight_scale")),
+        std::nullopt,
+        int_of(m, "convrot_groupsize", 256),
+        std::nullopt,
+        cu_c ? num_of(*cu_c) : num_of(py::Value(256)),
+        false,
+        l.sglang_config == kConfig};
+  if (c.w && c.w->entry->shape.size() == 2) c.k = static_cast<u128>(c.w->entry->shape[1]) * 2;
+  if (c.sg_c.ok()) c.c = num_of(c.sg_c.value());
+  c.cu_params = c.w && c.scale;
+
+  check_tensors(c, t);
+  check_dtypes(c);
+  check_weight_cast(c);
+  check_shapes(c);
+  check_key_int(c);
+  check_groupsize(c);
+  check_k(c);
+  check_linear_dtype(c);
+}
 
 }  // namespace safespec::quant

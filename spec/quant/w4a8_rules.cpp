@@ -1,8 +1,554 @@
-// The w4a8 layer rules (comfy-quant-markers.md §2.2, §3, §4, §5).
+// The asym_w4a8_int8 (W4A8) layer rules, L16 (comfy-quant-markers.md §2.2):
+// sglang's inspector (S9.1, S9.3 A0-A8), its KitchenW4A8Config (S12.3,
+// S13.4-S13.5), ComfyUI's loader (C12, C13) and the comfy-kitchen Params and
+// operand checks it runs (K1, K4, K6, K7), called in sglang's order.
+//
+// Positions taken where upstream leaves a choice (§8, K13):
+// - The module's logical shape (ComfyUI's orig_shape, sglang's
+//   layer.input_size) is the checkpoint's: the weight's dims with the packed
+//   last dim doubled, so N = weight_shape[0] and K = 2 * weight_shape[1].
+// - Shapes in kitchen messages recorded only as {…} print as tuples (K13:
+//   tuple(...) vs torch.Size is unconfirmed).
+// - kitchen's K1.2 predicate is evaluated in the order its message and L16
+//   list it (K % 16, K % G, K % C, G >= 4, 16 % G or G % 16), so a zero G or
+//   C raises Python's ZeroDivisionError there; the real expression order is
+//   not recorded.
+// - ComfyUI passes group_size and convrot_groupsize on uncoerced; only int and
+//   bool values get ComfyUI/kitchen verdicts (a float or a str fails somewhere
+//   in torch or kitchen with text the reference does not record).
+// - safespec's own reading of group_size/convrot_groupsize is sglang's
+//   (top-level int()); a value nested in params only is CQ-MARKER-PARAMS.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "spec/quant/layer.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 
 namespace safespec::quant {
+namespace {
 
-void check_w4a8_layer(const Layer&, const TensorTable&, Sink&) {}
+// sglang, quantization_utils.py (S9.3) and the W4A8 config (S12.3, S13.5).
+constexpr MessageTemplate kSgGroupSize{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                       "Comfy W4A8 layer {prefix!r} has invalid group_size={group_size}",
+                                       "quantization_utils.py:239-243"};
+constexpr MessageTemplate kSgDtypes{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Comfy W4A8 layer {prefix!r} needs I8 weights and FP8 group scales, got {weight_dtype} and {scale_dtype}",
+    "quantization_utils.py:244-248"};
+constexpr MessageTemplate kSgChannelDtype{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                          "Comfy W4A8 layer {prefix!r} needs F32 channel scales, got {channel_dtype}",
+                                          "quantization_utils.py:249-253"};
+constexpr MessageTemplate kSgWeightRank{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                        "Comfy W4A8 layer {prefix!r} needs a 2D packed weight, got {weight_shape}",
+                                        "quantization_utils.py:254-258"};
+constexpr MessageTemplate kSgShapes{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                    "Comfy W4A8 layer {prefix!r} has incompatible weight/scale shapes: "
+                                    "{weight_shape}, {scale_shape}, and {channel_shape}",
+                                    "quantization_utils.py:259-267"};
+constexpr MessageTemplate kSgCodebook{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                      "Comfy W4A8 layer {prefix!r} needs an F32[16] codebook",
+                                      "quantization_utils.py:272-278"};
+constexpr MessageTemplate kSgCorrection{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                        "Comfy W4A8 layer {prefix!r} has an incompatible correction tensor",
+                                        "quantization_utils.py:279-289"};
+constexpr MessageTemplate kSgConvrot{Consumer::Sglang, Effect::Rejects, "ValueError",
+                                     "Serialized W4A8 layer {prefix!r} must set convrot=true",
+                                     "kitchen_w4a8_config.py:61-64"};
+constexpr MessageTemplate kSgInputSize{
+    Consumer::Sglang, Effect::Rejects, "ValueError",
+    "Serialized W4A8 layer {prefix!r} has input size {layer.input_size}, incompatible with "
+    "group_size={group_size} and convrot_groupsize={convrot_group_size}",
+    "kitchen_w4a8_config.py:113-120"};
+// Python's own: K % 0 in _supports_input_size (S13.5), CPython 3.11 text.
+constexpr MessageTemplate kSgZeroDivision{Consumer::Sglang, Effect::Rejects, "ZeroDivisionError",
+                                          "integer modulo by zero", "kitchen_w4a8_config.py:129-139"};
+
+// ComfyUI, comfy/ops.py (C12, C13).
+constexpr MessageTemplate kCuMissingSRel{Consumer::Comfyui, Effect::Rejects, "ValueError",
+                                         "Missing W4A8 group scale (weight_s_rel) for layer {layer_name}",
+                                         "comfy/ops.py:1218-1219"};
+constexpr MessageTemplate kCuCorrectionDropped{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1225-1233"};
+constexpr MessageTemplate kCuWeightCast{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1239"};
+
+// comfy-kitchen W4A8 Params (K1, CK tensor/w4a8_int8.py:142-176): ComfyUI
+// raises them too, from C13.
+constexpr MessageTemplate kKtOrigShape{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                       "orig_shape must be 2D, got {shape}", "tensor/w4a8_int8.py:142-176"};
+constexpr MessageTemplate kKtKRule{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                   "K={k} must be divisible by 16, group_size={g}, and convrot_groupsize={c}; "
+                                   "group_size must be >=4 and divide 16 or be a multiple of 16",
+                                   "tensor/w4a8_int8.py:142-176"};
+constexpr MessageTemplate kKtZeroDivision{Consumer::Kitchen, Effect::Rejects, "ZeroDivisionError",
+                                          "integer modulo by zero", "tensor/w4a8_int8.py:142-176"};
+constexpr MessageTemplate kKtScale{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                   "scale must have shape {(n,groups)}, got {…}", "tensor/w4a8_int8.py:142-176"};
+constexpr MessageTemplate kKtChannel{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                     "s_channel must have shape {(n,)}, got {…}", "tensor/w4a8_int8.py:142-176"};
+constexpr MessageTemplate kKtCodebook{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                      "codebook must have shape (16,), got {…}", "tensor/w4a8_int8.py:142-176"};
+// Run time: the eager/Triton Hadamard (K6) and the CUDA fused activation
+// quantizer every CUDA W4A8 call goes through (K7). The check sits in CUDA
+// C++ (int8_linear.cu), where a failed TORCH_CHECK reaches Python as
+// RuntimeError; the reference records no class, so this is inferred.
+constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
+                                      "Regular Hadamard size must be a power of 4, got {size}",
+                                      "tensor/int8_utils.py:21-22"};
+constexpr MessageTemplate kKtCudaGroup{Consumer::Kitchen, Effect::Rejects, "RuntimeError",
+                                       "convrot fused kernel only supports group_size 256",
+                                       "backends/cuda/ops/int8_linear.cu:1101-1106"};
+constexpr MessageTemplate kKtCudaK{Consumer::Kitchen, Effect::Rejects, "RuntimeError",
+                                   "convrot fused kernel requires K divisible by 256",
+                                   "backends/cuda/ops/int8_linear.cu:1101-1106"};
+
+// Steps: sglang phase 3 is S9.3's A-number; the config's convrot test is
+// S12 item 3; get_quant_method's int() calls and predicate are S13.4, S13.5.
+// ComfyUI: C12, the C13 value cast, then Params K1.n at 20 + n. kitchen:
+// Params K1.n at n; at run time CUDA's K7 before the eager-only K6.
+constexpr std::uint32_t kA1 = 1, kA2 = 2, kA3 = 3, kA4 = 4, kA5 = 5, kA7 = 7, kA8 = 8;
+constexpr std::uint32_t kS12Convrot = 3, kS13Int = 4, kS13InputSize = 5;
+constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParams = 20;
+constexpr std::uint32_t kKtCudaGroupStep = 71, kKtCudaKStep = 72, kKtHadamardStep = 80;
+
+constexpr std::string_view kConfig = "KitchenW4A8Config";
+
+// A Python int (or bool) exactly enough for the arithmetic here: K < 2^66,
+// so a magnitude past 128 bits only needs its residue mod 16.
+__extension__ typedef unsigned __int128 u128;
+
+struct Num {
+  bool neg = false;
+  bool huge = false;  // |value| >= 10^38 (more than 38 decimal digits)
+  u128 mag = 0;
+  unsigned mod16 = 0;  // |value| % 16
+  std::string text;    // str(value), as f-strings print it
+};
+
+std::optional<Num> num_of(const py::Value& v) {
+  Num n;
+  n.text = py::str(v);
+  if (const bool* b = std::get_if<bool>(&v.data)) {
+    n.mag = *b ? 1 : 0;
+  } else if (const auto* i = std::get_if<py::Int>(&v.data)) {
+    n.neg = i->negative;
+    n.mag = i->magnitude;
+  } else if (const auto* big = std::get_if<py::BigInt>(&v.data)) {
+    std::string_view d = big->decimal;
+    n.neg = !d.empty() && d[0] == '-';
+    if (n.neg) d.remove_prefix(1);
+    if (d.size() > 38) {
+      n.huge = true;
+      unsigned last4 = 0;
+      for (char ch : d.substr(d.size() - 4)) last4 = last4 * 10 + static_cast<unsigned>(ch - '0');
+      n.mod16 = last4 % 16;  // 10^4 is a multiple of 16
+      return n;
+    }
+    for (char ch : d) n.mag = n.mag * 10 + static_cast<unsigned>(ch - '0');
+  } else {
+    return std::nullopt;
+  }
+  n.mod16 = static_cast<unsigned>(n.mag % 16);
+  return n;
+}
+
+std::string dec(u128 v) {
+  std::string s;
+  do {
+    s += static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v);
+  std::reverse(s.begin(), s.end());
+  return s;
+}
+
+bool at_least(const Num& n, u128 v) { return !n.neg && (n.huge || n.mag >= v); }
+bool is_zero(const Num& n) { return !n.huge && n.mag == 0; }
+bool equals(const Num& n, u128 v) { return !n.neg && !n.huge && n.mag == v; }
+// Python's k % n == 0 for a nonzero n (the sign of n does not matter).
+bool divides(const Num& n, u128 k) { return k == 0 || (!n.huge && k % n.mag == 0); }
+// 16 % g == 0 or g % 16 == 0, for g >= 4.
+bool group_shape_ok(const Num& g) { return (!g.huge && 16 % g.mag == 0) || g.mod16 == 0; }
+// Python's k // n for n > 0.
+u128 floor_div(u128 k, const Num& n) { return n.huge ? 0 : k / n.mag; }
+bool power_of_4(const Num& n) {
+  if (n.neg || n.huge || n.mag < 4 || (n.mag & (n.mag - 1)) != 0) return false;
+  u128 m = n.mag;
+  unsigned bit = 0;
+  while (m >>= 1) ++bit;
+  return bit % 2 == 0;
+}
+
+// The 2-D weight's N and logical K.
+struct Dims {
+  std::uint64_t n;
+  u128 k;
+};
+
+struct Ctx {
+  const Layer& l;
+  Sink& out;
+  const TensorRef* w;
+  const TensorRef* s_rel;
+  const TensorRef* s_ch;
+  const TensorRef* codebook;
+  const TensorRef* correction;
+  std::optional<Dims> d = std::nullopt;
+  Result<py::Value, py::PyException> sg_g;  // S9.3 A1 / S13.4: int(marker.get(key, default))
+  Result<py::Value, py::PyException> sg_c;
+  std::optional<Num> g = std::nullopt, c = std::nullopt;  // sglang's ints (nullopt when int() raised)
+  std::optional<Num> cu_g, cu_c;                         // ComfyUI's values, when int or bool
+  bool cu_params = false;                                // ComfyUI gets to C13 (weight and weight_s_rel present)
+  bool sg_config = false;                                // sglang resolved to KitchenW4A8Config
+
+  std::string prefix_repr() const { return repr(l.prefix); }
+  void add(RuleId rule, std::string where, std::string message, std::vector<Verdict> v) {
+    out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
+  }
+  // A K1 Params check, raised by ComfyUI (C13) and by kitchen.
+  void params(std::vector<Verdict>& v, MessageTemplate t, std::uint32_t k1, std::initializer_list<Arg> args) const {
+    v.push_back(verdict(t, order::kt_params(l.index, k1), args));
+    t.consumer = Consumer::Comfyui;
+    v.push_back(verdict(t, order::cu_layer(l.index, kCuParams + k1), args));
+  }
+};
+
+std::optional<Num> comfy_num(const py::Value& marker, std::string_view key, std::int64_t fallback) {
+  const py::Value* v = comfy_get(marker, key);
+  return v ? num_of(*v) : num_of(py::Value(fallback));
+}
+
+std::string tuple2(std::uint64_t a, u128 b) { return "(" + std::to_string(a) + ", " + dec(b) + ")"; }
+std::string tuple1(std::uint64_t a) { return "(" + std::to_string(a) + ",)"; }
+bool shape_is(const TensorRef& t, std::initializer_list<u128> dims) {
+  const auto& s = t.entry->shape;
+  return std::equal(s.begin(), s.end(), dims.begin(), dims.end(),
+                    [](std::uint64_t a, u128 b) { return static_cast<u128>(a) == b; });
+}
+// orig_shape as safespec infers it: the weight's dims, the last one doubled.
+std::string logical_shape_repr(const TensorRef& w) {
+  const auto& s = w.entry->shape;
+  std::string r = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i) r += ", ";
+    r += i + 1 == s.size() ? times2_str(s[i]) : std::to_string(s[i]);
+  }
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+std::string found_value(const py::Value& marker, std::string_view key) {
+  const py::Value* v = get(marker, key);
+  return v ? py::repr(*v) : "no " + std::string(key) + " key";
+}
+
+// CQ-W4A8-TENSORS (S9.1/A0, C12, K1.4).
+void check_tensors(Ctx& c, const TensorTable& t) {
+  auto missing = missing_tensors(c.l, t, {"weight", "weight_s_rel", "weight_s_channel"});
+  if (missing.empty()) return;
+  const std::string list = sorted_list_repr(missing);
+  std::vector<Verdict> v{verdict(kSgMissingTensors, order::sg_layer(c.l.index, kStepRequiredTensors),
+                                 {{"prefix!r", c.prefix_repr()}, {"sorted(missing)", list}})};
+  if (c.w && !c.s_rel)
+    v.push_back(verdict(kCuMissingSRel, order::cu_layer(c.l.index, kCuC12),
+                        {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  else if (c.cu_params && !c.s_ch && c.d)  // Params get s_channel=None
+    c.params(v, kKtChannel, 4, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
+  c.add(RuleId::QuantW4a8Tensors, layer_where(c.l.prefix),
+        "an asym_w4a8_int8 layer needs weight, weight_s_rel and weight_s_channel; missing " + list, std::move(v));
+}
+
+// CQ-MARKER-INT: sglang's int() of group_size (A1) and convrot_groupsize (S13.4).
+void check_key_int(Ctx& c) {
+  if (c.sg_g.ok() && c.sg_c.ok()) return;
+  std::string msg = "group_size and convrot_groupsize must survive Python int();";
+  std::vector<Verdict> v;
+  auto note = [&](const Result<py::Value, py::PyException>& r, std::string_view key) {
+    if (r.ok()) return;
+    msg += " int(" + found_value(*c.l.marker, key) + ") raises " + r.error().type + ": " + r.error().message + ";";
+  };
+  note(c.sg_g, "group_size");
+  note(c.sg_c, "convrot_groupsize");
+  msg.pop_back();
+  if (!c.sg_g.ok())
+    v.push_back(Verdict{Consumer::Sglang, Effect::Rejects, c.sg_g.error().type, c.sg_g.error().message,
+                        order::sg_layer(c.l.index, kA1)});
+  else if (c.sg_config)
+    v.push_back(Verdict{Consumer::Sglang, Effect::Rejects, c.sg_c.error().type, c.sg_c.error().message,
+                        order::sg_method(c.l.index, kS13Int)});
+  c.add(RuleId::QuantKeyInt, layer_where(c.l.prefix), std::move(msg), std::move(v));
+}
+
+// CQ-W4A8-GROUP-SIZE (A1). ComfyUI's and kitchen's side of G >= 4 is K1.2
+// (CQ-W4A8-K).
+void check_group_size(Ctx& c) {
+  if (!c.g || at_least(*c.g, 4)) return;
+  c.add(RuleId::QuantW4a8GroupSize, layer_where(c.l.prefix), "group_size must be at least 4; found " + c.g->text,
+        {verdict(kSgGroupSize, order::sg_layer(c.l.index, kA1),
+                 {{"prefix!r", c.prefix_repr()}, {"group_size", c.g->text}})});
+}
+
+// CQ-W4A8-DTYPES (A2). ComfyUI also takes a U8 weight (G: same bits) and a U8
+// or F32 weight_s_rel (G2); other weight dtypes are CQ-WEIGHT-CAST, and what
+// kitchen's CUDA backend does with an F16/BF16 s_rel is not recorded.
+void check_dtypes(Ctx& c) {
+  if (!c.w || !c.s_rel) return;
+  const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.s_rel);
+  if (wd == "I8" && sd == "F8_E4M3") return;
+  c.add(RuleId::QuantW4a8Dtypes, layer_where(c.l.prefix),
+        "W4A8 weight must be I8 and weight_s_rel F8_E4M3; found " + wd + " and " + sd,
+        {verdict(kSgDtypes, order::sg_layer(c.l.index, kA2),
+                 {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
+}
+
+// CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
+void check_weight_cast(Ctx& c) {
+  if (!c.w) return;
+  const std::string wd = dtype_str(*c.w);
+  if (wd == "I8" || wd == "U8") return;
+  std::vector<Verdict> v;
+  if (c.cu_params) v.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
+  c.add(RuleId::QuantWeightCast, tensor_where(c.w->entry->name),
+        "a W4A8 weight is stored as I8 (or U8); found " + wd + ", which ComfyUI converts to int8 by value",
+        std::move(v));
+}
+
+// CQ-W4A8-CHANNEL-DTYPE (A3).
+void check_channel_dtype(Ctx& c) {
+  if (!c.s_ch || dtype_str(*c.s_ch) == "F32") return;
+  const std::string cd = dtype_str(*c.s_ch);
+  c.add(RuleId::QuantW4a8ChannelDtype, tensor_where(c.s_ch->entry->name),
+        "W4A8 weight_s_channel must be F32; found " + cd,
+        {verdict(kSgChannelDtype, order::sg_layer(c.l.index, kA3),
+                 {{"prefix!r", c.prefix_repr()}, {"channel_dtype", cd}})});
+}
+
+// CQ-W4A8-WEIGHT-RANK (A4, K1.1 through the inferred orig_shape).
+void check_weight_rank(Ctx& c) {
+  if (!c.w || c.d) return;
+  std::vector<Verdict> v{verdict(kSgWeightRank, order::sg_layer(c.l.index, kA4),
+                                 {{"prefix!r", c.prefix_repr()}, {"weight_shape", shape_str(*c.w)}})};
+  if (c.cu_params) c.params(v, kKtOrigShape, 1, {{"shape", logical_shape_repr(*c.w)}});
+  c.add(RuleId::QuantW4a8WeightRank, tensor_where(c.w->entry->name),
+        "a W4A8 packed weight must be 2-D (N, K/2); found shape " + shape_str(*c.w), std::move(v));
+}
+
+// CQ-W4A8-SHAPES (A5 with sglang's G; K1.3, K1.4 with ComfyUI's).
+void check_shapes(Ctx& c) {
+  if (!c.d || !c.s_rel || !c.s_ch) return;
+  const Dims d = *c.d;
+  const bool ch_ok = shape_is(*c.s_ch, {d.n});
+  std::vector<Verdict> v;
+  std::string expected;
+  if (c.g && at_least(*c.g, 1)) {
+    const u128 groups = floor_div(d.k, *c.g);
+    expected = "(N, K // group_size) = " + tuple2(d.n, groups) + " with K = " + dec(d.k) + ", group_size = " + c.g->text;
+    if (!shape_is(*c.s_rel, {d.n, groups}) || !ch_ok)
+      v.push_back(verdict(kSgShapes, order::sg_layer(c.l.index, kA5),
+                          {{"prefix!r", c.prefix_repr()},
+                           {"weight_shape", shape_str(*c.w)},
+                           {"scale_shape", shape_str(*c.s_rel)},
+                           {"channel_shape", shape_str(*c.s_ch)}}));
+  }
+  if (c.cu_params) {
+    const bool cu_g_ok = c.cu_g && at_least(*c.cu_g, 1);
+    const u128 groups = cu_g_ok ? floor_div(d.k, *c.cu_g) : 0;
+    if (cu_g_ok && !shape_is(*c.s_rel, {d.n, groups})) {
+      if (expected.empty())
+        expected = "(N, K // group_size) = " + tuple2(d.n, groups) + " with K = " + dec(d.k) +
+                   ", group_size = " + c.cu_g->text;
+      c.params(v, kKtScale, 3, {{"(n,groups)", tuple2(d.n, groups)}, {"…", shape_str(*c.s_rel)}});
+    } else if (!ch_ok) {
+      c.params(v, kKtChannel, 4, {{"(n,)", tuple1(d.n)}, {"…", shape_str(*c.s_ch)}});
+    }
+  }
+  if (v.empty()) return;
+  if (expected.empty()) expected = "(N, K // group_size)";
+  c.add(RuleId::QuantW4a8Shapes, layer_where(c.l.prefix),
+        "for weight " + shape_str(*c.w) + ", weight_s_rel must be " + expected + " and weight_s_channel (N,) = " +
+            tuple1(d.n) + "; found " + shape_str(*c.s_rel) + " and " + shape_str(*c.s_ch),
+        std::move(v));
+}
+
+// CQ-W4A8-CODEBOOK (A7: F32 (16,); K1.6: shape only).
+void check_codebook(Ctx& c) {
+  if (!c.codebook) return;
+  const bool shape_ok = shape_is(*c.codebook, {16});
+  if (shape_ok && dtype_str(*c.codebook) == "F32") return;
+  std::vector<Verdict> v{
+      verdict(kSgCodebook, order::sg_layer(c.l.index, kA7), {{"prefix!r", c.prefix_repr()}})};
+  if (c.cu_params && !shape_ok) c.params(v, kKtCodebook, 6, {{"…", shape_str(*c.codebook)}});
+  c.add(RuleId::QuantW4a8Codebook, tensor_where(c.codebook->entry->name),
+        "a W4A8 weight_codebook must be F32 (16,); found " + dtype_str(*c.codebook) + " " + shape_str(*c.codebook),
+        std::move(v));
+}
+
+// CQ-W4A8-CORRECTION (A8). ComfyUI never loads the correction, so kitchen's
+// K1.5 never sees it (G3): sglang's verdict only.
+void check_correction(Ctx& c) {
+  if (!c.correction) return;
+  const bool dtype_ok = dtype_str(*c.correction) == "F32";
+  std::string expected = "F32";
+  bool shape_ok = true;
+  if (c.d && c.g && at_least(*c.g, 1)) {
+    const u128 groups = floor_div(c.d->k, *c.g);
+    shape_ok = shape_is(*c.correction, {groups, c.d->n});
+    expected += " (K // group_size, N) = (" + dec(groups) + ", " + std::to_string(c.d->n) + ")";
+  }
+  if (dtype_ok && shape_ok) return;
+  c.add(RuleId::QuantW4a8Correction, tensor_where(c.correction->entry->name),
+        "a W4A8 weight_correction must be " + expected + "; found " + dtype_str(*c.correction) + " " +
+            shape_str(*c.correction),
+        {verdict(kSgCorrection, order::sg_layer(c.l.index, kA8), {{"prefix!r", c.prefix_repr()}})});
+}
+
+// CQ-W4A8-CORRECTION-IGNORED (C12, G3).
+void check_correction_ignored(Ctx& c) {
+  if (!c.correction) return;
+  std::vector<Verdict> v;
+  if (c.cu_params) v.push_back(verdict(kCuCorrectionDropped, order::cu_layer(c.l.index, kCuC12), {}));
+  c.add(RuleId::QuantW4a8CorrectionIgnored, tensor_where(c.correction->entry->name),
+        "ComfyUI does not load weight_correction and computes this layer without it", std::move(v));
+}
+
+// CQ-W4A8-CONVROT (S12.3, G1): `marker.get("convrot") is not True`.
+void check_convrot(Ctx& c) {
+  if (is_true(get(*c.l.marker, "convrot"))) return;
+  std::vector<Verdict> v;
+  if (c.sg_config)
+    v.push_back(verdict(kSgConvrot, order::sg_config(c.l.index, kS12Convrot), {{"prefix!r", c.prefix_repr()}}));
+  c.add(RuleId::QuantW4a8Convrot, layer_where(c.l.prefix),
+        "a W4A8 marker must set \"convrot\": true; found " + found_value(*c.l.marker, "convrot"), std::move(v));
+}
+
+enum class KOutcome { Ok, Fails, ZeroDivision };
+
+// _supports_input_size (S13.5): G >= 4, 16 % G or G % 16, K % 16, K % G, K % C.
+KOutcome sglang_k(u128 k, const Num& g, const Num& cs) {
+  if (!at_least(g, 4) || !group_shape_ok(g) || k % 16 != 0 || !divides(g, k)) return KOutcome::Fails;
+  if (is_zero(cs)) return KOutcome::ZeroDivision;
+  return divides(cs, k) ? KOutcome::Ok : KOutcome::Fails;
+}
+
+// K1.2 in the order its message lists the conditions (see the file comment).
+KOutcome kitchen_k(u128 k, const Num& g, const Num& cs) {
+  if (k % 16 != 0) return KOutcome::Fails;
+  if (is_zero(g)) return KOutcome::ZeroDivision;
+  if (!divides(g, k)) return KOutcome::Fails;
+  if (is_zero(cs)) return KOutcome::ZeroDivision;
+  if (!divides(cs, k) || !at_least(g, 4) || !group_shape_ok(g)) return KOutcome::Fails;
+  return KOutcome::Ok;
+}
+
+// CQ-W4A8-K (S13.5, K1.2; K4.2 repeats K1.2 at run time).
+void check_k(Ctx& c) {
+  if (!c.d) return;
+  const u128 k = c.d->k;
+  std::vector<Verdict> v;
+  std::string found;
+  if (c.g && c.c) {
+    const KOutcome o = sglang_k(k, *c.g, *c.c);
+    if (o != KOutcome::Ok) found = "K=" + dec(k) + ", group_size=" + c.g->text + ", convrot_groupsize=" + c.c->text;
+    if (c.sg_config) {
+      if (o == KOutcome::ZeroDivision)
+        v.push_back(verdict(kSgZeroDivision, order::sg_method(c.l.index, kS13InputSize), {}));
+      else if (o == KOutcome::Fails)
+        v.push_back(verdict(kSgInputSize, order::sg_method(c.l.index, kS13InputSize),
+                            {{"prefix!r", c.prefix_repr()},
+                             {"layer.input_size", dec(k)},
+                             {"group_size", c.g->text},
+                             {"convrot_group_size", c.c->text}}));
+    }
+  }
+  if (c.cu_params && c.cu_g && c.cu_c) {
+    const KOutcome o = kitchen_k(k, *c.cu_g, *c.cu_c);
+    if (o != KOutcome::Ok && found.empty())
+      found = "K=" + dec(k) + ", group_size=" + c.cu_g->text + ", convrot_groupsize=" + c.cu_c->text +
+              " (as ComfyUI reads them)";
+    if (o == KOutcome::ZeroDivision)
+      c.params(v, kKtZeroDivision, 2, {});
+    else if (o == KOutcome::Fails)
+      c.params(v, kKtKRule, 2, {{"k", dec(k)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}});
+  }
+  if (found.empty()) return;
+  c.add(RuleId::QuantW4a8K, layer_where(c.l.prefix),
+        "K must be divisible by 16, group_size and convrot_groupsize, with group_size >= 4 dividing 16 or a "
+        "multiple of 16; found " + found,
+        std::move(v));
+}
+
+// CQ-W4A8-HADAMARD (L4, K6). Whether kitchen takes 1 (= 4^0) is not recorded,
+// nor what it does with a size past 128 bits: no verdict for those.
+void check_hadamard(Ctx& c) {
+  std::vector<Verdict> v;
+  if (c.cu_params && c.cu_c && !power_of_4(*c.cu_c) && !equals(*c.cu_c, 1) && !c.cu_c->huge)
+    v.push_back(verdict(kKtHadamard, order::kt_operands(c.l.index, kKtHadamardStep), {{"size", c.cu_c->text}}));
+  const bool spec_bad = c.c && !power_of_4(*c.c);
+  if (!spec_bad && v.empty()) return;
+  const std::string& shown = spec_bad ? c.c->text : c.cu_c->text;
+  c.add(RuleId::QuantW4a8Hadamard, layer_where(c.l.prefix),
+        "convrot_groupsize is the Hadamard size and must be a power of 4, at least 4; found " + shown, std::move(v));
+}
+
+// CQ-W4A8-CUDA-GROUPSIZE (K7, G5).
+void check_cuda_groupsize(Ctx& c) {
+  const bool k_bad = c.d && c.d->k % 256 != 0;
+  std::vector<Verdict> v;
+  if (c.cu_params && c.cu_c) {
+    if (!equals(*c.cu_c, 256))
+      v.push_back(verdict(kKtCudaGroup, order::kt_operands(c.l.index, kKtCudaGroupStep), {}));
+    else if (k_bad)
+      v.push_back(verdict(kKtCudaK, order::kt_operands(c.l.index, kKtCudaKStep), {}));
+  }
+  const bool spec_bad = (c.c && !equals(*c.c, 256)) || k_bad;
+  if (!spec_bad && v.empty()) return;
+  std::string found;
+  if (c.c || c.cu_c) found = "convrot_groupsize=" + (c.c ? c.c->text : c.cu_c->text);
+  if (c.d) found += (found.empty() ? "K=" : ", K=") + dec(c.d->k);
+  c.add(RuleId::QuantW4a8CudaGroupsize, layer_where(c.l.prefix),
+        "comfy-kitchen's CUDA kernel needs convrot_groupsize 256 and K divisible by 256; found " + found,
+        std::move(v));
+}
+
+}  // namespace
+
+void check_w4a8_layer(const Layer& l, const TensorTable& t, Sink& out) {
+  const py::Value& m = *l.marker;
+  auto find = [&](std::string_view s) { return t.find(tensor_name(l, s)); };
+  Ctx c{.l = l,
+        .out = out,
+        .w = find("weight"),
+        .s_rel = find("weight_s_rel"),
+        .s_ch = find("weight_s_channel"),
+        .codebook = find("weight_codebook"),
+        .correction = find("weight_correction"),
+        .sg_g = int_of(m, "group_size", 16),
+        .sg_c = int_of(m, "convrot_groupsize", 256),
+        .cu_g = comfy_num(m, "group_size", 16),
+        .cu_c = comfy_num(m, "convrot_groupsize", 256),
+        .sg_config = l.sglang_config == kConfig};
+  if (c.w && c.w->entry->shape.size() == 2)
+    c.d = Dims{c.w->entry->shape[0], static_cast<u128>(c.w->entry->shape[1]) * 2};
+  if (c.sg_g.ok()) c.g = num_of(c.sg_g.value());
+  if (c.sg_c.ok()) c.c = num_of(c.sg_c.value());
+  c.cu_params = c.w && c.s_rel;
+
+  check_tensors(c, t);
+  check_key_int(c);
+  check_group_size(c);
+  check_dtypes(c);
+  check_weight_cast(c);
+  check_channel_dtype(c);
+  check_weight_rank(c);
+  check_shapes(c);
+  check_codebook(c);
+  check_correction(c);
+  check_correction_ignored(c);
+  check_convrot(c);
+  check_k(c);
+  check_hadamard(c);
+  check_cuda_groupsize(c);
+}
 
 }  // namespace safespec::quant
