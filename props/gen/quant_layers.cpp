@@ -519,6 +519,16 @@ rc::Gen<QCheckpoint> valid_checkpoint_with(Format f) {
   return valid_from(std::move(sets));
 }
 
+rc::Gen<QCheckpoint> valid_checkpoint_of(std::vector<Format> formats) {
+  std::sort(formats.begin(), formats.end());
+  for (const FormatSet& s : resolvable_sets()) {
+    std::vector<Format> have = s.formats;
+    std::sort(have.begin(), have.end());
+    if (have == formats) return valid_from({s});
+  }
+  throw std::logic_error("not a format set sglang resolves");
+}
+
 rc::Gen<QCheckpoint> comfy_checkpoint_with(Format f) {
   return rc::gen::exec([f] {
     const std::vector<Format> all{Format::Fp8E4m3, Format::Fp8E5m2, Format::Nvfp4, Format::Mxfp8,

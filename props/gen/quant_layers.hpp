@@ -167,6 +167,8 @@ rc::Gen<QCheckpoint> valid_checkpoint();
 // The same with at least one layer of `f` (f must be one sglang resolves:
 // not Fp8E5m2, not Awq).
 rc::Gen<QCheckpoint> valid_checkpoint_with(Format f);
+// Exactly the format set `formats` (one row of S11's table, in any order).
+rc::Gen<QCheckpoint> valid_checkpoint_of(std::vector<Format> formats);
 // A checkpoint valid for ComfyUI and comfy-kitchen but not for sglang: any mix
 // of formats, including float8_e5m2 and awq_w4a16, and the per-format ComfyUI
 // variants (G1, G2, G3, G13, G16).

@@ -206,6 +206,7 @@ Applied marker_too_large(QCheckpoint& c, std::set<std::string>&) {
 
 Applied marker_bom(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
   l->site = Site::Tensor;
   l->marker_bytes = "\xef\xbb\xbf" + json_dumps(l->marker);  // json.loads takes the BOM (M3)
   return accepts("UTF-8 BOM before the marker of " + l->prefix);
@@ -213,6 +214,7 @@ Applied marker_bom(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied marker_dtype(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
   l->site = Site::Tensor;
   if (*rc::gen::arbitrary<bool>()) l->marker_dtype = Dtype::I8;  // same bytes, json.loads cannot tell (M3)
   else l->marker_2d = true;
@@ -255,6 +257,7 @@ Applied qmeta_layer_not_object(QCheckpoint& c, std::set<std::string>&) {
 
 Applied marker_conflict(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
   Marker other = l->marker;
   other.push_back({"note", *element<std::string>("\"x\"", "1", "null")});  // ignored by every consumer
   if (l->site == Site::Tensor) {
@@ -379,6 +382,7 @@ Applied resolution_rejects(const QCheckpoint& c, std::string what) {
 
 Applied format_missing(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
   if (*rc::gen::arbitrary<bool>()) marker_erase(l->marker, "format");
   else marker_set(l->marker, "format", "null");
   Applied a = resolution_rejects(c, "no format for " + l->prefix);
@@ -388,6 +392,7 @@ Applied format_missing(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied format_unknown(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
   marker_set(l->marker, "format",
              *element<std::string>("\"int8_blockwise\"", "\"float8_e4m3fn_rowwise\"", "\"MXFP8\"", "7"));
   Applied a = resolution_rejects(c, "unknown format for " + l->prefix);
@@ -396,6 +401,7 @@ Applied format_unknown(QCheckpoint& c, std::set<std::string>& used) {
 }
 
 Applied sglang_formats_mix(QCheckpoint& c, std::set<std::string>&) {
+  strip_global(c);  // S7 would judge the new layer's weight instead
   std::vector<Format> options;
   for (Format f : {Format::Fp8E4m3, Format::Fp8E5m2, Format::Nvfp4, Format::Mxfp8, Format::Int8, Format::W4a4,
                    Format::W4a8, Format::Awq}) {
@@ -434,6 +440,7 @@ Applied sglang_companion(QCheckpoint& c, std::set<std::string>&) {
 
 Applied key_type(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
   // Keys no consumer reads for these formats: only the type is off.
   if (*rc::gen::arbitrary<bool>()) marker_set(l->marker, "num_experts", *element<std::string>("\"8\"", "8.0", "true"));
   else marker_set(l->marker, "params", *element<std::string>("[]", "5", "\"x\""));
@@ -442,6 +449,7 @@ Applied key_type(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied key_int(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer& x) { return x.format == Format::W4a8 || x.format == Format::W4a4; });
+  if (!l) return {};
   struct Bad {
     std::string_view json, error;
   };
@@ -462,6 +470,7 @@ Applied key_int(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied params_nested(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   // Values equal to sglang's defaults (16, 256): only where they sit differs.
   std::string params = "{\"convrot_groupsize\": 256";
   marker_erase(l->marker, "convrot_groupsize");
@@ -477,6 +486,7 @@ Applied params_nested(QCheckpoint& c, std::set<std::string>& used) {
 Applied dtype_comfy_mmap(QCheckpoint& c, std::set<std::string>& used) {
   strip_global(c);  // S7 wants U8 scales
   QLayer* l = pick_format(c, used, Format::Mxfp8);
+  if (!l) return {};
   l->find("weight_scale")->dtype = Dtype::F8_E8M0;
   return accepts("F8_E8M0 mxfp8 scale on " + l->prefix);
 }
@@ -486,18 +496,21 @@ Applied dtype_comfy_mmap(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied weight_cast(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Fp8E4m3);
+  if (!l) return {};
   l->find("weight")->dtype = *element(Dtype::BF16, Dtype::F16, Dtype::F32, Dtype::F8_E5M2, Dtype::U8);
   return accepts("fp8 weight of " + l->prefix + " stored as " + dt(l->find("weight")->dtype));  // S9.2: no dtype check
 }
 
 Applied fp8_tensors(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Fp8E4m3);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("weight_scale"); });
   return layer_rejects(*l, "no weight_scale", kS91, {{"sorted(missing)", "[" + repr(l->name("weight_scale")) + "]"}});
 }
 
 Applied fp8_scale(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick(c, used, [](const QLayer& x) { return x.format == Format::Fp8E4m3; });
+  if (!l) return {};
   QTensor* s = l->find("input_scale");
   if (!s || *rc::gen::arbitrary<bool>()) s = l->find("weight_scale");
   s->shape = *element(Shape{2}, Shape{1, 2}, Shape{l->n, 2});
@@ -506,6 +519,7 @@ Applied fp8_scale(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied fp8_weight(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Fp8E4m3);
+  if (!l) return {};
   l->find("weight")->shape = *element(Shape{l->n * l->k}, Shape{1, l->n, l->k});
   return accepts("non-2-D fp8 weight of " + l->prefix);
 }
@@ -514,6 +528,7 @@ Applied fp8_weight(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_tensors(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   const int which = *inRange(0, 3);
   std::vector<std::string> missing;
   if (which != 1) missing.push_back(l->name("weight_scale"));
@@ -525,6 +540,7 @@ Applied nvfp4_tensors(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_dtypes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   QTensor* w = l->find("weight");
   QTensor* s = l->find("weight_scale");
   const int which = *inRange(0, 3);
@@ -536,6 +552,7 @@ Applied nvfp4_dtypes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_global_scale(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   QTensor* s2 = l->find("weight_scale_2");
   struct V {
     Dtype d;
@@ -549,6 +566,7 @@ Applied nvfp4_global_scale(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_weight_rank(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   QTensor* w = l->find("weight");
   w->shape = *element(Shape{1, w->shape[0], w->shape[1]}, Shape{w->shape[0] * w->shape[1]});
   Applied a = layer_rejects(*l, "non-2-D nvfp4 weight", kNvRank, {{"weight_shape", shape(w->shape)}});
@@ -568,6 +586,7 @@ void nvfp4_reshape(QLayer& l, std::uint64_t r, std::uint64_t cols, Shape scale) 
 
 Applied nvfp4_shapes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   // kitchen's swizzled padding where it differs from sglang's (N, K/16).
   std::uint64_t r = l->n, cols = l->k / 2;
   if (*rc::gen::arbitrary<bool>()) r = 16 * *element<std::uint64_t>(1, 3, 5, 9, 10);
@@ -579,6 +598,7 @@ Applied nvfp4_shapes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_layout(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   // sglang's logical (N, K/16) where kitchen's padded shape differs, or rows
   // that are no N16.
   const std::uint64_t r = *element<std::uint64_t>(16, 48, 80, 144, 7, 129);
@@ -589,6 +609,7 @@ Applied nvfp4_layout(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_pre_quant_scale(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("pre_quant_scale"); });
   struct V {
     Dtype d;
@@ -602,6 +623,7 @@ Applied nvfp4_pre_quant_scale(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied nvfp4_full_precision(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Nvfp4);
+  if (!l) return {};
   if (*rc::gen::arbitrary<bool>()) marker_erase(l->marker, "full_precision_matrix_mult");
   else marker_set(l->marker, "full_precision_matrix_mult", *element<std::string>("false", "1", "\"true\"", "null"));
   Applied a = rejects("full_precision_matrix_mult not true on " + l->prefix, kS19Full, {{"prefix!r", repr(l->prefix)}},
@@ -615,6 +637,7 @@ Applied nvfp4_full_precision(QCheckpoint& c, std::set<std::string>& used) {
 Applied mxfp8_tensors(QCheckpoint& c, std::set<std::string>& used) {
   strip_global(c);
   QLayer* l = pick_format(c, used, Format::Mxfp8);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("weight_scale"); });
   return accepts("mxfp8 without scale on " + l->prefix);  // S9.0: marker mxfp8 is not validated
 }
@@ -622,6 +645,7 @@ Applied mxfp8_tensors(QCheckpoint& c, std::set<std::string>& used) {
 Applied mxfp8_dtypes(QCheckpoint& c, std::set<std::string>& used) {
   strip_global(c);
   QLayer* l = pick_format(c, used, Format::Mxfp8);
+  if (!l) return {};
   l->find("weight_scale")->dtype = *element(Dtype::I8, Dtype::F8_E4M3, Dtype::BF16);
   return accepts("mxfp8 scale dtype on " + l->prefix);
 }
@@ -629,6 +653,7 @@ Applied mxfp8_dtypes(QCheckpoint& c, std::set<std::string>& used) {
 Applied mxfp8_layout(QCheckpoint& c, std::set<std::string>& used) {
   strip_global(c);
   QLayer* l = pick_format(c, used, Format::Mxfp8);
+  if (!l) return {};
   QTensor* s = l->find("weight_scale");
   s->shape = *element(Shape{s->shape[0] + 128, s->shape[1]}, Shape{s->shape[0], s->shape[1] + 4},
                       Shape{s->shape[1], s->shape[0]});
@@ -645,6 +670,7 @@ Applied with_companion(const QCheckpoint& c, const QLayer& l, Applied a) {
 
 Applied int8_tensors(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("weight_scale"); });
   return with_companion(c, *l,
                         layer_rejects(*l, "no int8 scale", kS91, {{"sorted(missing)", "[" + repr(l->name("weight_scale")) + "]"}}));
@@ -652,6 +678,7 @@ Applied int8_tensors(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied int8_weight_rank(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   l->find("weight_scale")->shape = {};
   QTensor* w = l->find("weight");
   w->shape = *element(Shape{1, l->n, l->k}, Shape{l->n * l->k});
@@ -664,6 +691,7 @@ Applied int8_weight_rank(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied int8_dtypes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   QTensor* w = l->find("weight");
   QTensor* s = l->find("weight_scale");
   if (*rc::gen::arbitrary<bool>()) w->dtype = Dtype::U8;
@@ -674,6 +702,7 @@ Applied int8_dtypes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied int8_shapes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   QTensor* s = l->find("weight_scale");
   s->shape = *element(Shape{l->n}, Shape{l->n, 2}, Shape{l->n + 1, 1});
   return with_companion(c, *l, layer_rejects(*l, "int8 scale shape", kInt8Shapes,
@@ -682,6 +711,7 @@ Applied int8_shapes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied int8_convrot(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   if (*rc::gen::arbitrary<bool>()) marker_erase(l->marker, "convrot");
   else marker_set(l->marker, "convrot", *element<std::string>("false", "1", "\"true\""));  // `is True` (S17)
   return rejects("convrot not true on " + l->prefix, kS17Convrot, {{"prefix!r", repr(l->prefix)}}, Stage::Config,
@@ -690,10 +720,11 @@ Applied int8_convrot(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied int8_convrot_groupsize(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   struct V {
     std::string_view json, repr;
   };
-  const V v = *element(V{"", "None"}, V{"4", "4"}, V{"\"16\"", "'16'"}, V{"32", "32"}, V{"null", "None"});
+  const V v = *element(V{"", "None"}, V{"4", "4"}, V{"\"16\"", "'16'"}, V{"32", "32"});
   if (v.json.empty()) marker_erase(l->marker, "convrot_groupsize");  // S17 has no default
   else marker_set(l->marker, "convrot_groupsize", std::string(v.json));
   Applied a = rejects("convrot_groupsize " + std::string(v.repr) + " on " + l->prefix, kS17Group,
@@ -704,6 +735,7 @@ Applied int8_convrot_groupsize(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied k_int32(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Int8);
+  if (!l) return {};
   // K = 2^17 > 131071 = (2^31 - 1) // (128 * 128), divisible by every C.
   l->n = 1;
   l->k = std::uint64_t{1} << 17;
@@ -722,12 +754,14 @@ std::string w4a4_c(const QLayer& l) {
 
 Applied w4a4_tensors(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a4);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("weight_scale"); });
   return layer_rejects(*l, "no w4a4 scale", kS91, {{"sorted(missing)", "[" + repr(l->name("weight_scale")) + "]"}});
 }
 
 Applied w4a4_dtypes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a4);
+  if (!l) return {};
   QTensor* w = l->find("weight");
   QTensor* s = l->find("weight_scale");
   if (*rc::gen::arbitrary<bool>()) w->dtype = Dtype::U8;
@@ -737,6 +771,7 @@ Applied w4a4_dtypes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a4_shapes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a4);
+  if (!l) return {};
   QTensor* s = l->find("weight_scale");
   s->shape = *element(Shape{l->n, 1}, Shape{l->n + 1}, Shape{});
   return layer_rejects(*l, "w4a4 scale shape", kW4a4Shapes,
@@ -745,12 +780,14 @@ Applied w4a4_shapes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a4_groupsize(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a4);
+  if (!l) return {};
   marker_set(l->marker, "convrot_groupsize", "4");  // a power of 4 dividing K, not in (16, 64, 256)
   return layer_rejects(*l, "w4a4 C = 4", kW4a4Group, {{"convrot_group_size", "4"}});
 }
 
 Applied w4a4_k(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a4);
+  if (!l) return {};
   l->k += 32;  // K % 64 == 32
   l->find("weight")->shape = {l->n, l->k / 2};
   return layer_rejects(*l, "w4a4 K = " + std::to_string(l->k), kW4a4K,
@@ -759,6 +796,7 @@ Applied w4a4_k(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a4_linear_dtype(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a4);
+  if (!l) return {};
   struct V {
     std::string_view json, repr;
   };
@@ -786,6 +824,7 @@ void w4a8_regroup(QLayer& l, std::uint64_t g, std::string json) {
 
 Applied w4a8_tensors(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   const int which = *inRange(0, 3);
   std::vector<std::string> missing;
   if (which != 1) missing.push_back(l->name("weight_s_rel"));
@@ -796,6 +835,7 @@ Applied w4a8_tensors(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_group_size(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   struct V {
     std::uint64_t g;
     std::string_view json;
@@ -809,6 +849,7 @@ Applied w4a8_group_size(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_dtypes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   QTensor* w = l->find("weight");
   QTensor* s = l->find("weight_s_rel");
   if (*rc::gen::arbitrary<bool>()) w->dtype = Dtype::U8;
@@ -818,6 +859,7 @@ Applied w4a8_dtypes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_channel_dtype(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   QTensor* s = l->find("weight_s_channel");
   s->dtype = *element(Dtype::F16, Dtype::BF16, Dtype::F64);
   return layer_rejects(*l, "w4a8 channel dtype", kA3, {{"channel_dtype", dt(s->dtype)}});
@@ -825,6 +867,7 @@ Applied w4a8_channel_dtype(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_weight_rank(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   QTensor* w = l->find("weight");
   w->shape = *element(Shape{1, l->n, l->k / 2}, Shape{l->n * l->k / 2});
   return layer_rejects(*l, "non-2-D w4a8 weight", kA4, {{"weight_shape", shape(w->shape)}});
@@ -832,6 +875,7 @@ Applied w4a8_weight_rank(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_shapes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   QTensor* s = l->find("weight_s_rel");
   QTensor* ch = l->find("weight_s_channel");
   switch (*inRange(0, 4)) {
@@ -847,6 +891,7 @@ Applied w4a8_shapes(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_codebook(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("weight_codebook"); });
   struct V {
     Dtype d;
@@ -859,6 +904,7 @@ Applied w4a8_codebook(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_correction(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name("weight_correction"); });
   const std::uint64_t groups = l->k / w4a8_g(*l);
   struct V {
@@ -874,6 +920,7 @@ Applied w4a8_correction(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_correction_ignored(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   if (!l->find("weight_correction"))
     l->tensors.push_back(QTensor{l->name("weight_correction"), Dtype::F32, {l->k / w4a8_g(*l), l->n}, {}});
   return accepts("F32 correction on " + l->prefix);
@@ -881,6 +928,7 @@ Applied w4a8_correction_ignored(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_convrot(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   if (*rc::gen::arbitrary<bool>()) marker_erase(l->marker, "convrot");  // G1: ComfyUI's writer
   else marker_set(l->marker, "convrot", *element<std::string>("false", "1", "\"true\"", "1.0"));
   return rejects("convrot not true on " + l->prefix, kS12Convrot, {{"prefix!r", repr(l->prefix)}}, Stage::Config,
@@ -889,6 +937,7 @@ Applied w4a8_convrot(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_k(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   // G >= 4 (A1 passes) but 16 % G != 0 and G % 16 != 0, or K % 48 != 0.
   std::uint64_t g = *element<std::uint64_t>(12, 24, 40, 48);
   if (g == 48 && l->k % 48 == 0) g = 12;
@@ -903,6 +952,7 @@ Applied w4a8_k(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_hadamard(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   marker_set(l->marker, "convrot_groupsize", *element<std::string>("128", "32", "8"));  // not powers of 4, divide K
   Applied a = accepts("non-power-of-4 C on " + l->prefix);  // S13.5 tests K % C only (G5)
   a.companions = {RuleId::QuantW4a8CudaGroupsize};           // K7 needs C == 256
@@ -911,6 +961,7 @@ Applied w4a8_hadamard(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied w4a8_cuda_groupsize(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
+  if (!l) return {};
   marker_set(l->marker, "convrot_groupsize", *element<std::string>("64", "16", "4"));
   return accepts("C != 256 on " + l->prefix);
 }
@@ -919,6 +970,7 @@ Applied w4a8_cuda_groupsize(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied awq_tensors(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Awq);
+  if (!l) return {};
   const int which = *inRange(0, 3);
   std::erase_if(l->tensors, [&](const QTensor& t) {
     return (which != 1 && t.name == l->name("weight_scale")) || (which != 0 && t.name == l->name("weight_zeros"));
@@ -931,6 +983,7 @@ Applied awq_tensors(QCheckpoint& c, std::set<std::string>& used) {
 
 Applied awq_shapes(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Awq);
+  if (!l) return {};
   QTensor* t = l->find(*rc::gen::arbitrary<bool>() ? "weight_scale" : "weight_zeros");
   const Shape was = t->shape;
   t->shape = *element(Shape{was[1], was[0]}, Shape{was[0] + 1, was[1]}, Shape{was[0], was[1] + 1});
@@ -951,18 +1004,7 @@ rc::Gen<QCheckpoint> w4a8_or_w4a4() {
   return rc::gen::oneOf(valid_checkpoint_with(Format::W4a8), valid_checkpoint_with(Format::W4a4));
 }
 // KitchenInt8Config runs S17 only for an int8-only checkpoint.
-rc::Gen<QCheckpoint> int8_only() {
-  return rc::gen::map(valid_checkpoint_with(Format::Int8), [](QCheckpoint c) {
-    std::erase_if(c.layers, [](const QLayer& l) { return l.format != Format::Int8; });
-    std::set<std::size_t> files;
-    for (const QLayer& l : c.layers) files.insert(l.file);
-    if (files.size() < c.files.size()) {
-      c.files.resize(1);
-      for (QLayer& l : c.layers) l.file = 0;
-    }
-    return c;
-  });
-}
+rc::Gen<QCheckpoint> int8_only() { return valid_checkpoint_of({Format::Int8}); }
 rc::Gen<QCheckpoint> awq() { return comfy_checkpoint_with(Format::Awq); }
 
 using R = RuleId;
