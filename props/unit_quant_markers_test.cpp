@@ -160,6 +160,16 @@ TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)", "[qua
   auto dt = findings_of(a, RuleId::QuantMarkerDtype);
   REQUIRE(dt.size() == 1);
   CHECK(dt[0].message == "expected a 1-D U8 marker tensor, found I16(2, 2)");
+  Marked wide;  // {"format": "x"} in UTF-16-LE: json.loads detects it and parses
+  const std::string ascii = R"({"format": "int8_tensorwise"})";
+  std::string utf16;
+  for (char ch : ascii) utf16 += std::string{ch, '\0'};
+  wide.marker("a", utf16);
+  int8_layer(wide.fx, "a");
+  const auto wa = wide.run();
+  REQUIRE(findings_of(wa, RuleId::QuantMarkerEncoding).size() == 1);
+  CHECK(findings_of(wa, RuleId::QuantMarkerEncoding)[0].message.ends_with("found a NUL byte at 1 (UTF-16 or UTF-32 text)"));
+  CHECK(findings_of(wa, RuleId::QuantMarkerJson).empty());
   auto size = findings_of(a, RuleId::QuantMarkerTooLarge);
   REQUIRE(size.size() == 1);
   CHECK(size[0].verdicts.empty());  // not parsed, so no consumer is simulated

@@ -237,6 +237,10 @@ class Collector {
     std::string problem;
     if (bytes.substr(0, 3) == "\xef\xbb\xbf") problem = "a UTF-8 byte order mark";
     else if (auto bad = first_invalid_utf8(bytes)) problem = "bytes that are not UTF-8 from byte " + std::to_string(*bad);
+    // JSON text in UTF-8 never holds a NUL byte (a string must escape it), so
+    // a NUL means json.loads detected UTF-16 or UTF-32 (M3).
+    else if (auto nul = bytes.find('\0'); nul != std::string::npos)
+      problem = "a NUL byte at " + std::to_string(nul) + " (UTF-16 or UTF-32 text)";
     if (!problem.empty())
       out_.add(f, RuleId::QuantMarkerEncoding, where,
                "expected the marker as json.dumps writes it (UTF-8, no BOM, no surrogates), found " + problem, {});
