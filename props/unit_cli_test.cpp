@@ -21,6 +21,7 @@
 #include "props/catch.hpp"
 #include "props/gen/file_bytes.hpp"
 #include "spec/rule_catalogue.hpp"
+#include "src/writer.hpp"
 
 using namespace safespec;
 namespace fs = std::filesystem;
@@ -87,6 +88,24 @@ std::string quoted(const std::string& p) { return "'" + p + "'"; }
 const std::string kTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
 std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "    ", 16); }                     // N = 64
 // N = 56, so the strict profile adds no ST-HEADER-UNALIGNED warning.
+// A W4A8 layer as ComfyUI's writer leaves it: no "convrot" key (G1). sglang
+// refuses it; ComfyUI and comfy-kitchen load it (K = 256, C = 256, G = 16).
+// `scale` is the first byte of every weight_s_channel value (0x7f: NaN).
+std::vector<std::uint8_t> w4a8(std::string_view marker, std::uint8_t scale = 0x3f) {
+  const std::string m(marker);
+  std::vector<std::uint8_t> q(m.begin(), m.end()), w(2 * 128, 0x11), srel(2 * 16, 0x38), sch(2 * 4, 0);
+  sch[3] = sch[7] = scale;
+  sch[2] = sch[6] = scale == 0x7f ? 0xc0 : 0x80;
+  auto bytes = serialize({{"blk.comfy_quant", Dtype::U8, {q.size()}, q},
+                          {"blk.weight", Dtype::I8, {2, 128}, w},
+                          {"blk.weight_s_rel", Dtype::F8_E4M3, {2, 16}, srel},
+                          {"blk.weight_s_channel", Dtype::F32, {2}, sch}},
+                         std::nullopt);
+  REQUIRE(bytes.ok());
+  return bytes.value();
+}
+constexpr std::string_view kComfyW4a8 = R"({"format": "asym_w4a8_int8", "group_size": 16, "convrot_groupsize": 256})";
+
 std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
 
 }  // namespace
@@ -305,4 +324,101 @@ TEST_CASE("CLI (ST-INDEX-*): a shard index path checks the shards; exit 1 on an 
   const Run r = s.run("check --profile safetensors " + quoted(bad));
   CHECK(r.code == 1);
   CHECK(r.out.find("ST-INDEX-TENSOR-MISSING at tensor 'x'") != std::string::npos);
+}
+
+TEST_CASE("CLI (CQ-W4A8-CONVROT, S12.3, G1): --profile sglang gives sglang's verdict and exact message") {
+  Scratch s;
+  const auto p = s.file("w4a8.safetensors", w4a8(kComfyW4a8));
+  const std::string msg = "Serialized W4A8 layer 'blk' must set convrot=true";
+  const Run sg = s.run("check --profile sglang " + quoted(p));
+  CHECK(sg.code == 1);
+  CHECK(sg.out.find("error   CQ-W4A8-CONVROT at layer 'blk': " + msg) != std::string::npos);
+  CHECK(sg.out.find("  verdict sglang: rejects (ValueError: " + msg + ")\n") != std::string::npos);
+  CHECK(s.run("check --profile comfyui " + quoted(p)).code == 0);
+  CHECK(s.run("check --profile kitchen " + quoted(p)).code == 0);
+  CHECK(s.run("check --profile safetensors " + quoted(p)).code == 0);
+  CHECK(s.run("check " + quoted(p)).code == 1);  // strict: the union
+  const auto fixed = s.file("fixed.safetensors", w4a8(R"({"format": "asym_w4a8_int8", "convrot": true})"));
+  const Run ok = s.run("check --profile sglang " + quoted(fixed));
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find("  verdict sglang: loads (config KitchenW4A8Config)\n") != std::string::npos);
+}
+
+TEST_CASE("CLI (issue 3): every JSON file object has the four consumers, whatever the profile") {
+  Scratch s;
+  const auto p = s.file("w4a8.safetensors", w4a8(kComfyW4a8));
+  for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
+    INFO(profile);
+    const Run r = s.run(std::string("check --json --profile ") + profile + " " + quoted(p));
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+    const simdjson::dom::element c = simdjson::dom::array(doc["files"]).at(0)["consumers"];
+    CHECK(bool(c["safetensors"]["loads"]));
+    CHECK_FALSE(bool(c["sglang"]["loads"]));
+    CHECK(std::string_view(c["sglang"]["error"]) == "ValueError");
+    CHECK(std::string_view(c["sglang"]["message"]) == "Serialized W4A8 layer 'blk' must set convrot=true");
+    CHECK(bool(c["comfyui"]["loads"]));
+    CHECK(bool(c["kitchen"]["loads"]));
+  }
+  const Run strict = s.run("check --json " + quoted(p));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(strict.out).get(doc) == simdjson::SUCCESS);
+  bool found = false;
+  for (simdjson::dom::element f : simdjson::dom::array(simdjson::dom::array(doc["files"]).at(0)["findings"]))
+    if (std::string_view(f["rule"]) == "CQ-W4A8-CONVROT") {
+      found = true;
+      CHECK(std::string_view(f["consumers"]["sglang"]) == "rejects");
+    }
+  CHECK(found);
+}
+
+TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values; without it they are not checked") {
+  Scratch s;
+  const auto p = s.file("nan.safetensors", w4a8(R"({"format": "asym_w4a8_int8", "convrot": true})", 0x7f));
+  CHECK(s.run("check " + quoted(p)).code == 0);
+  const Run r = s.run("check --data " + quoted(p));
+  CHECK(r.code == 1);
+  CHECK(r.out.find("CQ-DATA-SCALE at tensor 'blk.weight_s_channel'") != std::string::npos);
+  CHECK(r.out.find("verdict sglang: loads (config KitchenW4A8Config); mis-loads: CQ-DATA-SCALE") != std::string::npos);
+}
+
+TEST_CASE("CLI (S6.3, G27): loose paths are one checkpoint; --separate checks each alone") {
+  Scratch s;
+  const std::string q(R"({"format": "int8_tensorwise", "convrot": true, "convrot_groupsize": 16})");
+  std::vector<std::uint8_t> qb(q.begin(), q.end()), w(4 * 16, 1), sc(4, 0);
+  sc[3] = 0x3f;
+  sc[2] = 0x80;
+  const auto m = serialize({{"blk.comfy_quant", Dtype::U8, {qb.size()}, qb}}, std::nullopt);
+  const auto t = serialize({{"blk.weight", Dtype::I8, {4, 16}, w}, {"blk.weight_scale", Dtype::F32, {}, sc}}, std::nullopt);
+  REQUIRE((m.ok() && t.ok()));
+  const auto pm = s.file("markers.safetensors", m.value());
+  const auto pt = s.file("weights.safetensors", t.value());
+  const Run together = s.run("check --profile sglang " + quoted(pm) + " " + quoted(pt));
+  CHECK(together.code == 0);
+  CHECK(together.out.find("verdict sglang: loads (config KitchenInt8Config)") != std::string::npos);
+  const Run apart = s.run("check --separate --profile sglang " + quoted(pm) + " " + quoted(pt));
+  CHECK(apart.code == 1);
+  CHECK(apart.out.find("Quantized weights are missing comfy_quant metadata: ['blk']") != std::string::npos);
+  // A shard index is one checkpoint too.
+  const auto index = s.text("model.safetensors.index.json",
+                            R"({"weight_map":{"blk.comfy_quant":"markers.safetensors","blk.weight":"weights.safetensors",)"
+                            R"("blk.weight_scale":"weights.safetensors"}})");
+  const Run sharded = s.run("check --profile sglang " + quoted(index));
+  CHECK(sharded.code == 0);
+  CHECK(sharded.out.find("verdict sglang: loads (config KitchenInt8Config)") != std::string::npos);
+}
+
+TEST_CASE("CLI (issue 3): table prints one row per file and each rejection's message; exit 0") {
+  Scratch s;
+  const auto p = s.file("w4a8.safetensors", w4a8(kComfyW4a8));
+  const auto g = s.file("gap.safetensors", gap());
+  const Run r = s.run("table --separate " + quoted(p) + " " + quoted(g));
+  CHECK(r.code == 0);
+  CHECK(r.out.starts_with("file"));
+  CHECK(r.out.find(p + ": sglang: ValueError: Serialized W4A8 layer 'blk' must set convrot=true\n") != std::string::npos);
+  CHECK(r.out.find(g + ": sglang, comfyui, kitchen: SafetensorError: Error while deserializing header: invalid offset for tensor `a`\n") !=
+        std::string::npos);
+  CHECK(s.run("table " + quoted((s.dir / "missing.safetensors").string())).code == 2);
 }

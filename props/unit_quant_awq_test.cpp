@@ -56,8 +56,7 @@ TEST_CASE("CQ-AWQ-TENSORS (C12): scale and zeros are required", "[quant]") {
   auto nw = run_awq(kAwq, std::nullopt, std::nullopt, std::nullopt);
   f = of_rule(nw, RuleId::QuantAwqTensors);
   REQUIRE(f.size() == 1);
-  CHECK(message_for(f[0], Consumer::Comfyui) == "Missing weight for layer p");
-  CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::Warns);
+  CHECK(f[0].verdict(Consumer::Comfyui) == nullptr);  // C6 is CQ-MARKER-ORPHAN's (analyze.cpp)
 }
 
 TEST_CASE("CQ-AWQ-SHAPES (L17): [N, K/2] and [K/G, N]", "[quant]") {

@@ -78,8 +78,7 @@ TEST_CASE("CQ-INT8-TENSORS (S9.1, C6): no weight: ComfyUI warns and skips the la
   CHECK(message_for(f[0], Consumer::Sglang) ==
         "Comfy layer \"model.diffusion_model.blk'\xc3\xa9\" is missing checkpoint tensors: "
         "[\"model.diffusion_model.blk'\xc3\xa9.weight\", \"model.diffusion_model.blk'\xc3\xa9.weight_scale\"]");
-  CHECK(message_for(f[0], Consumer::Comfyui) == "Missing weight for layer blk'\xc3\xa9");
-  CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::Warns);
+  CHECK(f[0].verdict(Consumer::Comfyui) == nullptr);  // C6 is CQ-MARKER-ORPHAN's (analyze.cpp)
   CHECK(r.sink.findings().size() == 1);
 }
 

@@ -96,10 +96,19 @@ void check_params(const Layer& l, Sink& out) {
   for (std::string_view key : {"convrot", "convrot_groupsize", "linear_dtype", "group_size"}) {
     const py::Value* nested = get(*params, key);
     if (!nested || get(*l.marker, key)) continue;
+    // sglang computes with its default instead: a mis-load when the nested
+    // value differs from it. A nested convrot is refused outright where sglang
+    // needs it (CQ-W4A8-CONVROT, CQ-INT8-CONVROT), so it needs no verdict here.
+    const py::Value fallback = key == "group_size" ? py::Value(16)
+                               : key == "convrot_groupsize" ? py::Value(256)
+                               : key == "linear_dtype" ? py::Value("int4")
+                                                       : py::Value(*nested);
+    std::vector<Verdict> v;
+    if (!py::py_equal(fallback, *nested)) v.push_back(Verdict{C::Sglang, E::MisLoads, "", "", order::sg_layer(l.index, 0)});
     out.add(l.file, RuleId::QuantParamsNested, layer_where(l.prefix),
             "expected \"" + std::string(key) + "\" at the marker's top level, found it only in params (" +
                 py::repr(*nested) + "): ComfyUI uses it, sglang uses its default",
-            {Verdict{C::Sglang, E::MisLoads, "", "", order::sg_layer(l.index, 0)}});
+            std::move(v));
   }
 }
 

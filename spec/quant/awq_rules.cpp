@@ -23,13 +23,11 @@
 namespace safespec::quant {
 namespace {
 
-constexpr MessageTemplate kCuMissingWeight{Consumer::Comfyui, Effect::Warns, "", "Missing weight for layer {layer_name}",
-                                           "comfy/ops.py:1137"};
 constexpr MessageTemplate kCuMissingScales{Consumer::Comfyui, Effect::Rejects, "ValueError",
                                            "Missing AWQ W4A16 scale/zeros for layer {layer_name}",
                                            "CL comfy/ops.py, awq branch"};
 
-constexpr std::uint32_t kCuStepWeight = 0, kCuStepScales = 2, kCuStepInt = 3, kCuStepCast = 4;
+constexpr std::uint32_t kCuStepScales = 2, kCuStepInt = 3, kCuStepCast = 4;
 constexpr std::int64_t kGroupSizeDefault = 64;
 
 struct Tensors {
@@ -45,9 +43,8 @@ void tensors_rule(const Layer& l, const TensorTable& t, const Tensors& ts, Sink&
   if (absent.empty()) return;
   const std::string layer_name = comfy_layer_name(l.prefix);
   std::vector<Verdict> v;
-  if (!ts.weight)
-    v.push_back(verdict(kCuMissingWeight, order::cu_layer(l.index, kCuStepWeight), {{"layer_name", layer_name}}));
-  else
+  // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
+  if (ts.weight)
     v.push_back(verdict(kCuMissingScales, order::cu_layer(l.index, kCuStepScales), {{"layer_name", layer_name}}));
   std::string msg = "awq_w4a16 layer needs weight, weight_scale and weight_zeros; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);

@@ -23,10 +23,8 @@
 namespace safespec::quant {
 namespace {
 
-constexpr MessageTemplate kCuMissingWeight{Consumer::Comfyui, Effect::Warns, "", "Missing weight for layer {layer_name}",
-                                           "comfy/ops.py:1137"};
 
-constexpr std::uint32_t kCuStepWeight = 0, kCuStepCast = 4;
+constexpr std::uint32_t kCuStepCast = 4;
 constexpr std::uint32_t kKtStepFirstForward = 0;
 
 struct Fp8 {
@@ -73,10 +71,8 @@ void tensors_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out)
   if (f.sglang_validates)
     v.push_back(verdict(kSgMissingTensors, order::sg_layer(l.index, kStepRequiredTensors),
                         {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(absent)}}));
-  if (weight_missing)
-    v.push_back(verdict(kCuMissingWeight, order::cu_layer(l.index, kCuStepWeight),
-                        {{"layer_name", comfy_layer_name(l.prefix)}}));
-  else
+  // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
+  if (!weight_missing)
     v.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "", "", order::kt_operands(l.index, kKtStepFirstForward)});
   std::string msg = l.format + " layer needs weight and weight_scale; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);

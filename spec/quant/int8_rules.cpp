@@ -59,8 +59,6 @@ constexpr MessageTemplate kSgInputSize{
     "Serialized kitchen_int8 layer {prefix!r} has input size {input_size}, which is not divisible by its ConvRot "
     "group size {convrot_group_size}",
     "kitchen_int8_config.py get_quant_method (S17)"};
-constexpr MessageTemplate kCuMissingWeight{Consumer::Comfyui, Effect::Warns, "", "Missing weight for layer {layer_name}",
-                                           "comfy/ops.py:1137"};
 constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "ValueError",
                                           "Missing INT8 weight scale for layer {layer_name}", "comfy/ops.py:1188-1189"};
 // K10 records both shapes as "{shape}"; the eager source prints
@@ -83,7 +81,7 @@ constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "Value
                                       "tensor/int8_utils.py:21-22 (K6)"};
 
 constexpr std::uint32_t kSgStepDtypes = 1, kSgStepTensorwise = 2, kSgStepShapes = 3;
-constexpr std::uint32_t kCuStepWeight = 0, kCuStepScale = 2, kCuStepInt = 3, kCuStepCast = 4;
+constexpr std::uint32_t kCuStepScale = 2, kCuStepInt = 3, kCuStepCast = 4;
 constexpr std::uint32_t kKtStepScale = 0, kKtStepDivide = 1, kKtStepHadamard = 2;
 constexpr std::int64_t kComfyGroupsizeDefault = 256;
 constexpr std::string_view kKitchenInt8Config = "KitchenInt8Config";
@@ -120,7 +118,7 @@ std::optional<Result<py::Value, py::PyException>> comfy_groupsize(const Layer& l
   const py::Value* convrot = comfy_get(*l.marker, "convrot");
   if (!convrot || !truthy(*convrot)) return std::nullopt;
   const py::Value* v = comfy_get(*l.marker, "convrot_groupsize");
-  if (!v) return Result<py::Value, py::PyException>(py::Value(kComfyGroupsizeDefault));
+  if (!v) return py::py_int(py::Value(kComfyGroupsizeDefault));  // one construction path keeps GCC -O1 quiet
   return py::py_int(*v);
 }
 
@@ -147,9 +145,8 @@ void tensors_rule(const Layer& l, const Tensors& t, Sink& out) {
   v.push_back(verdict(kSgMissingTensors, order::sg_layer(l.index, kStepRequiredTensors),
                       {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(absent)}}));
   const std::string layer_name = comfy_layer_name(l.prefix);
-  if (!t.weight)
-    v.push_back(verdict(kCuMissingWeight, order::cu_layer(l.index, kCuStepWeight), {{"layer_name", layer_name}}));
-  else
+  // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
+  if (t.weight)
     v.push_back(verdict(kCuMissingScale, order::cu_layer(l.index, kCuStepScale), {{"layer_name", layer_name}}));
   std::string msg = "int8_tensorwise layer needs weight and weight_scale; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);

@@ -61,7 +61,7 @@ std::string_view type_name(const py::Value& v) {
 
 Result<py::Value, py::PyException> int_of(const py::Value& marker, std::string_view key, std::int64_t fallback) {
   const py::Value* v = get(marker, key);
-  if (!v) return py::Value(fallback);
+  if (!v) return py::py_int(py::Value(fallback));  // the Int itself; one return type keeps GCC -O1 quiet
   return py::py_int(*v);
 }
 

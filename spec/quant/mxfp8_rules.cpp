@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/quant/block_layout.hpp"
 #include "spec/quant/layer.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quant/render.hpp"
@@ -26,10 +27,6 @@ constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "V
 // Silent mis-loads carry no exception and no message.
 constexpr MessageTemplate kCuMisLoads{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1172-1185, 1239"};
 constexpr MessageTemplate kKtMisLoads{Consumer::Kitchen, Effect::MisLoads, "", "", "float_utils.cuh:111-126 (L3)"};
-// ComfyUI's own mmap reader, used only with aimdo (comfy/utils.py:64-83, 106,
-// 111): KeyError prints the repr of the unknown dtype string (§6.12).
-constexpr MessageTemplate kCuMmapKeyError{Consumer::Comfyui, Effect::Warns, "KeyError", "{dtype!r}",
-                                          "comfy/utils.py:106, 111"};
 
 // ComfyUI: C12 companions, then C13 building the QuantizedTensor.
 constexpr std::uint32_t kCuStepCompanions = 12, kCuStepTensor = 13;
@@ -37,32 +34,6 @@ constexpr std::uint32_t kKtStepGemm = 0;
 
 bool is_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
 const std::vector<std::uint64_t>& shape_of(const TensorRef& t) { return t.entry->shape; }
-
-bool shape_is(const TensorRef& t, std::initializer_list<std::uint64_t> want) {
-  const auto& s = shape_of(t);
-  return s.size() == want.size() && std::equal(s.begin(), s.end(), want.begin());
-}
-
-std::optional<std::uint64_t> roundup(std::uint64_t a, std::uint64_t m) {
-  const std::uint64_t r = a % m;
-  if (r == 0) return a;
-  if (a > UINT64_MAX - (m - r)) return std::nullopt;
-  return a + (m - r);
-}
-
-// roundup(a, m) in decimal, exact even past 2^64 (a shape may be 2^64-1).
-std::string roundup_str(std::uint64_t a, std::uint64_t m) {
-  if (auto v = roundup(a, m)) return std::to_string(*v);
-  std::string d = std::to_string(a / m + 1), out;
-  std::uint64_t carry = 0;
-  for (std::size_t i = d.size(); i-- > 0;) {
-    const std::uint64_t x = static_cast<std::uint64_t>(d[i] - '0') * m + carry;
-    out.insert(out.begin(), static_cast<char>('0' + x % 10));
-    carry = x / 10;
-  }
-  for (; carry; carry /= 10) out.insert(out.begin(), static_cast<char>('0' + carry % 10));
-  return out;
-}
 
 void add(Sink& out, const Layer& l, RuleId rule, std::string where, std::string message,
          std::vector<Verdict> verdicts) {
@@ -149,34 +120,6 @@ void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
        verdict(kKtMisLoads, order::kt_operands(l.index, kKtStepGemm), {})});
 }
 
-// CQ-DTYPE-COMFY-MMAP (§2.1, G23): ComfyUI's own reader knows only these
-// dtype strings; any other (F8_E8M0 above all, F4, F6_*, the FNUZ float8s)
-// raises KeyError when the file is opened, before any layer loads. It is used
-// only with aimdo, so the verdict is a warning; the message names this
-// layer's first offender, though the reader may meet another layer's first.
-bool comfy_mmap_knows(Dtype d) {
-  switch (d) {
-    case Dtype::F64: case Dtype::F32: case Dtype::F16: case Dtype::BF16: case Dtype::I64: case Dtype::I32:
-    case Dtype::I16: case Dtype::I8: case Dtype::U8: case Dtype::BOOL: case Dtype::F8_E4M3: case Dtype::F8_E5M2:
-    case Dtype::C64: case Dtype::U64: case Dtype::U32: case Dtype::U16:
-      return true;
-    default:
-      return false;
-  }
-}
-
-void check_comfy_mmap(const Layer& l, const TensorTable& t, Sink& out) {
-  std::vector<const TensorRef*> bad;
-  for (std::string_view sfx : {"weight", "weight_scale", "input_scale"})
-    if (const TensorRef* r = t.find(tensor_name(l, sfx)); r && !comfy_mmap_knows(r->entry->dtype)) bad.push_back(r);
-  if (bad.empty()) return;
-  std::string list;
-  for (const TensorRef* r : bad) list += (list.empty() ? "" : ", ") + quote_name(r->entry->name) + " " + dtype_str(*r);
-  add(out, l, RuleId::QuantDtypeComfyMmap, layer_where(l.prefix),
-      "store mxfp8 scales in dtypes ComfyUI's mmap reader knows (U8 for E8M0 codes); got " + list,
-      {verdict(kCuMmapKeyError, order::cu_container(bad.front()->file), {{"dtype!r", repr(dtype_str(*bad.front()))}})});
-}
-
 }  // namespace
 
 void check_mxfp8_layer(const Layer& l, const TensorTable& t, Sink& out) {
@@ -185,7 +128,8 @@ void check_mxfp8_layer(const Layer& l, const TensorTable& t, Sink& out) {
   check_weight_cast(l, t, out);
   check_dtypes(l, t, out);
   check_layout(l, t, out);
-  check_comfy_mmap(l, t, out);
+  check_comfy_mmap(l, t, {"weight", "weight_scale", "input_scale"},
+                   "store mxfp8 scales in dtypes ComfyUI's mmap reader knows (U8 for E8M0 codes)", out);
 }
 
 }  // namespace safespec::quant

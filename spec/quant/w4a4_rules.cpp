@@ -24,6 +24,7 @@
 #include "spec/quant/layer.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
+#include "spec/quant/py_number.hpp"
 #include "spec/quant/render.hpp"
 #include "spec/quote.hpp"
 
@@ -78,63 +79,6 @@ constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParamsK2 = 21;
 constexpr std::uint32_t kKtK2 = 2, kKtInputStep = 91, kKtHadamardStep = 96;
 
 constexpr std::string_view kConfig = "KitchenW4A4Config";
-
-// A Python int (or bool) exactly enough for the arithmetic here (K < 2^66).
-// The same helper as in w4a8_rules.cpp; see the report for a shared home.
-__extension__ typedef unsigned __int128 u128;
-
-struct Num {
-  bool neg = false;
-  bool huge = false;  // |value| >= 10^38
-  u128 mag = 0;
-  std::string text;  // str(value)
-};
-
-std::optional<Num> num_of(const py::Value& v) {
-  Num n;
-  n.text = py::str(v);
-  if (const bool* b = std::get_if<bool>(&v.data)) {
-    n.mag = *b ? 1 : 0;
-  } else if (const auto* i = std::get_if<py::Int>(&v.data)) {
-    n.neg = i->negative;
-    n.mag = i->magnitude;
-  } else if (const auto* big = std::get_if<py::BigInt>(&v.data)) {
-    std::string_view d = big->decimal;
-    n.neg = !d.empty() && d[0] == '-';
-    if (n.neg) d.remove_prefix(1);
-    if (d.size() > 38) {
-      n.huge = true;
-      return n;
-    }
-    for (char ch : d) n.mag = n.mag * 10 + static_cast<unsigned>(ch - '0');
-  } else {
-    return std::nullopt;
-  }
-  return n;
-}
-
-std::string dec(u128 v) {
-  std::string s;
-  do {
-    s += static_cast<char>('0' + static_cast<int>(v % 10));
-    v /= 10;
-  } while (v);
-  std::reverse(s.begin(), s.end());
-  return s;
-}
-
-bool is_zero(const Num& n) { return !n.huge && n.mag == 0; }
-bool equals(const Num& n, u128 v) { return !n.neg && !n.huge && n.mag == v; }
-bool positive(const Num& n) { return !n.neg && !is_zero(n); }
-// Python's k % n == 0 for a nonzero n.
-bool divides(const Num& n, u128 k) { return k == 0 || (!n.huge && k % n.mag == 0); }
-bool power_of_4(const Num& n) {
-  if (n.neg || n.huge || n.mag < 4 || (n.mag & (n.mag - 1)) != 0) return false;
-  u128 m = n.mag;
-  unsigned bit = 0;
-  while (m >>= 1) ++bit;
-  return bit % 2 == 0;
-}
 
 struct Ctx {
   const Layer& l;

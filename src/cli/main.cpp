@@ -76,6 +76,14 @@ int main(int argc, char** argv) {
   check->add_flag("--data", options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
   check->add_flag("--separate", options.separate, "check each .safetensors path as its own checkpoint");
 
+  std::vector<std::string> table_paths;
+  CheckOptions table_options;
+  CLI::App* table = app.add_subcommand(
+      "table", "Print which consumers load each file (a report: exit 0 unless a file cannot be read)");
+  table->add_option("paths", table_paths, "as for check")->required();
+  table->add_flag("--separate", table_options.separate, "check each .safetensors path as its own checkpoint");
+  table->add_flag("--data", table_options.data, "also check tensor values");
+
   std::string inspect_path;
   bool inspect_json = false;
   CLI::App* inspect = app.add_subcommand("inspect", "List a file's tensors and metadata");
@@ -103,6 +111,18 @@ int main(int argc, char** argv) {
                                                   {"kitchen", Profile::Kitchen}};
     options.profile = profiles.at(profile_text);
     return run_check(paths, options, json);
+  }
+  if (*table) {
+    FastHeaderParser parser;
+    const std::vector<FileReport> reports = check_paths(table_paths, table_options, parser);
+    print(render_table(reports));
+    bool io = false;
+    for (const FileReport& r : reports)
+      if (r.io_error) {
+        io = true;
+        std::fprintf(stderr, "safespec: %s: %s\n", r.path.c_str(), r.io_error->c_str());
+      }
+    return io ? kExitUsage : kExitOk;
   }
   if (*inspect) return run_inspect(inspect_path, inspect_json);
   if (*rules) {

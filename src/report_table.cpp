@@ -1,0 +1,65 @@
+// `safespec table`: one row per file, one column per consumer, so a single
+// run answers "where will this checkpoint load?" (issue 3), and below it the
+// exact message behind every rejection.
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "src/report.hpp"
+
+namespace safespec {
+
+namespace {
+
+std::string cell(const Outcome& o, Consumer c) {
+  if (!o.loads) return "rejects (" + (o.error.empty() ? std::string("no message recorded") : o.error) + ")";
+  std::string out = "loads";
+  if (c == Consumer::Sglang && !o.config.empty() && o.config != "None") out += " (" + o.config + ")";
+  if (!o.mis_loads.empty()) out += ", mis-loads";
+  return out;
+}
+
+}  // namespace
+
+std::string render_table(const std::vector<FileReport>& reports) {
+  std::vector<std::array<std::string, 5>> rows;
+  rows.push_back({"file", "safetensors", "sglang", "comfyui", "kitchen"});
+  std::string notes;
+  for (const FileReport& r : reports) {
+    if (r.io_error) {
+      rows.push_back({r.path, "cannot read", "", "", ""});
+      continue;
+    }
+    if (!r.judged) continue;  // a shard index: its shards have rows
+    std::array<std::string, 5> row{r.path};
+    // Consumers that raise the same exception share one note.
+    std::vector<std::pair<std::string, std::string>> raised;  // (error: message, consumers)
+    for (Consumer c : kConsumers) {
+      const Outcome& o = r.consumers[static_cast<std::size_t>(c)];
+      row[1 + static_cast<std::size_t>(c)] = cell(o, c);
+      if (o.loads) continue;
+      const std::string what = o.error + ": " + o.message;
+      auto it = std::find_if(raised.begin(), raised.end(), [&](const auto& p) { return p.first == what; });
+      if (it == raised.end()) raised.emplace_back(what, std::string(consumer_name(c)));
+      else it->second += ", " + std::string(consumer_name(c));
+    }
+    for (const auto& [what, who] : raised) notes += fmt::format("{}: {}: {}\n", r.path, who, what);
+    rows.push_back(std::move(row));
+  }
+  std::array<std::size_t, 5> width{};
+  for (const auto& row : rows)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) line += fmt::format("{:<{}}  ", row[i], width[i]);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  if (!notes.empty()) out += "\n" + notes;
+  return out;
+}
+
+}  // namespace safespec
