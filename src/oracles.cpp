@@ -1,11 +1,17 @@
 #include "src/oracles.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <map>
+#include <tuple>
 
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
+#include "spec/python_json.hpp"
+#include "spec/quant/marker_values.hpp"
 #include "spec/rule_catalogue.hpp"
+#include "spec/utf8.hpp"
 #include "src/load.hpp"
 #include "src/writer.hpp"
 
@@ -86,6 +92,262 @@ std::optional<std::string> roundtrip_fails(std::span<const std::uint8_t> file, F
                                 std::span(bytes).subspan(start2 + t.begin, t.end - t.begin)});
   const auto rewritten = serialize(views2, metadata);
   if (!rewritten || rewritten.value() != bytes) return "serializing the written file does not reproduce it";
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------- quantized layers
+
+namespace {
+
+std::string verdict_text(const Verdict& v) {
+  std::string out(consumer_name(v.consumer));
+  out += " " + std::string(effect_name(v.effect)) + " " + v.error + ": " + v.message + " @";
+  for (auto o : v.order) out += " " + std::to_string(o);
+  return out;
+}
+
+std::string finding_text(const Finding& f) {
+  std::string out = std::string(rule_name(f.rule)) + (f.severity == Severity::Error ? " error" : " warning") +
+                    " at " + f.where + ": " + f.message;
+  for (const Verdict& v : f.verdicts) out += "\n    " + verdict_text(v);
+  return out;
+}
+
+std::string analysis_text(const quant::Analysis& a) {
+  std::string out = "sglang_config=" + a.sglang_config;
+  for (const auto& lf : a.findings) out += "\n  file " + std::to_string(lf.file) + " " + finding_text(lf.finding);
+  return out;
+}
+
+// One finding's own laws (shared by both oracles).
+std::optional<std::string> finding_breaks_laws(const Finding& f) {
+  if (f.where.empty() || f.message.empty()) return "a finding without a place or message: " + finding_text(f);
+  if (f.severity != rule_info(f.rule).severity) return "a finding whose severity is not its rule's: " + finding_text(f);
+  std::array<int, 4> per_consumer{};
+  for (const Verdict& v : f.verdicts) {
+    if (++per_consumer[static_cast<std::size_t>(v.consumer)] > 1)
+      return "a finding with two verdicts of one consumer: " + finding_text(f);
+    if (v.effect == Effect::Rejects && (v.message.empty() || v.error.empty()))
+      return "a rejecting verdict without its exception or message: " + finding_text(f);
+  }
+  return std::nullopt;
+}
+
+bool sglang_rejects(const Finding& f) {
+  const Verdict* v = f.verdict(Consumer::Sglang);
+  return v && v->effect == Effect::Rejects;
+}
+
+// The weight and scales of a plausible layer of each format, shapes only
+// (comfy-quant-markers.md L10-L17, sizes that satisfy every consumer).
+struct LayoutTensor {
+  std::string_view suffix;
+  Dtype dtype;
+  std::vector<std::uint64_t> shape;
+};
+
+std::vector<LayoutTensor> layout_of(std::string_view format) {
+  if (format == "float8_e5m2")
+    return {{"weight", Dtype::F8_E5M2, {4, 64}}, {"weight_scale", Dtype::F32, {}}, {"input_scale", Dtype::F32, {}}};
+  if (format == "nvfp4")
+    return {{"weight", Dtype::U8, {128, 32}}, {"weight_scale", Dtype::F8_E4M3, {128, 4}},
+            {"weight_scale_2", Dtype::F32, {}}, {"input_scale", Dtype::F32, {}}};
+  if (format == "mxfp8") return {{"weight", Dtype::F8_E4M3, {128, 128}}, {"weight_scale", Dtype::U8, {128, 4}}};
+  if (format == "int8_tensorwise") return {{"weight", Dtype::I8, {4, 256}}, {"weight_scale", Dtype::F32, {4, 1}}};
+  if (format == "convrot_w4a4") return {{"weight", Dtype::I8, {4, 128}}, {"weight_scale", Dtype::F32, {4}}};
+  if (format == "asym_w4a8_int8")
+    return {{"weight", Dtype::I8, {4, 128}}, {"weight_s_rel", Dtype::F8_E4M3, {4, 16}},
+            {"weight_s_channel", Dtype::F32, {4}}, {"weight_codebook", Dtype::F32, {16}}};
+  if (format == "awq_w4a16")
+    return {{"weight", Dtype::I8, {4, 64}}, {"weight_scale", Dtype::F16, {2, 4}}, {"weight_zeros", Dtype::F16, {2, 4}}};
+  return {{"weight", Dtype::F8_E4M3, {4, 64}}, {"weight_scale", Dtype::F32, {}}, {"input_scale", Dtype::F32, {}}};
+}
+
+void add_tensor(Header& h, std::string name, Dtype d, std::vector<std::uint64_t> shape) {
+  std::uint64_t bits = dtype_bits(d);
+  for (auto dim : shape) bits *= dim;  // small fixed shapes, or a marker of at most 1 MiB
+  const std::uint64_t begin = h.tensors.empty() ? 0 : h.tensors.back().end;
+  h.tensors.push_back(TensorEntry{std::move(name), d, std::move(shape), begin, begin + bits / 8});
+}
+
+// The format a marker declares, if it is an object with a string "format".
+std::string declared_format(const py::Value& marker) {
+  if (!quant::is_dict(marker)) return "";
+  const py::Value* f = quant::get(marker, "format");
+  const auto* s = f ? std::get_if<std::string>(&f->data) : nullptr;
+  return s ? *s : "";
+}
+
+struct MarkerCase {
+  std::string prefix;                  // the layer the checkpoint's tensors belong to
+  std::string format;                  // whose layout they have
+  std::optional<std::string> tensor;   // bytes of prefix.comfy_quant
+  std::optional<std::string> qmeta;    // __metadata__["_quantization_metadata"]
+};
+
+std::optional<std::string> run_marker_case(const MarkerCase& c) {
+  Model m;
+  for (const LayoutTensor& t : layout_of(c.format)) add_tensor(m.header, c.prefix + "." + std::string(t.suffix), t.dtype, t.shape);
+  add_tensor(m.header, "norm.weight", Dtype::BF16, {64});
+  std::vector<quant::MarkerBytes> markers;
+  if (c.tensor) {
+    const std::string name = c.prefix + std::string(quant::kMarkerSuffix);
+    add_tensor(m.header, name, Dtype::U8, {c.tensor->size()});
+    markers.push_back(quant::MarkerBytes{name, c.tensor->size() <= quant::kMaxMarkerBytes, *c.tensor});
+  }
+  if (c.qmeta) {
+    m.header.metadata_state = MetadataState::Present;
+    m.header.metadata = {{"_quantization_metadata", *c.qmeta}, {"format", "pt"}};
+  }
+  m.header_length = 8;
+  m.file_size = 16 + m.header.tensors.back().end;
+  const quant::CheckpointFile file{"marker.safetensors", &m, std::move(markers)};
+  return analysis_breaks_laws(std::span(&file, 1));
+}
+
+std::string outcome_text(const Outcome& o) {
+  std::string out = o.loads ? "loads" : "rejects (" + o.error + ": " + o.message + ")";
+  if (!o.config.empty()) out += " config " + o.config;
+  for (RuleId r : o.mis_loads) out += " misloads:" + std::string(rule_name(r));
+  for (RuleId r : o.warns) out += " warns:" + std::string(rule_name(r));
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> analysis_breaks_laws(std::span<const quant::CheckpointFile> files) {
+  try {
+    const quant::Analysis a = quant::analyze(files);
+    const quant::Analysis b = quant::analyze(files);
+    const std::string text = analysis_text(a);
+    if (text != analysis_text(b)) return "analysis is not deterministic:\n" + text + "\nthen\n" + analysis_text(b);
+    bool sg_rejects = false;
+    for (const auto& lf : a.findings) {
+      if (!is_quant_rule(lf.finding.rule)) return "a finding outside CQ-/NUM-: " + finding_text(lf.finding);
+      if (lf.file >= files.size()) return "a finding in file " + std::to_string(lf.file) + " of " + std::to_string(files.size());
+      if (auto why = finding_breaks_laws(lf.finding)) return why;
+      sg_rejects = sg_rejects || sglang_rejects(lf.finding);
+    }
+    if (sg_rejects != a.sglang_config.empty())
+      return "sglang_config must be set exactly when sglang rejects nothing:\n" + text;
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string("analysis threw: ") + e.what();
+  } catch (...) {
+    return "analysis threw a non-standard exception";
+  }
+}
+
+std::optional<std::string> marker_analysis_fails(std::span<const std::uint8_t> bytes) {
+  const std::string text(bytes.begin(), bytes.end());
+  constexpr std::string_view prefix = "blk.0";
+  std::string format;
+  if (auto v = py::loads(text, py::LoadLimits{quant::kMaxMarkerBytes, 995})) format = declared_format(v.value());
+  // (a) the marker tensor.
+  if (auto why = run_marker_case({std::string(prefix), format, text, std::nullopt})) return "(a) marker tensor: " + *why;
+  if (first_invalid_utf8(text)) return std::nullopt;
+  // (b) the whole _quantization_metadata: the checkpoint's layer is its first
+  // layer entry, with that entry's format's layout.
+  MarkerCase whole{std::string(prefix), "", std::nullopt, text};
+  if (auto v = py::loads_str(text, py::LoadLimits{quant::kMaxMarkerBytes, 995}); v && quant::is_dict(v.value())) {
+    const py::Value* layers = quant::get(v.value(), "layers");
+    if (layers && quant::is_dict(*layers)) {
+      const auto& items = std::get<py::Dict>(layers->data).items;
+      const auto* name = items.empty() ? nullptr : std::get_if<std::string>(&items.front().key.data);
+      if (name) {
+        whole.prefix = *name;
+        whole.format = declared_format(items.front().value);
+      }
+    }
+  }
+  if (auto why = run_marker_case(whole)) return "(b) _quantization_metadata: " + *why;
+  // (c) the same marker declared twice: a metadata layer entry and the tensor.
+  const std::string wrapped = R"({"format_version": "1.0", "layers": {")" + std::string(prefix) + R"(": )" + text + "}}";
+  if (auto why = run_marker_case({std::string(prefix), format, text, wrapped})) return "(c) metadata and tensor: " + *why;
+  return std::nullopt;
+}
+
+std::string describe_report(const FileReport& r) {
+  std::string out = r.path + (r.io_error ? " io_error " + *r.io_error : "") + (r.judged ? " judged" : " unjudged");
+  for (std::size_t c = 0; c < r.consumers.size(); ++c)
+    out += "\n  " + std::string(consumer_name(kConsumers[c])) + ": " + outcome_text(r.consumers[c]);
+  for (const Finding& f : r.findings) out += "\n  " + finding_text(f);
+  return out;
+}
+
+std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
+  constexpr Profile kProfiles[] = {Profile::Strict, Profile::Safetensors, Profile::Sglang, Profile::Comfyui,
+                                   Profile::Kitchen};
+  const MemoryFile input{"fuzz.safetensors", file};
+  std::vector<FileReport> views;
+  try {
+    for (Profile p : kProfiles) {
+      auto reports = check_memory(std::span(&input, 1), p, parser);
+      if (reports.size() != 1) return "check_memory gave " + std::to_string(reports.size()) + " reports for one file";
+      views.push_back(std::move(reports.front()));
+    }
+    auto again = check_memory(std::span(&input, 1), Profile::Strict, parser);
+    if (again.size() != 1 || describe_report(again.front()) != describe_report(views.front()))
+      return "strict check is not deterministic:\n" + describe_report(views.front());
+  } catch (const std::exception& e) {
+    return std::string("check_memory threw: ") + e.what();
+  } catch (...) {
+    return "check_memory threw a non-standard exception";
+  }
+  const FileReport& strict = views.front();
+  const std::string strict_text = describe_report(strict);
+  if (!strict.judged) return "the strict report was not judged:\n" + strict_text;
+  for (const Finding& f : strict.findings) {
+    if (auto why = finding_breaks_laws(f)) return "strict: " + *why;
+    const bool rejected = std::any_of(f.verdicts.begin(), f.verdicts.end(),
+                                      [](const Verdict& v) { return v.effect == Effect::Rejects; });
+    if (rejected && f.severity != Severity::Error)
+      return "a finding some consumer rejects is a warning under strict:\n" + strict_text;
+  }
+  // Each consumer refuses exactly when a strict finding carries its
+  // rejection, and its verdict is the first of them in its order.
+  for (std::size_t c = 0; c < 4; ++c) {
+    const Verdict* first = nullptr;
+    for (const Finding& f : strict.findings)
+      if (const Verdict* v = f.verdict(kConsumers[c]); v && v->effect == Effect::Rejects && (!first || v->order < first->order))
+        first = v;
+    const Outcome& o = strict.consumers[c];
+    if (o.loads != (first == nullptr) || (first && (o.error != first->error || o.message != first->message)))
+      return std::string(consumer_name(kConsumers[c])) + "'s outcome is not its first rejection:\n" + strict_text;
+  }
+  for (std::size_t i = 1; i < views.size(); ++i) {
+    const FileReport& view = views[i];
+    const std::string name(profile_name(kProfiles[i]));
+    if (!view.judged) return name + " report was not judged:\n" + describe_report(view);
+    for (std::size_t c = 0; c < 4; ++c)
+      if (outcome_text(view.consumers[c]) != outcome_text(strict.consumers[c]))
+        return "consumer outcomes differ between strict and " + name + ":\n" + strict_text + "\n" + describe_report(view);
+    Consumer consumer{};
+    profile_consumer(kProfiles[i], consumer);
+    const Outcome& outcome = view.consumers[static_cast<std::size_t>(consumer)];
+    if (view.ok() != outcome.loads)
+      return name + " profile: ok() is " + (view.ok() ? "true" : "false") + " but the consumer " +
+             (outcome.loads ? "loads" : "rejects") + ":\n" + describe_report(view);
+    // The view's findings as (rule, where, severity), against strict's.
+    using Key = std::tuple<RuleId, std::string, Severity>;
+    std::map<Key, int> expected;
+    std::map<Key, int> shown;
+    for (const Finding& f : view.findings) ++shown[Key{f.rule, f.where, f.severity}];
+    if (consumer == Consumer::Safetensors) {
+      for (const Finding& f : strict.findings) ++expected[Key{f.rule, f.where, f.severity}];
+      for (const auto& [k, n] : shown)
+        if (expected[k] < n) return "safetensors profile shows a finding strict lacks:\n" + describe_report(view);
+      continue;
+    }
+    for (const Finding& f : strict.findings)
+      if (const Verdict* v = f.verdict(consumer))
+        ++expected[Key{f.rule, f.where, v->effect == Effect::Rejects ? Severity::Error : Severity::Warning}];
+    if (shown != expected)
+      return name + " profile's findings are not strict's findings that carry its verdict:\n" + strict_text + "\n" +
+             describe_report(view);
+    if (!outcome.loads && (view.findings.empty() || view.findings.front().message != outcome.message))
+      return name + " profile's first finding is not the consumer's verdict:\n" + describe_report(view);
+  }
   return std::nullopt;
 }
 

@@ -1,5 +1,7 @@
-// make_corpus DIR: writes DIR/examples (valid files, a sharded checkpoint and
-// DIR/examples/bad), DIR/header_fuzzer and DIR/differential_fuzzer. The
+// make_corpus DIR: writes DIR/examples (valid files, a sharded checkpoint,
+// DIR/examples/bad and the quantized checkpoints of DIR/examples/quant),
+// DIR/header_fuzzer, DIR/differential_fuzzer, DIR/marker_fuzzer and
+// DIR/checkpoint_fuzzer. The
 // output is deterministic; `make_corpus corpus` regenerates the committed
 // corpus and the corpus.regenerates_identically test checks it is current.
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "src/writer.hpp"
 #include "tools/corpus_seeds.hpp"
+#include "tools/quant_examples.hpp"
 
 namespace fs = std::filesystem;
 using namespace safespec;
@@ -70,7 +73,7 @@ int main(int argc, char** argv) {
                             tensor("model.layers.0.mlp.up_proj.weight", Dtype::F32, {8, 4}, 3),
                             tensor("model.norm.weight", Dtype::F32, {8}, 4),
                             tensor("position_ids", Dtype::I64, {1, 16}, 5),
-                            tensor("lm_head.weight", Dtype::F8_E4M3, {16, 8}, 6)},
+                            tensor("lm_head.weight", Dtype::BF16, {16, 8}, 6)},
                            Metadata{{"format", "pt"}, {"producer", "safespec make_corpus"}}));
   valid.emplace_back("scalars-and-subbyte.safetensors",
                      build({tensor("scale", Dtype::F32, {}, 7), tensor("empty", Dtype::F16, {0, 4}, 8),
@@ -103,5 +106,10 @@ int main(int argc, char** argv) {
     for (const auto& [name, bytes] : valid) put(root / target / ("accept_example_" + name), bytes);
     put(root / target / "accept_example_shard1", shard1);
   }
+
+  for (const auto& e : tools::quant_examples()) put(root / "examples" / "quant" / e.name, e.bytes);
+  for (const auto& [name, bytes] : tools::marker_seeds()) put(root / "marker_fuzzer" / name, bytes);
+  for (const auto& [name, bytes] : tools::checkpoint_seeds()) put(root / "checkpoint_fuzzer" / name, bytes);
+  for (const auto& [name, bytes] : valid) put(root / "checkpoint_fuzzer" / ("example_" + name), bytes);
   return 0;
 }
