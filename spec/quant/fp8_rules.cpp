@@ -61,8 +61,8 @@ bool float_scale_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d
 // fails in its backend dispatch (K3); a disabled fp8 format or
 // full_precision_matrix_mult goes straight to that dequantize. So kitchen
 // rejects the layer, with a message the reference does not record (K3 elides
-// how backends' reasons are joined): the verdict carries no error class and
-// no message rather than a guessed one.
+// how backends' reasons are joined): the verdict names the recorded prefix
+// and says the rest is not recorded, rather than guess it.
 void tensors_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out) {
   auto absent = missing_tensors(l, t, {"weight", "weight_scale"});
   if (absent.empty()) return;
@@ -73,7 +73,10 @@ void tensors_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out)
                         {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(absent)}}));
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (!weight_missing)
-    v.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "", "", order::kt_operands(l.index, kKtStepFirstForward)});
+    v.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "(exception class not recorded, exceptions.py:24-40)",
+                        "No backend can handle 'dequantize_per_tensor_fp8': ... (the reasons are not recorded, K3; "
+                        "weight_scale is None)",
+                        order::kt_operands(l.index, kKtStepFirstForward)});
   std::string msg = l.format + " layer needs weight and weight_scale; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
   out.add(l.file, RuleId::QuantFp8Tensors, layer_where(l.prefix), std::move(msg), std::move(v));
