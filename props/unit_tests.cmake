@@ -25,6 +25,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_w4a8_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_awq_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_data_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_w4a8_reference_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
