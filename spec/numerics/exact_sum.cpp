@@ -76,8 +76,11 @@ float ExactSum::rounded(FloatType t) const {
   std::uint64_t kept = 0;
   for (std::size_t i = length; i-- > shift;) kept = kept * 2 + (bit(mag, i) ? 1 : 0);
   const bool half = shift <= length && bit(mag, shift - 1);
+  // Sticky: any set bit below the half bit, whole digits first.
+  const std::size_t below = std::min(shift - 1, length);
   bool sticky = false;
-  for (std::size_t i = 0; i + 1 < shift && i < length && !sticky; ++i) sticky = bit(mag, i);
+  for (std::size_t i = 0; i < below / 16 && !sticky; ++i) sticky = mag[i] != 0;
+  for (std::size_t i = below / 16 * 16; i < below && !sticky; ++i) sticky = bit(mag, i);
   if (half && (sticky || (kept & 1))) ++kept;
 
   const double value = std::ldexp(static_cast<double>(kept), quantum);
