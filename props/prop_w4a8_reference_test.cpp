@@ -16,6 +16,7 @@
 
 #include "props/catch.hpp"
 #include "spec/number_formats.hpp"
+#include "spec/numerics/exact_sum.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 
 using namespace safespec;
@@ -227,6 +228,23 @@ TEST_CASE("W4A8 §3.1: H_C · H_C = I and rotating twice is the identity", "[num
     RC_ASSERT(rotate_eager(rotate_eager(v, FloatType::F32), FloatType::F32) == v);
     // Every butterfly value is a small dyadic number, so the binary32 FHT is exact too.
     RC_ASSERT(rotate_cuda(rotate_cuda(v, CudaF32{}), CudaF32{}) == v);
+  });
+}
+
+TEST_CASE("ExactSum: one correct rounding of an exact sum (the eager matmul model)", "[numerics][prop]") {
+  prop("binary32 results match a binary64 sum that is exact, from subnormals to 2^127", 300, [] {
+    // Terms within a 2^25 window of one another: their binary64 sum is exact.
+    const int base = *rc::gen::inRange(-172, 76);  // below 2^128: the cast stays defined
+    const std::size_t count = *rc::gen::inRange<std::size_t>(1, 9);
+    ExactSum sum;
+    double exact = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const double term = std::ldexp(static_cast<double>(*rc::gen::inRange(-(1 << 24), 1 << 24)), base + *rc::gen::inRange(0, 25));
+      sum.add(term);
+      exact += term;
+    }
+    RC_ASSERT(std::bit_cast<std::uint32_t>(sum.rounded(FloatType::F32)) ==
+              std::bit_cast<std::uint32_t>(exact == 0 ? 0.0f : static_cast<float>(exact)));
   });
 }
 

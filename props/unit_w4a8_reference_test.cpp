@@ -150,6 +150,12 @@ TEST_CASE("eager.2 (§3.3): one correctly rounded T_x result per output", "[nume
   ExactSum o;
   o.add(65504.0), o.add(16.0);
   CHECK(std::isinf(o.rounded(FloatType::F16)));  // 65520 rounds past Tmax
+  ExactSum p;
+  p.add(65504.0), p.add(15.5);
+  CHECK(p.rounded(FloatType::F16) == 65504.0f);
+  ExactSum q;
+  q.add(std::ldexp(1.0, -25)), q.add(std::ldexp(1.0, -40));
+  CHECK(q.rounded(FloatType::F16) == std::ldexp(1.0f, -24));  // just above half the smallest subnormal
 }
 
 TEST_CASE("cuda.4-cuda.6 (§5.3): maximum, scale, quotient", "[numerics]") {
