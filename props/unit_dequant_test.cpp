@@ -114,6 +114,31 @@ TEST_CASE("numerics §1: the exact sum equals an independent exact integer sum, 
   }
 }
 
+TEST_CASE("numerics §1.3: a two-term exact sum is IEEE addition, for any bit patterns", "[numerics]") {
+  // binary32 a + b is correctly rounded, so it is an independent oracle for
+  // F32; for BF16/F16 operands §1.3 makes T(f32(a + b)) the correct rounding.
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 200000; ++trial) {
+    float a = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+    float b = std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+    if (trial % 3 == 0) b = std::ldexp(a, static_cast<int>(rng() % 60) - 30);  // overlapping magnitudes
+    if (std::isnan(a) || std::isnan(b)) continue;
+    const bool negate = rng() & 1;
+    for (Dtype t : {Dtype::F32, Dtype::BF16, Dtype::F16}) {
+      const float at = round_t(t, a), bt = round_t(t, b);
+      ExactSum s;
+      s.add(at);
+      s.add(bt, negate);
+      const float want = round_t(t, negate ? at - bt : at + bt);
+      if (std::isnan(want)) {
+        CHECK(std::isnan(s.round(t)));
+      } else if (!(s.round(t) == want)) {
+        FAIL("a = " << at << ", b = " << bt << (negate ? " (minus)" : "") << ": " << s.round(t) << " vs " << want);
+      }
+    }
+  }
+}
+
 // ---- §3 Hadamard --------------------------------------------------------------
 
 TEST_CASE("numerics §3.1: C must be a power of 4, at least 4", "[numerics]") {

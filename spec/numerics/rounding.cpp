@@ -1,5 +1,6 @@
 #include "spec/numerics/rounding.hpp"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -22,25 +23,33 @@ Format format_of(Dtype t) {
 
 using Limbs = std::array<std::uint64_t, 6>;
 
-// x += m * 2^shift (m < 2^64, shift < 384 - 64), negating first if asked.
-void add_shifted(Limbs& x, std::uint64_t m, unsigned shift, bool negate) {
-  const unsigned li = shift / 64, bit = shift % 64;
-  Limbs y{};
-  y[li] = m << bit;
-  if (bit != 0 && li + 1 < y.size()) y[li + 1] = m >> (64 - bit);
-  if (negate) {  // two's complement of y
-    bool carry = true;
-    for (auto& w : y) {
-      w = ~w;
-      if (carry) carry = (++w == 0);
-    }
+// x += v * 2^(64 i) (or -=), carrying (borrowing) only as far as needed;
+// the top limb wraps, which is two's complement arithmetic mod 2^384.
+void add_at(Limbs& x, std::size_t i, std::uint64_t v) {
+  for (; i < x.size() && v != 0; ++i) {
+    x[i] += v;
+    v = x[i] < v ? 1 : 0;
   }
-  unsigned carry = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const std::uint64_t s = x[i] + y[i];
-    const unsigned c1 = s < x[i];
-    x[i] = s + carry;
-    carry = c1 | (x[i] < s);
+}
+void sub_at(Limbs& x, std::size_t i, std::uint64_t v) {
+  for (; i < x.size() && v != 0; ++i) {
+    const std::uint64_t old = x[i];
+    x[i] -= v;
+    v = old < v ? 1 : 0;
+  }
+}
+
+// x += m * 2^shift (m < 2^24, shift < 384 - 64), or x -= it.
+void add_shifted(Limbs& x, std::uint64_t m, unsigned shift, bool negate) {
+  const std::size_t li = shift / 64;
+  const unsigned bit = shift % 64;
+  const std::uint64_t low = m << bit, high = bit != 0 ? m >> (64 - bit) : 0;
+  if (negate) {
+    sub_at(x, li, low);
+    sub_at(x, li + 1, high);
+  } else {
+    add_at(x, li, low);
+    add_at(x, li + 1, high);
   }
 }
 
@@ -74,16 +83,14 @@ void ExactSum::add(float v, bool negate) {
     return;
   }
   if (v == 0.0f) return;
-  // |v| = m * 2^(e - 149) with m an integer below 2^24.
-  int ex = 0;
-  const float f = std::frexp(std::fabs(v), &ex);      // |v| = f * 2^ex, f in [0.5, 1)
-  auto m = static_cast<std::uint64_t>(std::ldexp(f, 24));  // exact: 24 significant bits
-  int shift = ex - 24 + 149;
-  if (shift < 0) {  // subnormal: m carries trailing zeros
-    m >>= -shift;
-    shift = 0;
-  }
-  add_shifted(limb_, m, static_cast<unsigned>(shift), (v < 0) != negate);
+  // |v| = m * 2^-149 * 2^shift from the binary32 fields: a subnormal is
+  // mantissa * 2^-149, a normal (1 + mantissa/2^23) * 2^(e-127) =
+  // (2^23 + mantissa) * 2^-149 * 2^(e-1).
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(v);
+  const std::uint32_t e = (bits >> 23) & 0xFF, mantissa = bits & 0x7FFFFF;
+  const std::uint64_t m = e == 0 ? mantissa : (mantissa | 0x800000u);
+  const unsigned shift = e == 0 ? 0 : e - 1;
+  add_shifted(limb_, m, shift, (v < 0) != negate);
 }
 
 float ExactSum::round(Dtype t, int scale_exp) const {
