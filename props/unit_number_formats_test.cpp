@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "props/catch.hpp"
@@ -237,4 +238,64 @@ TEST_CASE("numerics §2.5: nibble order and convrot_w4a4's signed codes") {
   CHECK(low_nibble(0xA7) == 0x7);
   CHECK(high_nibble(0xA7) == 0xA);
   for (int c = 0; c < 16; ++c) CHECK(signed_int4(static_cast<std::uint8_t>(c)) == (c >= 8 ? c - 16 : c));
+}
+
+// The issue-4 checklist: each 8-bit format's 256 codes and E2M1's 16 against
+// the textbook formula in one loop each, and every saturation edge pinned.
+
+TEST_CASE("numerics §2.3: all 256 E8M0 codes against 2^(e-127), both semantics") {
+  for (unsigned c = 0; c < 256; ++c) {
+    INFO("code " << c);
+    const auto b = static_cast<std::uint8_t>(c);
+    const double ocp = c == 255 ? NAN : std::pow(2.0, static_cast<int>(c) - 127);
+    const double kitchen = c == 255 ? INFINITY : c == 0 ? 0.0 : std::pow(2.0, static_cast<int>(c) - 127);
+    CHECK(same(decode_e8m0(b, E8M0::Ocp), ocp));
+    CHECK(same(decode_e8m0(b, E8M0::Kitchen), kitchen));
+  }
+}
+
+TEST_CASE("numerics §2.4: all 16 E2M1 codes against the minifloat formula (bias 1, one mantissa bit)") {
+  for (unsigned c = 0; c < 16; ++c) {
+    INFO("code " << c);
+    CHECK(same(decode_e2m1(static_cast<std::uint8_t>(c)), formula(c & 8, (c >> 1) & 3, c & 1, 1, 1)));
+    CHECK(decode_e2m1(static_cast<std::uint8_t>(c | 0xF0)) == decode_e2m1(static_cast<std::uint8_t>(c)));  // high bits ignored
+  }
+}
+
+TEST_CASE("numerics §1.1 §1.2 §2.1: the saturation edge of every encoder") {
+  // bf16: 0x7F7F is the largest finite; 0x7F7F8000 is it plus half an ulp (a
+  // tie, odd mantissa, so up: infinity); one binary32 ulp below stays finite.
+  CHECK(f32_to_bf16(std::bit_cast<float>(0x7F7F7FFFu)) == 0x7F7F);
+  CHECK(f32_to_bf16(std::bit_cast<float>(0x7F7F8000u)) == 0x7F80);
+  CHECK(f32_to_bf16(-std::bit_cast<float>(0x7F7F8000u)) == 0xFF80);
+  CHECK(f32_to_bf16(INFINITY) == 0x7F80);
+  CHECK(f32_to_f16(-65520.0f) == 0xFC00);
+  CHECK(f32_to_f16(std::numeric_limits<float>::max()) == 0x7C00);
+  CHECK(f32_to_f16(-INFINITY) == 0xFC00);
+  // E4M3FN saturates: 464 = 448 + half its step (32) is the first value a
+  // rounding cast without saturation would carry past 448.
+  CHECK(f32_to_e4m3fn(463.99997f) == 0x7E);
+  CHECK(f32_to_e4m3fn(464.0f) == 0x7E);
+  CHECK(f32_to_e4m3fn(-1e38f) == 0xFE);
+  CHECK(f32_to_e4m3fn(INFINITY) == 0x7E);
+  CHECK(f32_to_e4m3fn(-std::numeric_limits<float>::quiet_NaN()) == 0xFF);
+  // E2M1 clamps to 6; infinity included.
+  CHECK(f32_to_e2m1(INFINITY) == 0x7);
+  CHECK(f32_to_e2m1(-INFINITY) == 0xF);
+  CHECK(f32_to_e2m1(NAN) == 0x0);
+  // NaN keeps its sign through bf16 and f16.
+  CHECK(f32_to_bf16(-std::numeric_limits<float>::quiet_NaN()) >> 15 == 1);
+  CHECK(f32_to_f16(-std::numeric_limits<float>::quiet_NaN()) == 0xFE00);
+}
+
+TEST_CASE("numerics §1.5: every E4M3FN and E5M2 value is exact in bf16 and f16; every E2M1 value too") {
+  for (unsigned c = 0; c < 256; ++c) {
+    INFO("code " << c);
+    for (float v : {decode_e4m3fn(static_cast<std::uint8_t>(c)), decode_e5m2(static_cast<std::uint8_t>(c))}) {
+      if (std::isnan(v)) continue;
+      CHECK(bf16_to_f32(f32_to_bf16(v)) == v);
+      CHECK(f16_to_f32(f32_to_f16(v)) == v);
+    }
+  }
+  for (unsigned c = 0; c < 16; ++c) CHECK(bf16_to_f32(f32_to_bf16(decode_e2m1(static_cast<std::uint8_t>(c)))) == decode_e2m1(static_cast<std::uint8_t>(c)));
 }

@@ -1,6 +1,18 @@
 // The small number formats of quantized checkpoints, decoded and encoded
 // exactly (quant-numerics.md §1-§2). Decoders return binary32, which holds
 // every value of these formats exactly (§1.5).
+//
+// Out-of-range behaviour of each encoder, and the upstream cast it stands for:
+// - f32 -> BF16 (§1.1): RNE; a value that rounds past the largest finite bf16
+//   (at or above 0x7F7F + half an ulp = 3.3961775e38) gives +-inf, as the
+//   formula (u + 0x7FFF + lsb) >> 16 does.
+// - f32 -> F16 (§1.2): RNE; magnitudes >= 65520 give +-inf.
+// - f32 -> E4M3FN (§2.1): the upstream paths clamp to +-448 before the cast,
+//   so the cast's own overflow never arises there; safespec saturates to
+//   +-448 (0x7E / 0xFE) and says so (the document's stated position).
+// - f32 -> E2M1 (§2.4): the encoder itself clamps to +-6 first.
+// NaN: a quiet NaN of the same sign for BF16, F16 and E4M3FN (0x7F / 0xFF);
+// E2M1 has no NaN and upstream does not define it (safespec: code 0).
 #pragma once
 
 #include <cstdint>
