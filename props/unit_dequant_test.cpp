@@ -13,6 +13,7 @@
 #include "spec/number_formats.hpp"
 #include "spec/numerics/dequant.hpp"
 #include "spec/numerics/hadamard.hpp"
+#include "spec/numerics/hadamard_blocks.hpp"
 #include "spec/numerics/rounding.hpp"
 #include "spec/numerics/swizzle.hpp"
 
