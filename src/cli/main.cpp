@@ -2,12 +2,15 @@
 // findings, 2 usage or I/O error (message on stderr).
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "src/check.hpp"
+#include "src/compare.hpp"
+#include "src/linear_command.hpp"
 #include "src/load.hpp"
 #include "src/report.hpp"
 
@@ -33,6 +36,12 @@ int run_check(const std::vector<std::string>& paths, const CheckOptions& options
     failed = failed || !r.ok();
   }
   return io ? kExitUsage : failed ? kExitFindings : kExitOk;
+}
+
+int emit(const CommandOutcome& o) {
+  print(o.out);
+  if (!o.err.empty()) std::fwrite(o.err.data(), 1, o.err.size(), stderr);
+  return o.exit_code;
 }
 
 int run_inspect(const std::string& path, bool json) {
@@ -94,6 +103,33 @@ int main(int argc, char** argv) {
   CLI::App* rules = app.add_subcommand("rules", "Print the rule catalogue");
   rules->add_flag("--json", rules_json, "print one JSON document");
 
+  LinearRequest linear_req;
+  std::string semantics = "cuda";
+  CLI::App* linear = app.add_subcommand(
+      "linear", "Run one quantized layer's reference linear on an input (exit 1: the layer fails its invariants)");
+  linear->add_option("checkpoint", linear_req.checkpoint, "a safetensors checkpoint file")->required();
+  linear->add_option("--layer", linear_req.layer, "the layer prefix P (marker P.comfy_quant)")->required();
+  linear->add_option("--input", linear_req.input, "a safetensors file with x [M, K] in F32, BF16 or F16")->required();
+  linear->add_option("--input-tensor", linear_req.input_tensor, "the tensor of --input to use (default: its only one)");
+  linear->add_option("--out", linear_req.out, "where to write y [M, N] (dtype of x)")->required();
+  linear->add_option("--semantics", semantics, "cuda (comfy-kitchen's CUDA kernels, the default) or eager")
+      ->check(CLI::IsMember({"cuda", "eager"}));
+  linear->add_option("--dump", linear_req.dump_dir, "write every intermediate as NAME.safetensors into this directory");
+
+  DequantRequest dequant_req;
+  CLI::App* dequant = app.add_subcommand("dequant", "Write a quantized layer's weight as F32 in the original basis");
+  dequant->add_option("checkpoint", dequant_req.checkpoint, "a safetensors checkpoint file")->required();
+  dequant->add_option("--layer", dequant_req.layer, "the layer prefix P")->required();
+  dequant->add_option("--out", dequant_req.out, "where to write `weight` [N, K] F32")->required();
+
+  std::string cmp_expected, cmp_actual;
+  std::uint64_t ulps = 0;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Compare two safetensors files tensor by tensor; exit 1 beyond the tolerance");
+  compare->add_option("expected", cmp_expected, "the reference output")->required();
+  compare->add_option("actual", cmp_actual, "the output to judge")->required();
+  compare->add_option("--ulps", ulps, "tolerance in units in the last place of each tensor's dtype (default 0)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -125,6 +161,12 @@ int main(int argc, char** argv) {
     return io ? kExitUsage : kExitOk;
   }
   if (*inspect) return run_inspect(inspect_path, inspect_json);
+  if (*linear) {
+    linear_req.semantics = semantics == "eager" ? numerics::Semantics::Eager : numerics::Semantics::Cuda;
+    return emit(run_linear(linear_req));
+  }
+  if (*dequant) return emit(run_dequant(dequant_req));
+  if (*compare) return emit(run_compare(cmp_expected, cmp_actual, ulps));
   if (*rules) {
     print(rules_json ? render_rules_json() : render_rules_text());
     return kExitOk;

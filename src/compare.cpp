@@ -1,0 +1,195 @@
+#include "src/compare.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "spec/number_formats.hpp"
+#include "src/layer_io.hpp"
+
+namespace safespec {
+
+namespace {
+
+std::uint64_t load_le(std::span<const std::uint8_t> b) {
+  std::uint64_t u = 0;
+  for (std::size_t i = 0; i < b.size() && i < 8; ++i) u |= std::uint64_t{b[i]} << (8 * i);
+  return u;
+}
+
+// The value of a float element as binary64, for the dtypes with an order.
+std::optional<double> float_value(Dtype d, std::uint64_t u) {
+  switch (d) {
+    case Dtype::F64: return std::bit_cast<double>(u);
+    case Dtype::F32: return std::bit_cast<float>(static_cast<std::uint32_t>(u));
+    case Dtype::F16: return num::f16_to_f32(static_cast<std::uint16_t>(u));
+    case Dtype::BF16: return num::bf16_to_f32(static_cast<std::uint16_t>(u));
+    case Dtype::F8_E4M3: return num::decode_e4m3fn(static_cast<std::uint8_t>(u));
+    case Dtype::F8_E5M2: return num::decode_e5m2(static_cast<std::uint8_t>(u));
+    default: return std::nullopt;
+  }
+}
+
+std::optional<double> int_value(Dtype d, std::uint64_t u, std::uint32_t bits) {
+  switch (d) {
+    case Dtype::BOOL: case Dtype::U8: case Dtype::U16: case Dtype::U32: case Dtype::U64:
+      return static_cast<double>(u);
+    case Dtype::I8: case Dtype::I16: case Dtype::I32: case Dtype::I64: {
+      const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+      const std::int64_t v = (u & sign) && bits < 64 ? static_cast<std::int64_t>(u | ~(sign * 2 - 1))
+                                                     : static_cast<std::int64_t>(u);
+      return static_cast<double>(v);
+    }
+    default: return std::nullopt;
+  }
+}
+
+bool is_signed_int(Dtype d) { return d == Dtype::I8 || d == Dtype::I16 || d == Dtype::I32 || d == Dtype::I64; }
+
+std::string g(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+ElementDistance element_distance(Dtype d, std::span<const std::uint8_t> eb, std::span<const std::uint8_t> ab) {
+  const std::uint32_t bits = dtype_bits(d);
+  const std::uint64_t e = load_le(eb), a = load_le(ab);
+  ElementDistance r;
+  if (const auto ev = float_value(d, e)) {
+    const double av = *float_value(d, a);
+    if (std::isnan(*ev) || std::isnan(av)) {
+      r.ulps = std::isnan(*ev) && std::isnan(av) ? std::optional<std::uint64_t>(0) : std::nullopt;
+      if (!r.ulps) r.abs_err = r.rel_err = INFINITY;
+      return r;
+    }
+    const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+    const std::uint64_t me = e & (sign - 1), ma = a & (sign - 1);
+    r.ulps = (e & sign) == (a & sign) ? (me > ma ? me - ma : ma - me) : me + ma;
+    r.abs_err = *ev == av ? 0.0 : std::fabs(*ev - av);
+    r.rel_err = r.abs_err == 0 ? 0.0 : *ev == 0 ? INFINITY : r.abs_err / std::fabs(*ev);
+    return r;
+  }
+  if (const auto ev = int_value(d, e, bits)) {
+    const double av = *int_value(d, a, bits);
+    if (is_signed_int(d)) {
+      const std::int64_t se = static_cast<std::int64_t>(*ev), sa = static_cast<std::int64_t>(av);
+      // The difference of two int64 can pass INT64_MAX; its magnitude fits uint64.
+      r.ulps = se > sa ? static_cast<std::uint64_t>(se) - static_cast<std::uint64_t>(sa)
+                       : static_cast<std::uint64_t>(sa) - static_cast<std::uint64_t>(se);
+    } else {
+      r.ulps = e > a ? e - a : a - e;
+    }
+    r.abs_err = std::fabs(*ev - av);
+    r.rel_err = r.abs_err == 0 ? 0.0 : *ev == 0 ? INFINITY : r.abs_err / std::fabs(*ev);
+    return r;
+  }
+  if (std::equal(eb.begin(), eb.end(), ab.begin(), ab.end())) return r;
+  r.ulps = std::nullopt;
+  r.abs_err = r.rel_err = INFINITY;
+  return r;
+}
+
+TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape,
+                                std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
+                                std::uint64_t tolerance) {
+  TensorComparison t;
+  t.name = std::move(name);
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  const std::uint32_t bits = dtype_bits(dtype);
+  if (bits % 8 != 0 || expected.size() != actual.size()) {
+    // Sub-byte dtypes are compared as whole bytes.
+    t.count = expected.size();
+    t.bit_exact = std::equal(expected.begin(), expected.end(), actual.begin(), actual.end()) ? t.count : 0;
+    if (t.bit_exact != t.count) t.max_ulps = std::nullopt, t.max_abs = t.max_rel = INFINITY;
+    t.within = t.bit_exact == t.count;
+    return t;
+  }
+  const std::size_t w = bits / 8;
+  t.count = expected.size() / w;
+  for (std::size_t i = 0; i < t.count; ++i) {
+    const auto eb = expected.subspan(i * w, w), ab = actual.subspan(i * w, w);
+    if (std::equal(eb.begin(), eb.end(), ab.begin())) {
+      ++t.bit_exact;
+      continue;
+    }
+    const ElementDistance d = element_distance(dtype, eb, ab);
+    if (!d.ulps) t.max_ulps = std::nullopt;
+    else if (t.max_ulps) t.max_ulps = std::max(*t.max_ulps, *d.ulps);
+    t.max_abs = std::max(t.max_abs, d.abs_err);
+    t.max_rel = std::max(t.max_rel, d.rel_err);
+  }
+  t.within = t.max_ulps && *t.max_ulps <= tolerance;
+  return t;
+}
+
+std::string render_comparison(const Comparison& c, std::uint64_t tolerance) {
+  std::string out;
+  std::size_t beyond = 0;
+  for (const TensorComparison& t : c.tensors) {
+    out += t.name + ": ";
+    if (!t.mismatch.empty()) {
+      out += t.mismatch + ": FAIL\n";
+      ++beyond;
+      continue;
+    }
+    out += std::string(dtype_name(t.dtype)) + " " + shape_text(t.shape) + ": " + std::to_string(t.bit_exact) + "/" +
+           std::to_string(t.count) + " bit-exact, max " + (t.max_ulps ? std::to_string(*t.max_ulps) : "inf") +
+           " ulps, max abs err " + g(t.max_abs) + ", max rel err " + g(t.max_rel) + (t.within ? ": ok\n" : ": FAIL\n");
+    if (!t.within) ++beyond;
+  }
+  const std::string n = std::to_string(c.tensors.size()) + (c.tensors.size() == 1 ? " tensor" : " tensors");
+  out += "compare: " + n + ", " +
+         (beyond == 0 ? "all within " : std::to_string(beyond) + " beyond ") + std::to_string(tolerance) + " ulps\n";
+  return out;
+}
+
+CommandOutcome run_compare(const std::string& expected, const std::string& actual, std::uint64_t tolerance) {
+  auto e = CheckpointReader::open(expected);
+  if (!e) return {2, "", "safespec: " + e.error().message + "\n"};
+  auto a = CheckpointReader::open(actual);
+  if (!a) return {2, "", "safespec: " + a.error().message + "\n"};
+  std::map<std::string, int> names;  // 1 expected, 2 actual, 3 both
+  for (std::string_view n : e.value()->tensor_names()) names[std::string(n)] |= 1;
+  for (std::string_view n : a.value()->tensor_names()) names[std::string(n)] |= 2;
+  Comparison c;
+  for (const auto& [name, where] : names) {
+    TensorComparison t;
+    t.name = name;
+    if (where != 3) {
+      t.mismatch = where == 1 ? "only in EXPECTED" : "only in ACTUAL";
+    } else {
+      const TensorEntry& te = *e.value()->find(name)->entry;
+      const TensorEntry& ta = *a.value()->find(name)->entry;
+      if (te.dtype != ta.dtype) {
+        t.mismatch = "dtype " + std::string(dtype_name(te.dtype)) + " in EXPECTED, " + std::string(dtype_name(ta.dtype)) +
+                     " in ACTUAL";
+      } else if (te.shape != ta.shape) {
+        t.mismatch = "shape " + shape_text(te.shape) + " in EXPECTED, " + shape_text(ta.shape) + " in ACTUAL";
+      } else {
+        auto eb = e.value()->bytes(*e.value()->find(name));
+        if (!eb) return {2, "", "safespec: " + expected + ": " + eb.error().message + "\n"};
+        auto ab = a.value()->bytes(*a.value()->find(name));
+        if (!ab) return {2, "", "safespec: " + actual + ": " + ab.error().message + "\n"};
+        t = compare_tensor(name, te.dtype, te.shape, eb.value(), ab.value(), tolerance);
+      }
+    }
+    if (!t.mismatch.empty()) t.within = false;
+    c.within = c.within && t.within;
+    c.tensors.push_back(std::move(t));
+  }
+  return {c.within ? 0 : 1, render_comparison(c, tolerance), ""};
+}
+
+}  // namespace safespec

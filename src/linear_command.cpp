@@ -1,0 +1,266 @@
+#include "src/linear_command.hpp"
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+
+#include "spec/numerics/hadamard.hpp"
+#include "spec/numerics/int_linear.hpp"
+#include "spec/quant/marker_values.hpp"
+#include "spec/quote.hpp"
+#include "spec/rule_catalogue.hpp"
+#include "src/layer_io.hpp"
+
+namespace safespec {
+
+namespace {
+
+using numerics::FloatType;
+
+constexpr int kExitOk = 0, kExitRefused = 1, kExitUsage = 2;
+
+CommandOutcome usage(std::string message) { return {kExitUsage, "", "safespec: " + message + "\n"}; }
+CommandOutcome from(const LayerError& e) { return {e.refused ? kExitRefused : kExitUsage, "", "safespec: " + e.message + "\n"}; }
+CommandOutcome refused(const std::string& layer, const Error& e) {
+  return {kExitRefused, "",
+          "safespec: layer " + quote_name(layer) + " refused: " + std::string(rule_name(e.rule)) + " at " + e.where + ": " +
+              e.message + "\n"};
+}
+
+std::string dims(std::uint64_t a, std::uint64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; }
+
+template <class V>
+std::vector<std::uint8_t> le_bytes(std::span<const V> values) {
+  std::vector<std::uint8_t> out(values.size() * sizeof(V));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    // Little-endian regardless of the host: safetensors' byte order.
+    using U = std::conditional_t<sizeof(V) == 1, std::uint8_t,
+                                 std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>>;
+    const U u = std::bit_cast<U>(values[i]);
+    for (std::size_t b = 0; b < sizeof(V); ++b) out[i * sizeof(V) + b] = static_cast<std::uint8_t>(u >> (8 * b));
+  }
+  return out;
+}
+
+NamedTensor float_tensor(std::string name, FloatType t, std::vector<std::uint64_t> shape, std::span<const float> v) {
+  return {std::move(name), dtype_of(t), std::move(shape), encode_floats(t, v)};
+}
+
+struct Input {
+  FloatType t = FloatType::BF16;
+  std::uint64_t m = 0, k = 0;
+  std::vector<float> values;
+};
+
+LayerResult<Input> read_input(const std::string& path, const std::string& tensor) {
+  auto c = CheckpointReader::open(path);
+  if (!c) return LayerError{c.error().message, false};
+  const CheckpointReader& r = *c.value();
+  const quant::TensorRef* ref = nullptr;
+  if (!tensor.empty()) {
+    ref = r.find(tensor);
+    if (!ref) return LayerError{path + ": no tensor " + quote_name(tensor), false};
+  } else {
+    auto loaded = r.only_tensor();
+    if (!loaded) return LayerError{path + ": " + loaded.error().message, false};
+    ref = loaded.value();
+  }
+  const TensorEntry& e = *ref->entry;
+  const auto t = float_type_of(e.dtype);
+  if (!t) return LayerError{path + ": " + tensor_where(e.name) + ": expected dtype F32, BF16 or F16, found " +
+                                std::string(dtype_name(e.dtype)), false};
+  if (e.shape.size() != 2)
+    return LayerError{path + ": " + tensor_where(e.name) + ": expected a 2-D tensor [M, K], found " +
+                          std::to_string(e.shape.size()) + " dimensions", false};
+  auto b = r.bytes(*ref);
+  if (!b) return LayerError{path + ": " + b.error().message, false};
+  return Input{*t, e.shape[0], e.shape[1], decode_floats(*t, b.value())};
+}
+
+std::optional<std::string> dump(const std::string& dir, const std::vector<NamedTensor>& tensors) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir + ": " + ec.message();
+  for (const NamedTensor& t : tensors)
+    if (auto e = write_tensors((std::filesystem::path(dir) / (t.name + ".safetensors")).string(), {t})) return e;
+  return std::nullopt;
+}
+
+CommandOutcome finish(const LinearRequest& r, const NamedTensor& y, const std::vector<NamedTensor>& intermediates) {
+  if (!r.dump_dir.empty())
+    if (auto e = dump(r.dump_dir, intermediates)) return usage(*e);
+  if (auto e = write_tensors(r.out, {y})) return usage(*e);
+  return {kExitOk, "", ""};
+}
+
+CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, const quant::Layer& l, const Input& x) {
+  auto layer = read_w4a8(c, l);
+  if (!layer) return from(layer.error());
+  const numerics::W4a8Layer& w = layer.value();
+  if (x.k != w.k)
+    return usage("input " + quote_name(r.input) + " has shape " + dims(x.m, x.k) + ", layer " + quote_name(r.layer) +
+                 " expects [M, " + std::to_string(w.k) + "] (its weight is [N, K] = " + dims(w.n, w.k) + ")");
+  numerics::W4a8Options o;
+  o.semantics = r.semantics;
+  o.record_trace = !r.dump_dir.empty();
+  const numerics::Activations a{static_cast<std::size_t>(x.m), x.t, x.values};
+  auto y = numerics::w4a8_linear(w, a, o);
+  if (!y) return refused(r.layer, y.error());
+  const FloatType to = y.value().out_dtype;
+  const NamedTensor out = float_tensor("y", to, {x.m, w.n}, y.value().y);
+  std::vector<NamedTensor> more;
+  if (const auto& t = y.value().trace) {
+    const std::uint64_t M = x.m, N = w.n, K = w.k;
+    more.push_back({"wq", Dtype::I8, {N, K}, le_bytes<std::int8_t>(t->wq)});
+    // cuda's rotated values are binary32 (cuda.3); eager's are T_x (eager.2).
+    const FloatType rt = r.semantics == numerics::Semantics::Cuda ? FloatType::F32 : x.t;
+    if (!t->rotated.empty()) more.push_back(float_tensor("rotated", rt, {M, K}, t->rotated));
+    if (!t->amax.empty()) more.push_back(float_tensor("amax", FloatType::F32, {M}, t->amax));
+    if (!t->xs.empty()) more.push_back(float_tensor("xs", FloatType::F32, {M}, t->xs));
+    if (!t->divisor.empty()) more.push_back(float_tensor("divisor", FloatType::F32, {M}, t->divisor));
+    if (!t->xq.empty()) more.push_back({"xq", Dtype::I8, {M, K}, le_bytes<std::int8_t>(t->xq)});
+    if (!t->acc.empty()) more.push_back({"acc", Dtype::I32, {M, N}, le_bytes<std::int32_t>(t->acc)});
+    if (!t->y_epilogue.empty()) more.push_back(float_tensor("y_epilogue", to, {M, N}, t->y_epilogue));
+    if (!t->w_dequant.empty()) more.push_back(float_tensor("w_dequant", x.t, {N, K}, t->w_dequant));
+    more.push_back(float_tensor("y", to, {M, N}, t->y));
+    auto ideal = numerics::w4a8_ideal(w, a);
+    if (!ideal) return refused(r.layer, ideal.error());
+    more.push_back({"y_ideal", Dtype::F64, {M, N}, le_bytes<double>(ideal.value())});
+  }
+  return finish(r, out, more);
+}
+
+// §7.1 and §6.2-§6.3 through spec/numerics/int_linear.hpp: only the eager
+// activation path is modelled there, so --semantics picks the W4A4 backend
+// (its linear_dtype divergence) and nothing else.
+CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, const quant::Layer& l, const Input& x) {
+  const Dtype t = dtype_of(x.t);
+  Result<deq::LinearTrace> trace = Error{RuleId::QuantW4a4Shapes, "", ""};
+  std::uint64_t n = 0, k = 0;
+  std::optional<std::vector<float>> bias;
+  if (l.format == "int8_tensorwise") {
+    auto w = read_int8(c, l);
+    if (!w) return from(w.error());
+    n = w.value().q.rows, k = w.value().q.cols;
+    auto b = read_bias(c, l, n);
+    if (!b) return from(b.error());
+    if (x.k != k) return usage("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
+    trace = deq::int8_linear({deq::Mat<float>(x.m, x.k, x.values), t, std::move(b).value(), deq::Device::Gpu}, w.value());
+  } else {
+    auto w = read_w4a4(c, l);
+    if (!w) return from(w.error());
+    n = w.value().packed.rows, k = 2 * w.value().packed.cols;
+    auto b = read_bias(c, l, n);
+    if (!b) return from(b.error());
+    if (x.k != k) return usage("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
+    const py::Value* ld = quant::comfy_get(*l.marker, "linear_dtype");
+    const auto* s = ld ? std::get_if<std::string>(&ld->data) : nullptr;
+    const auto dt = s && *s == "int8" ? deq::W4a4LinearDtype::Int8 : deq::W4a4LinearDtype::Int4;
+    const auto be = r.semantics == numerics::Semantics::Cuda ? deq::Backend::Cuda : deq::Backend::Eager;
+    trace = deq::convrot_w4a4_linear({deq::Mat<float>(x.m, x.k, x.values), t, std::move(b).value(), deq::Device::Gpu},
+                                     w.value(), dt, be);
+  }
+  if (!trace) return refused(r.layer, trace.error());
+  const deq::LinearTrace& tr = trace.value();
+  std::vector<NamedTensor> more;
+  more.push_back(float_tensor("rotated", x.t, {tr.xr.rows, tr.xr.cols}, tr.xr.v));
+  more.push_back(float_tensor("xs", FloatType::F32, {x.m}, tr.x_scale));
+  more.push_back({"xq", Dtype::I8, {tr.xq.rows, tr.xq.cols}, le_bytes<std::int8_t>(tr.xq.v)});
+  more.push_back({"acc", Dtype::I64, {tr.acc.rows, tr.acc.cols}, le_bytes<std::int64_t>(tr.acc.v)});
+  more.push_back(float_tensor("y", x.t, {tr.y.rows, tr.y.cols}, tr.y.v));
+  return finish(r, float_tensor("y", x.t, {x.m, n}, tr.y.v), more);
+}
+
+}  // namespace
+
+std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors) {
+  std::vector<TensorView> views;
+  for (const NamedTensor& t : tensors) views.push_back({t.name, t.dtype, t.shape, t.bytes});
+  auto bytes = serialize(std::move(views), std::nullopt);
+  if (!bytes) return path + ": " + bytes.error().message;
+  auto w = write_file(path, bytes.value());
+  if (!w) return path + ": " + w.error().message;
+  return std::nullopt;
+}
+
+Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l) {
+  numerics::W4a8Options o;
+  o.semantics = numerics::Semantics::Eager;  // the dequantization has no C == 256 restriction
+  if (Status s = numerics::validate(l, numerics::Activations{0, FloatType::F32, {}}, o); !s) return s.error();
+  const std::vector<std::int8_t> wq = numerics::decode_weight(l);
+  const std::size_t K = l.k, C = l.convrot_groupsize;
+  auto out = deq::Mat<float>::zeros(l.n, K);
+  std::vector<float> wrot(K);
+  for (std::size_t n = 0; n < l.n; ++n) {
+    for (std::size_t k = 0; k < K; ++k) {
+      const float s = l.s_channel[n];
+      wrot[k] = l.correction ? numerics::rotated_weight_eager(wq[n * K + k], s, (*l.correction)[(k / l.group_size) * l.n + n],
+                                                              FloatType::F32)
+                             : static_cast<float>(wq[n * K + k]) * s;
+    }
+    for (std::size_t b = 0; b < K; b += C) {  // H_C is symmetric: the un-rotation is the rotation
+      const std::vector<float> w = numerics::rotate_eager(std::span<const float>(wrot).subspan(b, C), FloatType::F32);
+      std::copy(w.begin(), w.end(), out.v.begin() + static_cast<std::ptrdiff_t>(n * K + b));
+    }
+  }
+  return out;
+}
+
+CommandOutcome run_linear(const LinearRequest& r) {
+  auto c = CheckpointReader::open(r.checkpoint);
+  if (!c) return from(c.error());
+  auto l = c.value()->layer(r.layer);
+  if (!l) return from(l.error());
+  if (auto s = c.value()->refuse_invalid(*l.value(), r.semantics == numerics::Semantics::Cuda); !s)
+    return from(s.error());
+  auto x = read_input(r.input, r.input_tensor);
+  if (!x) return from(x.error());
+  const std::string& f = l.value()->format;
+  if (f == "asym_w4a8_int8") return linear_w4a8(r, *c.value(), *l.value(), x.value());
+  if (f == "int8_tensorwise" || f == "convrot_w4a4") return linear_int(r, *c.value(), *l.value(), x.value());
+  return usage("layer " + quote_name(r.layer) + " has format " + quote_name(f) +
+               ": `linear` is not supported yet for it (supported: asym_w4a8_int8, int8_tensorwise, convrot_w4a4)");
+}
+
+CommandOutcome run_dequant(const DequantRequest& r) {
+  auto c = CheckpointReader::open(r.checkpoint);
+  if (!c) return from(c.error());
+  auto l = c.value()->layer(r.layer);
+  if (!l) return from(l.error());
+  if (auto s = c.value()->refuse_invalid(*l.value(), false); !s) return from(s.error());
+  const CheckpointReader& cr = *c.value();
+  const quant::Layer& layer = *l.value();
+  const std::string& f = layer.format;
+  Result<deq::Mat<float>> w = Error{RuleId::QuantW4a8Shapes, "", ""};
+  const auto run = [&](auto read, auto compute) -> std::optional<CommandOutcome> {
+    auto stored = read(cr, layer);
+    if (!stored) return from(stored.error());
+    w = compute(stored.value());
+    return std::nullopt;
+  };
+  std::optional<CommandOutcome> early;
+  if (f == "asym_w4a8_int8")
+    early = run(read_w4a8, [](const numerics::W4a8Layer& s) { return w4a8_dequant_f32(s); });
+  else if (f == "float8_e4m3fn" || f == "float8_e5m2")
+    early = run(read_fp8, [](const deq::Fp8Weight& s) { return deq::dequant_fp8(s, Dtype::F32); });
+  else if (f == "int8_tensorwise")
+    early = run(read_int8, [](const deq::Int8Weight& s) { return deq::dequant_int8(s, Dtype::F32); });
+  else if (f == "convrot_w4a4")
+    early = run(read_w4a4, [](const deq::W4a4Weight& s) { return deq::dequant_convrot_w4a4(s, Dtype::F32); });
+  else if (f == "nvfp4")
+    early = run(read_nvfp4, [](const deq::Nvfp4Weight& s) { return deq::dequant_nvfp4(s, Dtype::F32); });
+  else if (f == "mxfp8")
+    early = run(read_mxfp8, [](const deq::Mxfp8Weight& s) { return deq::dequant_mxfp8(s, Dtype::F32); });
+  else if (f == "awq_w4a16")
+    // awq computes in its scale dtype S (§11); the S values are written as F32.
+    early = run(read_awq, [](const deq::AwqWeight& s) { return deq::dequant_awq_w4a16(s); });
+  else
+    return usage("layer " + quote_name(r.layer) + " has format " + quote_name(f) + ", which safespec cannot dequantize");
+  if (early) return *early;
+  if (!w) return refused(r.layer, w.error());
+  const deq::Mat<float>& m = w.value();
+  if (auto e = write_tensors(r.out, {float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v)})) return usage(*e);
+  return {kExitOk, "", ""};
+}
+
+}  // namespace safespec

@@ -1,0 +1,63 @@
+// `safespec linear` and `safespec dequant` (issue 4, "The command line"): one
+// layer of a checkpoint through the reference numerics, with every
+// intermediate written out on request so a kernel author can find the first
+// stage where a kernel departs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spec/numerics/matrix.hpp"
+#include "spec/numerics/w4a8_reference.hpp"
+#include "spec/result.hpp"
+#include "src/writer.hpp"
+
+namespace safespec {
+
+// What a command ends with: the exit status (0 done, 1 the layer fails its
+// format's invariants, 2 usage or I/O error), text for stdout and stderr.
+struct CommandOutcome {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+struct LinearRequest {
+  std::string checkpoint;
+  std::string layer;
+  std::string input;
+  std::string input_tensor;  // empty: the file's only tensor
+  std::string out;
+  numerics::Semantics semantics = numerics::Semantics::Cuda;
+  std::string dump_dir;  // empty: no dump
+};
+
+CommandOutcome run_linear(const LinearRequest& r);
+
+struct DequantRequest {
+  std::string checkpoint;
+  std::string layer;
+  std::string out;
+};
+
+CommandOutcome run_dequant(const DequantRequest& r);
+
+// §5.10 with T = F32, as comfy-kitchen's eager dequantize computes it:
+// Wrot = f32(Wq · s_channel) (with a correction: f32(that + correction),
+// eager.C2), then W = F32(Wrot · H_C) per block (eager.C3, the exact sum
+// rounded once). [N, K], the original basis.
+Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l);
+
+// One tensor in its own file, for --out and --dump.
+struct NamedTensor {
+  std::string name;
+  Dtype dtype;
+  std::vector<std::uint64_t> shape;
+  std::vector<std::uint8_t> bytes;
+};
+// Writes a safetensors file of the tensors (canonical writer); an error
+// message on failure.
+std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors);
+
+}  // namespace safespec
