@@ -28,10 +28,12 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_w4a8_reference_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_dequant_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_int_linear_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_linear_cli_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
 # applies these with target_compile_definitions(safespec_props PRIVATE ...)
 # and add_dependencies(safespec_props safespec); without them the test finds
 # the binary beside the props/ build directory.
-set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>")
+set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
+    SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")

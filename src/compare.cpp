@@ -32,18 +32,16 @@ std::optional<double> float_value(Dtype d, std::uint64_t u) {
   }
 }
 
-std::optional<double> int_value(Dtype d, std::uint64_t u, std::uint32_t bits) {
-  switch (d) {
-    case Dtype::BOOL: case Dtype::U8: case Dtype::U16: case Dtype::U32: case Dtype::U64:
-      return static_cast<double>(u);
-    case Dtype::I8: case Dtype::I16: case Dtype::I32: case Dtype::I64: {
-      const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
-      const std::int64_t v = (u & sign) && bits < 64 ? static_cast<std::int64_t>(u | ~(sign * 2 - 1))
-                                                     : static_cast<std::int64_t>(u);
-      return static_cast<double>(v);
-    }
-    default: return std::nullopt;
-  }
+bool is_unsigned_int(Dtype d) {
+  return d == Dtype::BOOL || d == Dtype::U8 || d == Dtype::U16 || d == Dtype::U32 || d == Dtype::U64;
+}
+
+// Two's complement sign extension of a `bits`-wide integer, without going
+// through binary64 (which cannot hold every int64).
+std::int64_t sign_extend(std::uint64_t u, std::uint32_t bits) {
+  if (bits >= 64) return static_cast<std::int64_t>(u);
+  const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+  return static_cast<std::int64_t>((u ^ sign) - sign);
 }
 
 bool is_signed_int(Dtype d) { return d == Dtype::I8 || d == Dtype::I16 || d == Dtype::I32 || d == Dtype::I64; }
@@ -80,21 +78,26 @@ ElementDistance element_distance(Dtype d, std::span<const std::uint8_t> eb, std:
     r.rel_err = r.abs_err == 0 ? 0.0 : *ev == 0 ? INFINITY : r.abs_err / std::fabs(*ev);
     return r;
   }
-  if (const auto ev = int_value(d, e, bits)) {
-    const double av = *int_value(d, a, bits);
+  if (is_signed_int(d) || is_unsigned_int(d)) {
+    double ev = 0;
     if (is_signed_int(d)) {
-      const std::int64_t se = static_cast<std::int64_t>(*ev), sa = static_cast<std::int64_t>(av);
+      const std::int64_t se = sign_extend(e, bits), sa = sign_extend(a, bits);
       // The difference of two int64 can pass INT64_MAX; its magnitude fits uint64.
       r.ulps = se > sa ? static_cast<std::uint64_t>(se) - static_cast<std::uint64_t>(sa)
                        : static_cast<std::uint64_t>(sa) - static_cast<std::uint64_t>(se);
+      ev = static_cast<double>(se);
     } else {
       r.ulps = e > a ? e - a : a - e;
+      ev = static_cast<double>(e);
     }
-    r.abs_err = std::fabs(*ev - av);
-    r.rel_err = r.abs_err == 0 ? 0.0 : *ev == 0 ? INFINITY : r.abs_err / std::fabs(*ev);
+    r.abs_err = static_cast<double>(*r.ulps);
+    r.rel_err = r.abs_err == 0 ? 0.0 : ev == 0 ? INFINITY : r.abs_err / std::fabs(ev);
     return r;
   }
-  if (std::equal(eb.begin(), eb.end(), ab.begin(), ab.end())) return r;
+  if (std::equal(eb.begin(), eb.end(), ab.begin(), ab.end())) {
+    r.ulps = 0;
+    return r;
+  }
   r.ulps = std::nullopt;
   r.abs_err = r.rel_err = INFINITY;
   return r;
