@@ -14,6 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "props/catch.hpp"
@@ -310,4 +311,33 @@ TEST_CASE("compare (issue 4): element distances in each dtype", "[cli]") {
   // No value order: equal bits or infinitely far.
   CHECK(element_distance(Dtype::F8_E8M0, bytes(5, 1), bytes(5, 1)).ulps == 0u);
   CHECK_FALSE(element_distance(Dtype::F8_E8M0, bytes(5, 1), bytes(6, 1)).ulps.has_value());
+}
+
+TEST_CASE("linear (issue 4, §7.1, §6.2): int8_tensorwise and convrot_w4a4 through spec/numerics/int_linear.hpp", "[cli]") {
+  Scratch s;
+  auto marker = [](const std::string& m) { return std::vector<std::uint8_t>(m.begin(), m.end()); };
+  const auto m8 = marker(R"({"format": "int8_tensorwise"})");
+  const auto int8 = s.file("int8.safetensors", {{"p.comfy_quant", Dtype::U8, {m8.size()}, m8},
+                                                {"p.weight", Dtype::I8, {2, 16}, std::vector<std::uint8_t>(32, 1)},
+                                                {"p.weight_scale", Dtype::F32, {}, f32({0.5f})}});
+  const auto m4 = marker(R"({"format": "convrot_w4a4", "convrot_groupsize": 16})");
+  const auto w4a4 = s.file("w4a4.safetensors", {{"p.comfy_quant", Dtype::U8, {m4.size()}, m4},
+                                                {"p.weight", Dtype::I8, {2, 32}, std::vector<std::uint8_t>(64, 0x21)},
+                                                {"p.weight_scale", Dtype::F32, {2}, f32({0.25f, 0.5f})}});
+  std::vector<std::uint8_t> ones;
+  for (int i = 0; i < 64; ++i) ones.insert(ones.end(), {0x80, 0x3F});  // BF16 1.0
+  const auto x16 = s.file("x16.safetensors", {{"x", Dtype::BF16, {2, 16}, std::span(ones).first(64)}});
+  const auto x64 = s.file("x64.safetensors", {{"x", Dtype::BF16, {1, 64}, ones}});
+  for (const auto& [layer, x, m] : {std::tuple{int8, x16, 2u}, std::tuple{w4a4, x64, 1u}}) {
+    const std::string y = s.path("y.safetensors");
+    const Run r = s.run("linear " + q(layer) + " --layer p --input " + q(x) + " --out " + q(y) + " --semantics eager --dump " +
+                        q(s.path("dump")));
+    REQUIRE(r.code == 0);
+    const TensorEntry t = only_tensor(y);
+    CHECK(t.dtype == Dtype::BF16);
+    CHECK(t.shape == std::vector<std::uint64_t>{m, 2});
+    CHECK(fs::exists(s.path("dump/xq.safetensors")));
+    REQUIRE(s.run("dequant " + q(layer) + " --layer p --out " + q(s.path("w.safetensors"))).code == 0);
+    CHECK(only_tensor(s.path("w.safetensors")).shape == std::vector<std::uint64_t>{2, m == 2u ? 16u : 64u});
+  }
 }

@@ -85,7 +85,9 @@ bool make(const std::filesystem::path& dir, const Spec& s, std::uint64_t seed, s
   std::vector<std::uint8_t> s_rel;  // E4M3 codes 0x30..0x40: 0.5 to 2
   for (std::size_t i = 0; i < N * (K / G); ++i) s_rel.push_back(static_cast<std::uint8_t>(0x30 + rng.next() % 17));
   for (std::uint8_t b : s_rel) l.s_rel.push_back(num::decode_e4m3fn(b));
-  for (std::size_t n = 0; n < N; ++n) l.s_channel.push_back((1.0f + 0.5f * (rng.symmetric() + 1.0f)) * 0x1p-7f);
+  // (1 + j/1024) · 2^-7: every operation exact, so no compiler contraction can change it.
+  for (std::size_t n = 0; n < N; ++n)
+    l.s_channel.push_back((1.0f + static_cast<float>(rng.next() % 1024) * 0x1p-10f) * 0x1p-7f);
   if (s.codebook) {
     std::array<float, 16> cb{};
     for (std::size_t i = 0; i < 16; ++i) {
