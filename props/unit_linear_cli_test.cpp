@@ -341,3 +341,36 @@ TEST_CASE("linear (issue 4, §7.1, §6.2): int8_tensorwise and convrot_w4a4 thro
     CHECK(only_tensor(s.path("w.safetensors")).shape == std::vector<std::uint64_t>{2, m == 2u ? 16u : 64u});
   }
 }
+
+TEST_CASE("linear (issue 4, bad input): hostile markers and companions never crash", "[cli]") {
+  Scratch s;
+  const fs::path v = vectors() / "g8_c256_bf16_plain";
+  const std::string x = q(v / "x.safetensors"), out = " --out " + q(s.path("y.safetensors"));
+  std::vector<std::uint8_t> w(8 * 128, 0x98), srel(8 * 32, 0x38), sch = f32({1, 1, 1, 1, 1, 1, 1, 1});
+  struct Case {
+    std::string marker;
+    std::vector<std::uint64_t> srel_shape;
+    int code;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"format": "asym_w4a8_int8", "group_size": 8, "convrot": true})", {8, 32}, 0},
+           {R"({"format": "asym_w4a8_int8", "group_size": 1180591620717411303424, "convrot": true})", {8, 32}, 1},
+           {R"({"format": "asym_w4a8_int8", "group_size": "x", "convrot": true})", {8, 32}, 1},
+           {R"({"format": "asym_w4a8_int8", "group_size": 0, "convrot": true})", {8, 32}, 1},
+           {R"({"format": "asym_w4a8_int8", "group_size": 8, "convrot_groupsize": 8, "convrot": true})", {8, 32}, 1},
+           {R"({"format": "asym_w4a8_int8", "group_size": 8, "convrot": true})", {32, 8}, 1},
+       }) {
+    INFO(c.marker);
+    const std::vector<std::uint8_t> m(c.marker.begin(), c.marker.end());
+    const auto layer = s.file("l.safetensors", {{"lin.comfy_quant", Dtype::U8, {m.size()}, m},
+                                                {"lin.weight", Dtype::I8, {8, 128}, w},
+                                                {"lin.weight_s_rel", Dtype::F8_E4M3, c.srel_shape, srel},
+                                                {"lin.weight_s_channel", Dtype::F32, {8}, sch}});
+    for (const std::string sem : {"cuda", "eager"}) {
+      const Run r = s.run("linear " + q(layer) + " --layer lin --input " + x + out + " --semantics " + sem);
+      CHECK(r.code == c.code);
+      if (c.code != 0) CHECK(r.err.starts_with("safespec: "));
+    }
+    CHECK(s.run("dequant " + q(layer) + " --layer lin --out " + q(s.path("w.safetensors"))).code == c.code);
+  }
+}

@@ -19,7 +19,10 @@ namespace {
 
 using numerics::FloatType;
 
-LayerError fail(std::string message) { return LayerError{std::move(message), false}; }
+// The layer's own tensors or marker break an invariant: refused (exit 1).
+LayerError fail(std::string message) { return LayerError{std::move(message), true}; }
+// The files cannot be read, or the request names what is not there (exit 2).
+LayerError io_fail(std::string message) { return LayerError{std::move(message), false}; }
 
 std::string shape_text(const std::vector<std::uint64_t>& s) { return quant::shape_repr(s); }
 
@@ -138,16 +141,16 @@ LayerResult<std::unique_ptr<CheckpointReader>> CheckpointReader::open(const std:
   c->path_ = path;
   FastHeaderParser parser;
   auto loaded = load_model(path, parser);
-  if (!loaded) return fail(path + ": " + loaded.error().message);
+  if (!loaded) return io_fail(path + ": " + loaded.error().message);
   if (!loaded.value()) {
     const Error& e = loaded.value().error();
     return LayerError{path + ": " + std::string(rule_name(e.rule)) + " at " + e.where + ": " + e.message, true};
   }
   c->model_ = std::make_unique<Model>(std::move(loaded.value()).value());
   auto file = ByteFile::open(path);
-  if (!file) return fail(path + ": " + file.error().message);
+  if (!file) return io_fail(path + ": " + file.error().message);
   auto markers = read_markers(file.value(), *c->model_);
-  if (!markers) return fail(path + ": " + markers.error().message);
+  if (!markers) return io_fail(path + ": " + markers.error().message);
   c->files_.push_back(quant::CheckpointFile{path, c->model_.get(), std::move(markers).value()});
   c->table_ = std::make_unique<quant::TensorTable>(c->files_);
   quant::Sink sink;
@@ -163,14 +166,14 @@ LayerResult<const quant::Layer*> CheckpointReader::layer(std::string_view prefix
     if (l.prefix == prefix) return &l;
     if (known.size() < 400) known += (known.empty() ? "" : ", ") + quote_name(l.prefix);
   }
-  return fail(path_ + ": no marked layer " + quote_name(prefix) + " (marked layers: " +
+  return io_fail(path_ + ": no marked layer " + quote_name(prefix) + " (marked layers: " +
               (known.empty() ? "none" : known) + ")");
 }
 
 LayerResult<const quant::TensorRef*> CheckpointReader::only_tensor() const {
   const auto& names = table_->names();
   if (names.size() != 1)
-    return fail("expected exactly one tensor (or --input-tensor NAME), found " + std::to_string(names.size()));
+    return io_fail("expected exactly one tensor (or --input-tensor NAME), found " + std::to_string(names.size()));
   return table_->find(names[0]);
 }
 
@@ -198,7 +201,7 @@ LayerResult<std::vector<std::uint8_t>> CheckpointReader::bytes(const quant::Tens
   if (!expected || *expected % 8 != 0 || t.entry->end < t.entry->begin || t.entry->end - t.entry->begin != *expected / 8)
     return fail(tensor_where(t.entry->name) + ": its data_offsets do not match its shape and dtype");
   auto b = data_->bytes(t);
-  if (!b) return fail(tensor_where(t.entry->name) + ": cannot read its data (outside the file, or over " +
+  if (!b) return io_fail(tensor_where(t.entry->name) + ": cannot read its data (outside the file, or over " +
                       std::to_string(FileTensorData::kMaxTensorBytes >> 20) + " MiB)");
   return std::vector<std::uint8_t>(b->begin(), b->end());
 }
@@ -236,8 +239,7 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
   if (auto s = two_d(*w.value()); !s) return s.error();
   const std::uint64_t n = w.value()->entry->shape[0];
   const auto k = quant::times2(w.value()->entry->shape[1]);
-  if (!k || *k > numerics::kW4a8MaxK * 2)
-    return fail(tensor_where(w.value()->entry->name) + ": expected K = 2 * packed columns within the int32 bound");
+  if (!k) return fail(tensor_where(w.value()->entry->name) + ": K = 2 * packed columns overflows 64 bits");
   const std::uint64_t groups = *k / g.value();
 
   auto s_rel = need(c, quant::tensor_name(l, "weight_s_rel"), {Dtype::F8_E4M3, Dtype::U8, Dtype::F32});

@@ -24,8 +24,9 @@
 namespace safespec {
 
 // Why a layer could not be read. `refused`: the layer fails one of its
-// format's invariants (the analysis's finding is quoted; exit 1); otherwise
-// the files could not be read or used (exit 2).
+// format's invariants (the analysis's finding, or the reader's own marker,
+// dtype or shape check; exit 1); otherwise the files could not be read or
+// the request names what is not there (exit 2).
 struct LayerError {
   std::string message;
   bool refused = false;
