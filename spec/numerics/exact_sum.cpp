@@ -49,7 +49,7 @@ void ExactSum::add(double term) {
   }
 }
 
-float ExactSum::rounded(FloatType t) const {
+float ExactSum::rounded(FloatType t, int scale_exp) const {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   if (nan_ || (pos_inf_ && neg_inf_)) return std::numeric_limits<float>::quiet_NaN();
   if (pos_inf_) return kInf;
@@ -67,11 +67,19 @@ float ExactSum::rounded(FloatType t) const {
 
   const std::size_t top_digit = static_cast<std::size_t>(mag.rend() - top) - 1;
   const std::size_t length = 16 * top_digit + static_cast<std::size_t>(std::bit_width(static_cast<std::uint64_t>(*top)));
-  // Value = mag · 2^kLowExponent with its leading bit at exponent E; keep
+  // Value = mag · 2^low with its leading bit at exponent E; keep
   // significand_bits(t) bits, or fewer in T's subnormal range.
-  const int e_top = static_cast<int>(length) - 1 + kLowExponent;
+  const int low = kLowExponent + scale_exp;
+  const int e_top = static_cast<int>(length) - 1 + low;
   const int quantum = std::max(e_top, min_normal_exponent(t)) - (significand_bits(t) - 1);
-  const auto shift = static_cast<std::size_t>(quantum - kLowExponent);  // > 0: quantum >= -149
+  if (quantum <= low) {  // every bit is kept (a large scale_exp): no rounding, at most 24 bits
+    std::uint64_t all = 0;
+    for (std::size_t i = length; i-- > 0;) all = all * 2 + (bit(mag, i) ? 1 : 0);
+    const double value = std::ldexp(static_cast<double>(all), low);
+    const float out = value > static_cast<double>(max_finite(t)) ? kInf : static_cast<float>(value);
+    return negative ? -out : out;
+  }
+  const auto shift = static_cast<std::size_t>(quantum - low);
 
   std::uint64_t kept = 0;
   for (std::size_t i = length; i-- > shift;) kept = kept * 2 + (bit(mag, i) ? 1 : 0);

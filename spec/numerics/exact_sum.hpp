@@ -28,7 +28,9 @@ class ExactSum {
   // infinity otherwise wins. An exact zero is +0 unless every term was -0
   // (what a sequential IEEE sum of the same terms gives). Intermediate
   // overflow of a binary32 accumulator is not modelled (U1).
-  float rounded(FloatType t) const;
+  // With scale_exp: T(2^scale_exp · Σ terms), scaled exactly before the one
+  // rounding.
+  float rounded(FloatType t, int scale_exp = 0) const;
 
  private:
   // value = Σ digit[i] · 2^(16 i + kLowExponent); digits carry lazily.

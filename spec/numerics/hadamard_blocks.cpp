@@ -1,24 +1,23 @@
 #include "spec/numerics/hadamard_blocks.hpp"
 
-#include <bit>
 #include <string>
 
+#include "spec/numerics/hadamard.hpp"
 #include "spec/numerics/rounding.hpp"
 
 namespace safespec::deq {
 
-bool is_power_of_4(std::uint64_t c) { return c >= 4 && (c & (c - 1)) == 0 && (std::countr_zero(c) % 2) == 0; }
+// The closed form of §3.1 lives in spec/numerics/hadamard (the W4A8 rotation
+// uses it too); these read it with this module's integer types.
+bool is_power_of_4(std::uint64_t c) { return numerics::log4_exact(static_cast<std::size_t>(c)).has_value(); }
 
-int log4_of(std::uint64_t c) { return std::countr_zero(c) / 2; }
+int log4_of(std::uint64_t c) { return numerics::log4_exact(static_cast<std::size_t>(c)).value_or(0); }
 
 int hadamard_sign(std::uint64_t c, std::uint64_t i, std::uint64_t j) {
-  int threes = 0;
-  for (int t = 0; t < log4_of(c); ++t) {
-    if ((i & 3) + (j & 3) == 3) ++threes;
-    i >>= 2;
-    j >>= 2;
-  }
-  return threes % 2 == 0 ? 1 : -1;
+  return numerics::hadamard_entry(static_cast<std::size_t>(c), static_cast<std::size_t>(i),
+                                  static_cast<std::size_t>(j)) < 0
+             ? -1
+             : 1;
 }
 
 Result<Mat<float>> hadamard_blocks(const Mat<float>& in, std::uint64_t c, Dtype t, RuleId rule) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "spec/dtype.hpp"
+#include "spec/numerics/exact_sum.hpp"
 
 namespace safespec::deq {
 
@@ -24,20 +25,20 @@ bool is_t_value(Dtype t, float v);
 float tiny_t(Dtype t);
 
 // The exact value of sum(+-v_i) * 2^scale_exp for binary32 v_i, rounded once
-// to T. IEEE special cases: a NaN term, or +inf and -inf together, give NaN;
-// otherwise an infinite term gives that infinity. An exact zero sum is +0.
+// to T: numerics::ExactSum (the one exact-sum algorithm) seen with this
+// module's Dtype. IEEE special cases: a NaN term, or +inf and -inf together,
+// give NaN; otherwise an infinite term gives that infinity. An exact zero sum
+// is +0 (zero terms are not summed).
 class ExactSum {
  public:
   void add(float v, bool negate = false);
   float round(Dtype t, int scale_exp = 0) const;
 
  private:
-  // Two's complement fixed point in units of 2^-149 (the binary32 subnormal
-  // step): any finite binary32 is below 2^277 in these units, so 2^64 terms
-  // fit in 384 bits with room for the sign.
-  static constexpr int kLimbs = 6;
-  std::array<std::uint64_t, kLimbs> limb_{};
-  bool nan_ = false, pos_inf_ = false, neg_inf_ = false;
+  numerics::ExactSum sum_;
 };
+
+// The FloatType of a compute dtype (F32 for any other).
+numerics::FloatType float_type(Dtype t);
 
 }  // namespace safespec::deq
