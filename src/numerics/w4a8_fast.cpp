@@ -1,0 +1,309 @@
+#include "src/numerics/w4a8_fast.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+
+#include "spec/numerics/exact_sum.hpp"
+
+namespace safespec::numerics {
+
+namespace {
+
+// ---- Exact binary64 sums ----
+
+// The bit span of a set of binary64 values: every one is an integer multiple
+// of 2^lsb below 2^(msb + 1) in magnitude. A sum of `count` of them (and every
+// partial sum, in any order, with any signs) is then a multiple of 2^lsb below
+// 2^(msb + 1 + ceil(log2 count)), exactly representable when that span is at
+// most 53 bits: binary64 addition is then exact.
+struct BitSpan {
+  int msb = INT_MIN, lsb = INT_MAX;
+  bool special = false;  // a NaN or an infinity: left to ExactSum's IEEE rules
+
+  void add(double v) {
+    if (!std::isfinite(v)) {
+      special = true;
+      return;
+    }
+    if (v == 0.0) return;
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+    const int field = static_cast<int>(bits >> 52 & 0x7FF);
+    std::uint64_t mant = bits & ((std::uint64_t{1} << 52) - 1);
+    int e = -1074;
+    if (field != 0) {
+      mant |= std::uint64_t{1} << 52;
+      e = field - 1075;
+    }
+    lsb = std::min(lsb, e + std::countr_zero(mant));
+    msb = std::max(msb, e + 63 - std::countl_zero(mant));
+  }
+  // Whether a sum of `count` such values is exact in binary64.
+  bool exact_sum(std::size_t count) const {
+    if (special) return false;
+    if (msb == INT_MIN) return true;  // all zeros
+    const int log2_count = static_cast<int>(std::bit_width(count > 1 ? count - 1 : 0));
+    return msb + 1 + log2_count - lsb <= 53;
+  }
+};
+
+// ---- cuda.3 in place ----
+
+// CudaF32's operations (spec/numerics/hadamard.cpp) inlined: flush each
+// operand and the result when --ftz is modelled, one IEEE binary32 operation.
+struct Ftz {
+  bool on;
+  float operator()(float v) const {
+    return on && std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
+  }
+  float add(float a, float b) const { return (*this)((*this)(a) + (*this)(b)); }
+  float sub(float a, float b) const { return (*this)((*this)(a) - (*this)(b)); }
+  float half(float a) const { return (*this)(0.5f * (*this)(a)); }  // CudaF32::mul(0.5f, a); 0.5f is normal
+};
+
+// rotate_cuda's stages (strides 1, 4, 16, ...; each output f32(0.5 · S_d),
+// S_d left to right as h4_row), on the caller's buffers. `block` holds the
+// input and receives the output.
+void rotate_cuda_block(std::span<float> block, std::span<float> scratch, const Ftz& f) {
+  const std::size_t c = block.size();
+  float* in = block.data();
+  float* out = scratch.data();
+  for (std::size_t s = 1; s < c; s *= 4) {
+    for (std::size_t i = 0; i < c; ++i) {
+      const std::size_t d = (i / s) % 4, base = i - d * s;
+      const float a0 = in[base], a1 = in[base + s], a2 = in[base + 2 * s], a3 = in[base + 3 * s];
+      float v;
+      switch (d) {
+        case 0: v = f.sub(f.add(f.add(a0, a1), a2), a3); break;
+        case 1: v = f.add(f.sub(f.add(a0, a1), a2), a3); break;
+        case 2: v = f.add(f.add(f.sub(a0, a1), a2), a3); break;
+        default: v = f.add(f.add(f.sub(a1, a0), a2), a3); break;
+      }
+      out[i] = f.half(v);
+    }
+    std::swap(in, out);
+  }
+  if (in != block.data()) std::copy(in, in + c, block.data());
+}
+
+// ---- eager.2 ----
+
+// xr = T_x(x_block · H_C) correctly rounded, as rotate_eager. With finite
+// inputs whose bit span plus log2(C) fits 53 bits, the unnormalized fast
+// Walsh-Hadamard butterflies (every output Σ ±x_i, H4 applied per base-4
+// digit, §3.1) add exactly in binary64; the 2^-k scale is exact. Otherwise
+// the block goes through the reference.
+void rotate_eager_block(std::span<const float> x, FloatType t, std::vector<double>& a, std::vector<double>& b,
+                        float* out) {
+  const std::size_t c = x.size();
+  const int k = log4_exact(c).value_or(0);
+  BitSpan span;
+  for (float v : x) span.add(v);
+  if (!span.exact_sum(c)) {
+    const std::vector<float> xr = rotate_eager(x, t);
+    std::copy(xr.begin(), xr.end(), out);
+    return;
+  }
+  if (span.msb == INT_MIN) {
+    // All zeros: ExactSum gives -0 exactly when every term x_i · H[i][j] is -0.
+    for (std::size_t j = 0; j < c; ++j) {
+      bool all_negative = true;
+      for (std::size_t i = 0; i < c && all_negative; ++i)
+        all_negative = std::signbit(x[i]) != (hadamard_entry(c, i, j) < 0);
+      out[j] = all_negative ? -0.0f : 0.0f;
+    }
+    return;
+  }
+  a.assign(x.begin(), x.end());
+  b.resize(c);
+  double* in = a.data();
+  double* nx = b.data();
+  for (std::size_t s = 1; s < c; s *= 4) {
+    for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+      for (std::size_t base = base0; base < base0 + s; ++base) {
+        const double a0 = in[base], a1 = in[base + s], a2 = in[base + 2 * s], a3 = in[base + 3 * s];
+        nx[base] = a0 + a1 + a2 - a3;  // rows of H4 (§3.1); every sum exact here
+        nx[base + s] = a0 + a1 - a2 + a3;
+        nx[base + 2 * s] = a0 - a1 + a2 + a3;
+        nx[base + 3 * s] = a1 - a0 + a2 + a3;
+      }
+    std::swap(in, nx);
+  }
+  // A non-zero term exists, so an exact zero is +0 (ExactSum's rule).
+  for (std::size_t j = 0; j < c; ++j) out[j] = in[j] == 0.0 ? 0.0f : round_double_to(t, std::ldexp(in[j], -k));
+}
+
+// ---- per-row activation quantization ----
+
+struct RowState {
+  float amax = 0, xs = 0, divisor = 0;
+};
+
+RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, std::span<std::int8_t> xq,
+                      std::size_t c, FloatType tx, const W4a8Options& o, std::vector<float>& fscratch,
+                      std::vector<double>& d0, std::vector<double>& d1) {
+  RowState st;
+  if (o.semantics == Semantics::Cuda) {
+    const CudaF32 f32{o.cuda_flush_subnormals};
+    const Ftz ftz{o.cuda_flush_subnormals};
+    std::copy(x_row.begin(), x_row.end(), rotated.begin());  // cuda.2: exact
+    fscratch.resize(c);
+    for (std::size_t b = 0; b < rotated.size(); b += c) rotate_cuda_block(rotated.subspan(b, c), fscratch, ftz);
+    st.amax = amax_cuda(rotated);                      // cuda.4
+    st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
+    st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
+    for (std::size_t i = 0; i < rotated.size(); ++i) xq[i] = quantize_cuda(rotated[i], st.divisor, tx, f32);
+  } else {
+    for (std::size_t b = 0; b < x_row.size(); b += c)  // eager.2
+      rotate_eager_block(x_row.subspan(b, c), tx, d0, d1, rotated.data() + b);
+    st.amax = amax_eager(rotated);                          // eager.3
+    st.xs = activation_scale_eager(st.amax, o.eager_scale);  // eager.4
+    st.divisor = divisor_eager(st.xs, tx);                   // eager.5
+    for (std::size_t i = 0; i < rotated.size(); ++i) xq[i] = quantize_eager(rotated[i], st.divisor, tx);  // eager.6
+  }
+  return st;
+}
+
+// W4A8.1 through the reference's decode_weight_element; for G >= 16 the 16
+// possible values of one (n, group) are tabulated first (the same calls).
+void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads) {
+  wq.resize(l.n * l.k);
+  const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
+  parallel_ranges(l.n, threads, 1, [&](std::size_t n0, std::size_t n1) {
+    std::int8_t table[16];
+    for (std::size_t n = n0; n < n1; ++n)
+      for (std::size_t g = 0; g < groups; ++g) {
+        const float s = l.s_rel[n * groups + g];
+        const bool tabulate = g_size >= 16;
+        if (tabulate)
+          for (std::uint8_t code = 0; code < 16; ++code) table[code] = decode_weight_element(code, s, l.codebook);
+        for (std::size_t kk = g * g_size; kk < (g + 1) * g_size; ++kk) {
+          const auto [even, odd] = unpack_codes(l.weight[n * half + kk / 2]);
+          const std::uint8_t code = kk % 2 == 0 ? even : odd;
+          wq[n * l.k + kk] = tabulate ? table[code] : decode_weight_element(code, s, l.codebook);
+        }
+      }
+  });
+}
+
+// cuda.10 as correction_cuda: y + Σ_g u_g · c_g rounded once to T_o, with
+// u_g = T_o(T_o(S_g) · T_o(xs)) per row and c_g = T_o(corr[g, n]).
+float correct(float y, std::span<const float> u, const std::vector<float>& corr_o, std::size_t n_stride,
+              std::size_t n, FloatType to, std::vector<double>& terms) {
+  terms.clear();
+  BitSpan span;
+  terms.push_back(y);
+  span.add(y);
+  for (std::size_t g = 0; g < u.size(); ++g) {
+    const double p = static_cast<double>(u[g]) * static_cast<double>(corr_o[g * n_stride + n]);  // exact
+    terms.push_back(p);
+    span.add(p);
+  }
+  if (span.exact_sum(terms.size())) {
+    double s = 0.0;
+    bool first = true;
+    for (double t : terms) {
+      s = first ? t : s + t;  // a sequential IEEE sum of exact terms: ExactSum's signed-zero rule
+      first = false;
+    }
+    return round_double_to(to, s);
+  }
+  ExactSum sum;
+  for (double t : terms) sum.add(t);
+  return sum.rounded(to);
+}
+
+}  // namespace
+
+float round_double_to(FloatType t, double e) {
+  const float f = static_cast<float>(e);  // RNE, overflow to ±inf
+  if (t == FloatType::F32 || std::isnan(e) || static_cast<double>(f) == e) return round_to(t, f);
+  // Round to odd at binary32 precision (truncate, then set the last bit),
+  // then RNE to T: with 24 >= p + 2 bits, and binary32 covering T's exponent
+  // range including its subnormals, this equals one RNE to T (Boldo and
+  // Melquiond's round-to-odd theorem).
+  const float truncated = std::fabs(static_cast<double>(f)) > std::fabs(e) ? std::nextafter(f, 0.0f) : f;
+  return round_to(t, std::bit_cast<float>(std::bit_cast<std::uint32_t>(truncated) | 1u));
+}
+
+Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, const W4a8Options& o,
+                                    const W4a8FastConfig& config) {
+  if (o.semantics == Semantics::Eager && l.correction) return w4a8_linear(l, x, o);  // eager.C1-C4
+  if (Status s = validate(l, x, o); !s) return s.error();
+  const FloatType to = o.out_dtype.value_or(x.dtype);
+  const bool cuda = o.semantics == Semantics::Cuda;
+  const unsigned threads = resolve_threads(config.threads);
+  const std::size_t M = x.m, N = l.n, K = l.k, C = l.convrot_groupsize, G = l.group_size;
+  const std::size_t groups = K / G;
+
+  W4a8Trace t;
+  decode_weights(l, t.wq, threads);  // W4A8.1
+
+  t.rotated.resize(M * K);
+  t.xq.resize(M * K);
+  t.amax.resize(M);
+  t.xs.resize(M);
+  t.divisor.resize(M);
+  parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
+    std::vector<float> fscratch;
+    std::vector<double> d0, d1;
+    for (std::size_t m = m0; m < m1; ++m) {
+      const RowState st = quantize_row(std::span<const float>(x.values).subspan(m * K, K),
+                                       std::span<float>(t.rotated).subspan(m * K, K),
+                                       std::span<std::int8_t>(t.xq).subspan(m * K, K), C, x.dtype, o, fscratch, d0, d1);
+      t.amax[m] = st.amax;
+      t.xs[m] = st.xs;
+      t.divisor[m] = st.divisor;
+    }
+  });
+
+  t.acc.resize(M * N);
+  gemm_s8s8s32(t.xq, t.wq, t.acc, M, N, K, GemmConfig{threads, config.kernel});  // cuda.7 / eager.7
+
+  std::vector<float> corr_o;
+  if (cuda && l.correction) {
+    corr_o.resize(groups * N);
+    for (std::size_t i = 0; i < corr_o.size(); ++i) corr_o[i] = round_to(to, (*l.correction)[i]);
+  }
+  t.y_epilogue.resize(M * N);
+  t.y.resize(M * N);
+  parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
+    std::vector<float> u(corr_o.empty() ? 0 : groups);
+    std::vector<double> terms;
+    for (std::size_t m = m0; m < m1; ++m) {
+      const float xs = t.xs[m];
+      if (!corr_o.empty()) {
+        const float xs_o = round_to(to, xs);
+        for (std::size_t g = 0; g < groups; ++g) {
+          std::int32_t s = 0;
+          for (std::size_t kk = g * G; kk < (g + 1) * G; ++kk) s += t.xq[m * K + kk];
+          const float s_o = round_to(to, static_cast<float>(s));
+          const float prod = s_o * xs_o;  // one binary32 product, rounded to T_o below
+          u[g] = round_to(to, prod);
+        }
+      }
+      for (std::size_t n = 0; n < N; ++n) {
+        const std::optional<float> bias = l.bias ? std::optional<float>((*l.bias)[n]) : std::nullopt;
+        const std::int32_t acc = t.acc[m * N + n];
+        const float y = cuda ? epilogue_cuda(acc, xs, l.s_channel[n], bias, to, o.cuda_fma_epilogue,
+                                             CudaF32{o.cuda_flush_subnormals})
+                             : epilogue_eager(acc, xs, l.s_channel[n], bias, to);
+        t.y_epilogue[m * N + n] = y;
+        t.y[m * N + n] = corr_o.empty() ? y : correct(y, u, corr_o, N, n, to, terms);
+      }
+    }
+  });
+
+  W4a8Output out;
+  out.out_dtype = to;
+  if (o.record_trace) {
+    out.y = t.y;
+    out.trace = std::move(t);
+  } else {
+    out.y = std::move(t.y);
+  }
+  return out;
+}
+
+}  // namespace safespec::numerics
