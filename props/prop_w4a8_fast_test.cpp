@@ -113,7 +113,7 @@ Case gen_case(Semantics semantics) {
     for (std::size_t k = 0; k < l.k; ++k) c.x.values.push_back(zero_row ? 0.0f : gen_x(c.x.dtype));
   }
   c.config.threads = *rc::gen::inRange(1u, 4u);
-  c.config.kernel = *rc::gen::element(GemmKernel::Auto, GemmKernel::Scalar, GemmKernel::Avx2);
+  c.config.kernel = *rc::gen::element(GemmKernel::Auto, GemmKernel::Scalar, GemmKernel::Avx2, GemmKernel::Avx512Vnni);
   return c;
 }
 
@@ -169,7 +169,7 @@ TEST_CASE("int8 GEMM: every kernel and thread split is the exact sum", "[prop][n
     for (auto& v : a) v = extremes ? std::int8_t{-128} : *rc::gen::arbitrary<std::int8_t>();
     for (auto& v : b) v = extremes ? std::int8_t{-128} : *rc::gen::arbitrary<std::int8_t>();
     const GemmConfig config{*rc::gen::inRange(1u, 5u),
-                            *rc::gen::element(GemmKernel::Auto, GemmKernel::Scalar, GemmKernel::Avx2)};
+                            *rc::gen::element(GemmKernel::Auto, GemmKernel::Scalar, GemmKernel::Avx2, GemmKernel::Avx512Vnni)};
     std::vector<std::int32_t> c(m * n, 12345);
     gemm_s8s8s32(a, b, c, m, n, k, config);
     for (std::size_t i = 0; i < m; ++i)

@@ -461,9 +461,8 @@ std::optional<std::string> w4a8_fast_differs(std::span<const std::uint8_t> bytes
   x.dtype = kTypes[types % 3];
   x.m = run % 4 + 1;
   if (types / 4 % 4 != 3) o.out_dtype = kTypes[types / 4 % 4];
-  const W4a8FastConfig config{static_cast<unsigned>(run / 4 % 3 + 1),
-                              run / 16 % 3 == 0 ? GemmKernel::Scalar : run / 16 % 3 == 1 ? GemmKernel::Avx2
-                                                                                         : GemmKernel::Auto};
+  constexpr GemmKernel kKernels[] = {GemmKernel::Scalar, GemmKernel::Avx2, GemmKernel::Auto, GemmKernel::Avx512Vnni};
+  const W4a8FastConfig config{static_cast<unsigned>(run / 4 % 3 + 1), kKernels[run / 16 % 4]};
   for (std::size_t i = 0; i < l.n * l.k / 2; ++i) l.weight.push_back(in.byte());
   for (std::size_t i = 0; i < l.n * (l.k / l.group_size); ++i) l.s_rel.push_back(in.value());
   for (std::size_t i = 0; i < l.n; ++i) l.s_channel.push_back(in.value());

@@ -68,7 +68,7 @@ std::vector<tools::NamedFile> linear_seeds() {
   // flags: 1 eager, 2 fma, 4 ftz, 8 reciprocal scale, 16 trace, 32 any C, 64 codebook, 128 correction.
   // shape: G = [4,8,16,32,64][s % 5], C = [4,16,64,256][s / 5 % 4], K = lcm · (s / 20 % 2 + 1).
   // types: T_x = [F32,BF16,F16][t % 3], T_o = t / 4 % 4 (3: T_x), N = t / 16 % 6 + 1.
-  // run: M = r % 4 + 1, threads = r / 4 % 3 + 1, kernel = [scalar,avx2,auto][r / 16 % 3], 64 bias.
+  // run: M = r % 4 + 1, threads = r / 4 % 3 + 1, kernel = [scalar,avx2,auto,vnni][r / 16 % 4], 64 bias.
   const Seed seeds[] = {
       {"cuda_bf16_g64_m1", 2 | 4 | 16, 4, 1 | 12 | 48, 0 | 4 | 32},
       {"cuda_f16_g16_bias_2k", 2 | 4, 2 + 20, 2 | 12 | 80, 3 | 8 | 16 | 64},

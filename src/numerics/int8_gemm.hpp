@@ -13,9 +13,10 @@
 namespace safespec::numerics {
 
 enum class GemmKernel : unsigned char {
-  Auto,    // AVX2 when the CPU has it (checked at run time), else Scalar
-  Scalar,  // portable C++
-  Avx2,    // x86-64 AVX2 (vpmaddwd); falls back to Scalar where unavailable
+  Auto,        // the best this CPU has (checked at run time): Avx512Vnni, Avx2, Scalar
+  Scalar,      // portable C++
+  Avx2,        // x86-64 AVX2 (vpmaddwd on int16); Scalar where unavailable
+  Avx512Vnni,  // x86-64 AVX-512 VNNI (vpdpbusd on int8); Avx2 or Scalar where unavailable
 };
 
 struct GemmConfig {
@@ -23,8 +24,10 @@ struct GemmConfig {
   GemmKernel kernel = GemmKernel::Auto;
 };
 
-// Whether this build and this CPU can run the AVX2 kernel.
+// Whether this build and this CPU can run the AVX2 / AVX-512 VNNI kernel.
 bool avx2_available();
+bool avx512_vnni_available();
+const char* kernel_name(GemmKernel kernel);
 // The kernel `requested` resolves to on this machine.
 GemmKernel resolve_kernel(GemmKernel requested);
 // The thread count `requested` (0 = auto) resolves to, at least 1.

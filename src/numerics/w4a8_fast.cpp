@@ -50,38 +50,48 @@ struct BitSpan {
 
 // ---- cuda.3 in place ----
 
-// CudaF32's operations (spec/numerics/hadamard.cpp) inlined: flush each
-// operand and the result when --ftz is modelled, one IEEE binary32 operation.
-struct Ftz {
-  bool on;
-  float operator()(float v) const {
-    return on && std::fpclassify(v) == FP_SUBNORMAL ? std::copysign(0.0f, v) : v;
-  }
-  float add(float a, float b) const { return (*this)((*this)(a) + (*this)(b)); }
-  float sub(float a, float b) const { return (*this)((*this)(a) - (*this)(b)); }
-  float half(float a) const { return (*this)(0.5f * (*this)(a)); }  // CudaF32::mul(0.5f, a); 0.5f is normal
-};
+// CudaF32's operations (spec/numerics/hadamard.cpp) inlined: with Flush
+// (--ftz modelled) each operand and the result with a zero exponent field
+// becomes the zero of its sign (fpclassify's FP_SUBNORMAL, and zeros stay
+// themselves), then one IEEE binary32 operation. Branch-free, so the
+// compiler can vectorize a stage; element-wise IEEE operations give the same
+// bits in vector registers.
+template <bool Flush>
+float ftz(float v) {
+  if constexpr (!Flush) return v;
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+  return (u & 0x7F800000u) == 0 ? std::bit_cast<float>(u & 0x80000000u) : v;
+}
+template <bool Flush> float add(float a, float b) { return ftz<Flush>(ftz<Flush>(a) + ftz<Flush>(b)); }
+template <bool Flush> float sub(float a, float b) { return ftz<Flush>(ftz<Flush>(a) - ftz<Flush>(b)); }
+template <bool Flush> float half(float a) { return ftz<Flush>(0.5f * ftz<Flush>(a)); }  // mul(0.5f, a)
 
-// rotate_cuda's stages (strides 1, 4, 16, ...; each output f32(0.5 · S_d),
-// S_d left to right as h4_row), on the caller's buffers. `block` holds the
-// input and receives the output.
-void rotate_cuda_block(std::span<float> block, std::span<float> scratch, const Ftz& f) {
+// One radix-4 stage with stride s (§3.3): for each base b (digit 0 at s),
+// out[b + d·s] = f32(0.5 · S_d(in[b], in[b + s], in[b + 2s], in[b + 3s])),
+// S_d left to right as rotate_cuda's h4_row. The shared a0 + a1 is the same
+// IEEE operation on the same operands as h4_row's, hence the same value.
+template <bool Flush>
+void fht_stage(const float* in, float* out, std::size_t c, std::size_t s) {
+  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+    for (std::size_t r = 0; r < s; ++r) {
+      const std::size_t b = base0 + r;
+      const float a0 = in[b], a1 = in[b + s], a2 = in[b + 2 * s], a3 = in[b + 3 * s];
+      const float p01 = add<Flush>(a0, a1), m01 = sub<Flush>(a0, a1), m10 = sub<Flush>(a1, a0);
+      out[b] = half<Flush>(sub<Flush>(add<Flush>(p01, a2), a3));
+      out[b + s] = half<Flush>(add<Flush>(sub<Flush>(p01, a2), a3));
+      out[b + 2 * s] = half<Flush>(add<Flush>(add<Flush>(m01, a2), a3));
+      out[b + 3 * s] = half<Flush>(add<Flush>(add<Flush>(m10, a2), a3));
+    }
+}
+
+// cuda.3 on one block, in place: rotate_cuda's stages (strides 1, 4, 16, ...).
+template <bool Flush>
+void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
   const std::size_t c = block.size();
   float* in = block.data();
   float* out = scratch.data();
   for (std::size_t s = 1; s < c; s *= 4) {
-    for (std::size_t i = 0; i < c; ++i) {
-      const std::size_t d = (i / s) % 4, base = i - d * s;
-      const float a0 = in[base], a1 = in[base + s], a2 = in[base + 2 * s], a3 = in[base + 3 * s];
-      float v;
-      switch (d) {
-        case 0: v = f.sub(f.add(f.add(a0, a1), a2), a3); break;
-        case 1: v = f.add(f.sub(f.add(a0, a1), a2), a3); break;
-        case 2: v = f.add(f.add(f.sub(a0, a1), a2), a3); break;
-        default: v = f.add(f.add(f.sub(a1, a0), a2), a3); break;
-      }
-      out[i] = f.half(v);
-    }
+    fht_stage<Flush>(in, out, c, s);
     std::swap(in, out);
   }
   if (in != block.data()) std::copy(in, in + c, block.data());
@@ -146,10 +156,14 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
   RowState st;
   if (o.semantics == Semantics::Cuda) {
     const CudaF32 f32{o.cuda_flush_subnormals};
-    const Ftz ftz{o.cuda_flush_subnormals};
     std::copy(x_row.begin(), x_row.end(), rotated.begin());  // cuda.2: exact
     fscratch.resize(c);
-    for (std::size_t b = 0; b < rotated.size(); b += c) rotate_cuda_block(rotated.subspan(b, c), fscratch, ftz);
+    for (std::size_t b = 0; b < rotated.size(); b += c) {
+      if (o.cuda_flush_subnormals)
+        rotate_cuda_block<true>(rotated.subspan(b, c), fscratch);
+      else
+        rotate_cuda_block<false>(rotated.subspan(b, c), fscratch);
+    }
     st.amax = amax_cuda(rotated);                      // cuda.4
     st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
     st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
@@ -167,21 +181,25 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
 
 // W4A8.1 through the reference's decode_weight_element; for G >= 16 the 16
 // possible values of one (n, group) are tabulated first (the same calls).
+// Each byte holds columns 2j (low nibble) and 2j + 1 (high), as
+// unpack_codes; G is even, so both are in the same group.
 void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads) {
   wq.resize(l.n * l.k);
   const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
+  const bool tabulate = g_size >= 16;
   parallel_ranges(l.n, threads, 1, [&](std::size_t n0, std::size_t n1) {
     std::int8_t table[16];
     for (std::size_t n = n0; n < n1; ++n)
       for (std::size_t g = 0; g < groups; ++g) {
         const float s = l.s_rel[n * groups + g];
-        const bool tabulate = g_size >= 16;
         if (tabulate)
           for (std::uint8_t code = 0; code < 16; ++code) table[code] = decode_weight_element(code, s, l.codebook);
-        for (std::size_t kk = g * g_size; kk < (g + 1) * g_size; ++kk) {
-          const auto [even, odd] = unpack_codes(l.weight[n * half + kk / 2]);
-          const std::uint8_t code = kk % 2 == 0 ? even : odd;
-          wq[n * l.k + kk] = tabulate ? table[code] : decode_weight_element(code, s, l.codebook);
+        for (std::size_t j = g * g_size / 2; j < (g + 1) * g_size / 2; ++j) {
+          const std::uint8_t byte = l.weight[n * half + j];
+          const std::uint8_t even = byte & 0xF, odd = byte >> 4;
+          std::int8_t* out = &wq[n * l.k + 2 * j];
+          out[0] = tabulate ? table[even] : decode_weight_element(even, s, l.codebook);
+          out[1] = tabulate ? table[odd] : decode_weight_element(odd, s, l.codebook);
         }
       }
   });
