@@ -8,10 +8,12 @@
 // b: one row's rotation, quantization, N·K dot products and epilogues).
 //
 // Integer operations: 2·M·N·K (one multiply and one add per weight and row).
-// Peak: a register-only AVX2 loop of vpmaddubsw + vpmaddwd + vpaddd (32 int8
-// multiply-adds per vpmaddubsw) on six independent accumulators, run on as
-// many threads as the fast path uses; also the vpmaddwd (int16) loop the
-// fast GEMM is built on. Both report 2·multiply-adds per second.
+// Peak: register-only loops run on as many threads as the fast path uses,
+// each reporting 2 · multiply-adds per second: AVX2 vpmaddubsw + vpmaddwd +
+// vpaddd (32 int8 multiply-adds per vpmaddubsw, six accumulators), AVX2
+// vpmaddwd + vpaddd (16 int16 multiply-adds, the AVX2 GEMM's instruction),
+// and, where the CPU has it, AVX-512 VNNI vpdpbusd (64 int8 multiply-adds,
+// the VNNI GEMM's instruction). The machine's int8 peak is the largest.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -136,13 +138,12 @@ __attribute__((target("avx2"))) long peak_maddubs_thread() {
   return _mm256_extract_epi32(s, 0);
 }
 
-// 8 · 16 int16 multiply-adds per iteration (vpmaddwd + vpaddd).
+// 6 · 16 int16 multiply-adds per iteration (vpmaddwd + vpaddd).
 __attribute__((target("avx2"))) long peak_maddwd_thread() {
   __m256i a = _mm256_set1_epi16(3);
   const __m256i b0 = _mm256_set1_epi16(1), b1 = _mm256_set1_epi16(2), b2 = _mm256_set1_epi16(-3),
-                b3 = _mm256_set1_epi16(4), b4 = _mm256_set1_epi16(-5), b5 = _mm256_set1_epi16(6),
-                b6 = _mm256_set1_epi16(7), b7 = _mm256_set1_epi16(-8);
-  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+                b3 = _mm256_set1_epi16(4), b4 = _mm256_set1_epi16(-5), b5 = _mm256_set1_epi16(6);
+  __m256i c0 = _mm256_setzero_si256(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0;
   for (long i = 0; i < kPeakIterations; ++i) {
     __asm__ volatile("" : "+x"(a));
     c0 = _mm256_add_epi32(c0, _mm256_madd_epi16(a, b0));
@@ -151,21 +152,41 @@ __attribute__((target("avx2"))) long peak_maddwd_thread() {
     c3 = _mm256_add_epi32(c3, _mm256_madd_epi16(a, b3));
     c4 = _mm256_add_epi32(c4, _mm256_madd_epi16(a, b4));
     c5 = _mm256_add_epi32(c5, _mm256_madd_epi16(a, b5));
-    c6 = _mm256_add_epi32(c6, _mm256_madd_epi16(a, b6));
-    c7 = _mm256_add_epi32(c7, _mm256_madd_epi16(a, b7));
   }
-  const __m256i s = _mm256_add_epi32(
-      _mm256_add_epi32(_mm256_add_epi32(c0, c1), _mm256_add_epi32(c2, c3)),
-      _mm256_add_epi32(_mm256_add_epi32(c4, c5), _mm256_add_epi32(c6, c7)));
+  const __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(c0, c1), _mm256_add_epi32(c2, c3)),
+                                     _mm256_add_epi32(c4, c5));
   return _mm256_extract_epi32(s, 0);
 }
 
-template <long (*Kernel)(), long MacsPerIteration>
+// 8 · 64 int8 multiply-adds per iteration (AVX-512 VNNI vpdpbusd, 8 chains to cover its latency).
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) long peak_vnni_thread() {
+  __m512i a = _mm512_set1_epi8(3);
+  const __m512i b = _mm512_set1_epi8(-2);
+  __m512i c0 = _mm512_setzero_si512(), c1 = c0, c2 = c0, c3 = c0, c4 = c0, c5 = c0, c6 = c0, c7 = c0;
+  for (long i = 0; i < kPeakIterations; ++i) {
+    __asm__ volatile("" : "+v"(a));
+    c0 = _mm512_dpbusd_epi32(c0, a, b);
+    c1 = _mm512_dpbusd_epi32(c1, a, b);
+    c2 = _mm512_dpbusd_epi32(c2, a, b);
+    c3 = _mm512_dpbusd_epi32(c3, a, b);
+    c4 = _mm512_dpbusd_epi32(c4, a, b);
+    c5 = _mm512_dpbusd_epi32(c5, a, b);
+    c6 = _mm512_dpbusd_epi32(c6, a, b);
+    c7 = _mm512_dpbusd_epi32(c7, a, b);
+  }
+  const __m512i s = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(c0, c1), _mm512_add_epi32(c2, c3)),
+                                     _mm512_add_epi32(_mm512_add_epi32(c4, c5), _mm512_add_epi32(c6, c7)));
+  std::int32_t lanes[16];
+  _mm512_storeu_si512(lanes, s);
+  return lanes[0];
+}
+
+template <long (*Kernel)(), long MacsPerIteration, int Which>
 void BM_Peak(benchmark::State& state) {
   const unsigned threads = resolve_threads(0);
-  const std::string name = MacsPerIteration == 6 * 32 ? "peak_maddubs" : "peak_maddwd";
-  if (!avx2_available()) {
-    state.SkipWithError("no AVX2");
+  const std::string name = Which == 0 ? "peak_maddubs" : Which == 1 ? "peak_maddwd" : "peak_vnni";
+  if (Which == 2 ? !avx512_vnni_available() : !avx2_available()) {
+    state.SkipWithError("instruction set not available");
     return;
   }
   timed(state, name, 2.0 * MacsPerIteration * kPeakIterations * threads, [&] {
@@ -177,8 +198,9 @@ void BM_Peak(benchmark::State& state) {
   });
   state.counters["threads"] = threads;
 }
-BENCHMARK(BM_Peak<peak_maddubs_thread, 6 * 32>)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Peak<peak_maddwd_thread, 8 * 16>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Peak<peak_maddubs_thread, 6 * 32, 0>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Peak<peak_maddwd_thread, 6 * 16, 1>)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Peak<peak_vnni_thread, 8 * 64, 2>)->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif
 
 BENCHMARK(BM_W4a8Fast)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
@@ -191,14 +213,14 @@ void summary() {
   const double per_row = (r32 - r8) / 24.0, fixed = r8 - 8 * per_row, ref512 = fixed + per_row * kM;
   const double ops = 2.0 * kM * kN * kK;
   std::printf("\n--- W4A8 M=%zu K=%zu N=%zu BF16 cuda, %u threads, GEMM kernel %s ---\n", kM, kK, kN,
-              resolve_threads(0), resolve_kernel(GemmKernel::Auto) == GemmKernel::Avx2 ? "AVX2" : "scalar");
+              resolve_threads(0), kernel_name(resolve_kernel(GemmKernel::Auto)));
   if (fast > 0) std::printf("fast path        %9.1f ms  %7.1f Gop/s\n", fast * 1e3, ops / fast / 1e9);
   if (gemm > 0) std::printf("int8 GEMM alone  %9.1f ms  %7.1f Gop/s\n", gemm * 1e3, ops / gemm / 1e9);
   if (r8 > 0 && r32 > 0)
     std::printf("reference        %9.1f ms  (extrapolated: %.1f ms/call + %.2f ms/row; measured M=8 %.1f ms, M=32 %.1f ms)\n",
                 ref512 * 1e3, fixed * 1e3, per_row * 1e3, r8 * 1e3, r32 * 1e3);
   if (fast > 0 && r8 > 0 && r32 > 0) std::printf("speed-up         %9.1fx\n", ref512 / fast);
-  for (const char* p : {"peak_maddubs", "peak_maddwd"}) {
+  for (const char* p : {"peak_maddubs", "peak_maddwd", "peak_vnni"}) {
     const double t = get(p);
     if (t <= 0) continue;
     const double peak = g_ops[p] / t;

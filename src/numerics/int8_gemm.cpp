@@ -195,14 +195,18 @@ void gemm_vnni(std::span<const std::int8_t> a, std::span<const std::int8_t> b, s
     bp = b8.data();
   }
   run_blocked(kVnni, a8.data(), bp, c, m, n, kp, threads);
+  std::vector<std::uint32_t> bias(n);  // 128 · Σ_k b[j, k], modulo 2^32
   parallel_ranges(n, threads, 1, [&](std::size_t n0, std::size_t n1) {
     for (std::size_t j = n0; j < n1; ++j) {
       std::uint32_t sum = 0;
       for (std::size_t kk = 0; kk < k; ++kk) sum += static_cast<std::uint32_t>(std::int32_t{b[j * k + kk]});
-      const std::uint32_t bias = sum * 128u;  // 128 · Σ_k b[j, k], modulo 2^32
-      for (std::size_t i = 0; i < m; ++i)
-        c[i * n + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(c[i * n + j]) - bias);
+      bias[j] = sum * 128u;
     }
+  });
+  parallel_ranges(m, threads, 1, [&](std::size_t m0, std::size_t m1) {
+    for (std::size_t i = m0; i < m1; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        c[i * n + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(c[i * n + j]) - bias[j]);
   });
 }
 #endif

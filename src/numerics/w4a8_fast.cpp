@@ -7,6 +7,14 @@
 
 #include "spec/numerics/exact_sum.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#define SAFESPEC_FHT_SSE 1
+#else
+#define SAFESPEC_FHT_SSE 0
+#endif
+
 namespace safespec::numerics {
 
 namespace {
@@ -84,6 +92,54 @@ void fht_stage(const float* in, float* out, std::size_t c, std::size_t s) {
     }
 }
 
+#if SAFESPEC_FHT_SSE
+// The same stage four outputs at a time (SSE2, part of x86-64): packed IEEE
+// operations give each lane the scalar operation's bits (MXCSR's FTZ and
+// DAZ stay off; the flush is the explicit select below).
+template <bool Flush>
+__m128 ftz4(__m128 v) {
+  if constexpr (!Flush) return v;
+  const __m128i exponent = _mm_and_si128(_mm_castps_si128(v), _mm_set1_epi32(0x7F800000));
+  const __m128 zero_exp = _mm_castsi128_ps(_mm_cmpeq_epi32(exponent, _mm_setzero_si128()));
+  return _mm_or_ps(_mm_and_ps(zero_exp, _mm_and_ps(v, _mm_set1_ps(-0.0f))), _mm_andnot_ps(zero_exp, v));
+}
+template <bool Flush> __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
+template <bool Flush> __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
+template <bool Flush> __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), ftz4<Flush>(a))); }
+
+// o[d] = half(S_d(a0, a1, a2, a3)), lane by lane, as fht_stage.
+template <bool Flush>
+void butterfly4(__m128 a0, __m128 a1, __m128 a2, __m128 a3, __m128 (&o)[4]) {
+  const __m128 p01 = add4<Flush>(a0, a1), m01 = sub4<Flush>(a0, a1), m10 = sub4<Flush>(a1, a0);
+  o[0] = half4<Flush>(sub4<Flush>(add4<Flush>(p01, a2), a3));
+  o[1] = half4<Flush>(add4<Flush>(sub4<Flush>(p01, a2), a3));
+  o[2] = half4<Flush>(add4<Flush>(add4<Flush>(m01, a2), a3));
+  o[3] = half4<Flush>(add4<Flush>(add4<Flush>(m10, a2), a3));
+}
+
+template <bool Flush>
+void fht_stage_sse(const float* in, float* out, std::size_t c, std::size_t s) {
+  __m128 o[4];
+  if (s == 1) {  // groups are 4 consecutive values: transpose 4 groups, butterfly, transpose back
+    for (std::size_t b = 0; b < c; b += 16) {
+      __m128 g0 = _mm_loadu_ps(in + b), g1 = _mm_loadu_ps(in + b + 4), g2 = _mm_loadu_ps(in + b + 8),
+             g3 = _mm_loadu_ps(in + b + 12);
+      _MM_TRANSPOSE4_PS(g0, g1, g2, g3);
+      butterfly4<Flush>(g0, g1, g2, g3, o);
+      _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
+      for (std::size_t q = 0; q < 4; ++q) _mm_storeu_ps(out + b + 4 * q, o[q]);
+    }
+    return;
+  }
+  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+    for (std::size_t r = 0; r < s; r += 4) {
+      const float* p = in + base0 + r;
+      butterfly4<Flush>(_mm_loadu_ps(p), _mm_loadu_ps(p + s), _mm_loadu_ps(p + 2 * s), _mm_loadu_ps(p + 3 * s), o);
+      for (std::size_t d = 0; d < 4; ++d) _mm_storeu_ps(out + base0 + r + d * s, o[d]);
+    }
+}
+#endif
+
 // cuda.3 on one block, in place: rotate_cuda's stages (strides 1, 4, 16, ...).
 template <bool Flush>
 void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
@@ -91,10 +147,97 @@ void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
   float* in = block.data();
   float* out = scratch.data();
   for (std::size_t s = 1; s < c; s *= 4) {
+#if SAFESPEC_FHT_SSE
+    if (c >= 16)
+      fht_stage_sse<Flush>(in, out, c, s);
+    else
+      fht_stage<Flush>(in, out, c, s);
+#else
     fht_stage<Flush>(in, out, c, s);
+#endif
     std::swap(in, out);
   }
   if (in != block.data()) std::copy(in, in + c, block.data());
+}
+
+// ---- cuda.6 ----
+
+// round_to(T, v), bit for bit: the identity for F32; for BF16 the RNE formula
+// of §1.1 that num::f32_to_bf16 uses (a NaN goes to round_to itself); F16
+// calls round_to.
+template <FloatType T>
+float round_x(float v) {
+  if constexpr (T == FloatType::F32) {
+    return v;
+  } else if constexpr (T == FloatType::BF16) {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return round_to(T, v);  // NaN: the reference's quiet NaN bits
+    return std::bit_cast<float>((u + 0x7FFFu + (u >> 16 & 1u)) & 0xFFFF0000u);
+  } else {
+    return round_to(T, v);
+  }
+}
+
+// quantize_cuda for one row, inlined: e = T_x(r), q = T_x(ftz(ftz(e) / ftz(d)))
+// (CudaF32::div), NaN -> -128, else rne_int of q clamped to [-128, 127]. The
+// rne_int of a value in [-128, 127] is (q + 1.5·2^23) - 1.5·2^23: binary32
+// spacing there is 1, so the addition rounds to the nearest integer, ties to
+// even, as nearbyintf in the default rounding mode; the subtraction is exact.
+template <bool Flush, FloatType T>
+void quantize_cuda_row(std::span<const float> r, float d, std::span<std::int8_t> xq) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
+  const float df = ftz<Flush>(d);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const float q = round_x<T>(ftz<Flush>(ftz<Flush>(round_x<T>(r[i])) / df));
+    if (std::isnan(q)) {
+      xq[i] = -128;
+      continue;
+    }
+    const float c = std::clamp(q, -128.0f, 127.0f);
+    const float rounded = (c + kMagic) - kMagic;
+    xq[i] = static_cast<std::int8_t>(rounded);
+  }
+}
+
+void quantize_cuda_row(std::span<const float> r, float d, FloatType t, bool flush, std::span<std::int8_t> xq) {
+  switch (t) {
+    case FloatType::F32: return flush ? quantize_cuda_row<true, FloatType::F32>(r, d, xq) : quantize_cuda_row<false, FloatType::F32>(r, d, xq);
+    case FloatType::BF16: return flush ? quantize_cuda_row<true, FloatType::BF16>(r, d, xq) : quantize_cuda_row<false, FloatType::BF16>(r, d, xq);
+    case FloatType::F16: return flush ? quantize_cuda_row<true, FloatType::F16>(r, d, xq) : quantize_cuda_row<false, FloatType::F16>(r, d, xq);
+  }
+}
+
+// ---- cuda.8 - cuda.9 ----
+
+// epilogue_cuda inlined: a = f32(acc), t0 = mul(a, xs), then mul(t0, s)
+// straight to T_o without a bias, or fma(t0, s, b) / add(mul(t0, s), b) and
+// one conversion to T_o; CudaF32's flushes on every operand and result.
+template <bool Flush, FloatType To>
+float epilogue_cuda_inline(std::int32_t acc, float xs, float s, const float* bias, bool fma) {
+  const auto mul = [](float a, float b) { return ftz<Flush>(ftz<Flush>(a) * ftz<Flush>(b)); };
+  const float t0 = mul(static_cast<float>(acc), xs);
+  if (bias == nullptr) return round_x<To>(mul(t0, s));
+  const float b = *bias;
+  const float sum = fma ? ftz<Flush>(std::fma(ftz<Flush>(t0), ftz<Flush>(s), ftz<Flush>(b)))
+                        : ftz<Flush>(mul(t0, s) + ftz<Flush>(b));
+  return round_x<To>(sum);
+}
+
+template <bool Flush, FloatType To>
+void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8Layer& l, bool fma,
+                       std::span<float> y) {
+  for (std::size_t n = 0; n < y.size(); ++n)
+    y[n] = epilogue_cuda_inline<Flush, To>(acc[n], xs, l.s_channel[n], l.bias ? &(*l.bias)[n] : nullptr, fma);
+}
+
+void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8Layer& l, const W4a8Options& o,
+                       FloatType to, std::span<float> y) {
+  const bool f = o.cuda_flush_subnormals, fma = o.cuda_fma_epilogue;
+  switch (to) {
+    case FloatType::F32: return f ? epilogue_cuda_row<true, FloatType::F32>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::F32>(acc, xs, l, fma, y);
+    case FloatType::BF16: return f ? epilogue_cuda_row<true, FloatType::BF16>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::BF16>(acc, xs, l, fma, y);
+    case FloatType::F16: return f ? epilogue_cuda_row<true, FloatType::F16>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::F16>(acc, xs, l, fma, y);
+  }
 }
 
 // ---- eager.2 ----
@@ -167,7 +310,7 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
     st.amax = amax_cuda(rotated);                      // cuda.4
     st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
     st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
-    for (std::size_t i = 0; i < rotated.size(); ++i) xq[i] = quantize_cuda(rotated[i], st.divisor, tx, f32);
+    quantize_cuda_row(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq);
   } else {
     for (std::size_t b = 0; b < x_row.size(); b += c)  // eager.2
       rotate_eager_block(x_row.subspan(b, c), tx, d0, d1, rotated.data() + b);
@@ -179,27 +322,49 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
   return st;
 }
 
-// W4A8.1 through the reference's decode_weight_element; for G >= 16 the 16
-// possible values of one (n, group) are tabulated first (the same calls).
-// Each byte holds columns 2j (low nibble) and 2j + 1 (high), as
-// unpack_codes; G is even, so both are in the same group.
+// W4A8.1: Wq = decode_weight_element(code, s, codebook), a pure function of
+// its arguments; the codebook is the layer's, so the 16 values for one scale
+// bit pattern are computed once (by that function) and kept in a small
+// direct-mapped cache. Each byte holds columns 2j (low nibble) and 2j + 1
+// (high), as unpack_codes; G is even, so both are in one group.
+class DecodeCache {
+ public:
+  explicit DecodeCache(const std::optional<std::array<float, 16>>& codebook) : codebook_(codebook) {}
+  const std::int8_t* table(float s) {
+    const std::uint32_t key = std::bit_cast<std::uint32_t>(s);
+    const std::size_t slot = (key * 2654435761u) >> 24;  // Fibonacci hash to 8 bits
+    Entry& e = entries_[slot];
+    if (!e.valid || e.key != key) {
+      for (std::uint8_t code = 0; code < 16; ++code) e.values[code] = decode_weight_element(code, s, codebook_);
+      e.key = key;
+      e.valid = true;
+    }
+    return e.values;
+  }
+
+ private:
+  struct Entry {
+    std::uint32_t key = 0;
+    bool valid = false;
+    std::int8_t values[16] = {};
+  };
+  const std::optional<std::array<float, 16>>& codebook_;
+  Entry entries_[256];
+};
+
 void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads) {
   wq.resize(l.n * l.k);
   const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
-  const bool tabulate = g_size >= 16;
   parallel_ranges(l.n, threads, 1, [&](std::size_t n0, std::size_t n1) {
-    std::int8_t table[16];
+    DecodeCache cache(l.codebook);
     for (std::size_t n = n0; n < n1; ++n)
       for (std::size_t g = 0; g < groups; ++g) {
-        const float s = l.s_rel[n * groups + g];
-        if (tabulate)
-          for (std::uint8_t code = 0; code < 16; ++code) table[code] = decode_weight_element(code, s, l.codebook);
-        for (std::size_t j = g * g_size / 2; j < (g + 1) * g_size / 2; ++j) {
-          const std::uint8_t byte = l.weight[n * half + j];
-          const std::uint8_t even = byte & 0xF, odd = byte >> 4;
-          std::int8_t* out = &wq[n * l.k + 2 * j];
-          out[0] = tabulate ? table[even] : decode_weight_element(even, s, l.codebook);
-          out[1] = tabulate ? table[odd] : decode_weight_element(odd, s, l.codebook);
+        const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);
+        const std::uint8_t* bytes = &l.weight[n * half + g * g_size / 2];
+        std::int8_t* out = &wq[n * l.k + g * g_size];
+        for (std::size_t j = 0; j < g_size / 2; ++j) {
+          out[2 * j] = table[bytes[j] & 0xF];
+          out[2 * j + 1] = table[bytes[j] >> 4];
         }
       }
   });
@@ -284,7 +449,7 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
     corr_o.resize(groups * N);
     for (std::size_t i = 0; i < corr_o.size(); ++i) corr_o[i] = round_to(to, (*l.correction)[i]);
   }
-  t.y_epilogue.resize(M * N);
+  if (!corr_o.empty()) t.y_epilogue.resize(M * N);
   t.y.resize(M * N);
   parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
     std::vector<float> u(corr_o.empty() ? 0 : groups);
@@ -301,21 +466,25 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
           u[g] = round_to(to, prod);
         }
       }
-      for (std::size_t n = 0; n < N; ++n) {
-        const std::optional<float> bias = l.bias ? std::optional<float>((*l.bias)[n]) : std::nullopt;
-        const std::int32_t acc = t.acc[m * N + n];
-        const float y = cuda ? epilogue_cuda(acc, xs, l.s_channel[n], bias, to, o.cuda_fma_epilogue,
-                                             CudaF32{o.cuda_flush_subnormals})
-                             : epilogue_eager(acc, xs, l.s_channel[n], bias, to);
-        t.y_epilogue[m * N + n] = y;
-        t.y[m * N + n] = corr_o.empty() ? y : correct(y, u, corr_o, N, n, to, terms);
+      // cuda.10 runs on cuda.9's T_o output; y_epilogue keeps that output.
+      const std::span<float> y_row = std::span<float>(corr_o.empty() ? t.y : t.y_epilogue).subspan(m * N, N);
+      const std::span<const std::int32_t> acc_row = std::span<const std::int32_t>(t.acc).subspan(m * N, N);
+      if (cuda) {
+        epilogue_cuda_row(acc_row, xs, l, o, to, y_row);
+      } else {
+        for (std::size_t n = 0; n < N; ++n)
+          y_row[n] = epilogue_eager(acc_row[n], xs, l.s_channel[n],
+                                    l.bias ? std::optional<float>((*l.bias)[n]) : std::nullopt, to);
       }
+      if (!corr_o.empty())
+        for (std::size_t n = 0; n < N; ++n) t.y[m * N + n] = correct(y_row[n], u, corr_o, N, n, to, terms);
     }
   });
 
   W4a8Output out;
   out.out_dtype = to;
   if (o.record_trace) {
+    if (corr_o.empty()) t.y_epilogue = t.y;
     out.y = t.y;
     out.trace = std::move(t);
   } else {
