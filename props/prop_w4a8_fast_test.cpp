@@ -4,6 +4,7 @@
 // T_x / T_o, with and without codebook, correction and bias, M including 1,
 // K beyond and not a multiple of the GEMM's K block, scales and inputs of any
 // bit pattern (NaN, infinities, subnormals), every kernel and thread count.
+// A NaN matches any NaN (src/oracles.hpp, w4a8_fast_differs).
 // Also its two building blocks: the int8 GEMM against a naive sum, and the
 // binary64-to-T rounding against ExactSum.
 #include <algorithm>

@@ -69,8 +69,8 @@ std::string describe_report(const FileReport& r);
 
 // w4a8_linear_fast and the reference w4a8_linear on one call agree: both
 // fail with the same Error, or both succeed with the same out dtype, the same
-// y bit for bit (NaN payloads included) and, when a trace is recorded, the
-// same trace bit for bit.
+// y bit for bit and, when a trace is recorded, the same trace bit for bit;
+// a NaN matches any NaN (sign and payload are not specified, §1.1).
 std::optional<std::string> w4a8_fast_differs(const numerics::W4a8Layer& layer, const numerics::Activations& x,
                                              const numerics::W4a8Options& options,
                                              const numerics::W4a8FastConfig& config = {});

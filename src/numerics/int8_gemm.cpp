@@ -96,16 +96,16 @@ struct Avx2 {
 // afterwards. The biased sums may wrap, but all arithmetic is modulo 2^32 and
 // the true result fits int32 (the precondition), so it comes out exact.
 struct Vnni512 {
-  // Through memory: GCC 12 warns inside _mm512_reduce_add_epi32 (-Wuninitialized).
-  __attribute__((target("avx512f"))) static std::int32_t hsum(__m512i v) {
-    std::int32_t lanes[16];
-    _mm512_storeu_si512(lanes, v);
-    std::uint32_t s = 0;
-    for (std::int32_t x : lanes) s += static_cast<std::uint32_t>(x);
-    return static_cast<std::int32_t>(s);
+  // Upper 256 bits added onto the lower, then Avx2::hsum. The masked extract
+  // names its pass-through operand: GCC 12 warns -Wuninitialized about the
+  // unmasked forms (and the cast, _mm512_reduce_add_epi32), which pass an undefined one.
+  __attribute__((target("avx512f,avx2"))) static std::int32_t hsum(__m512i v) {
+    const __m256i low = _mm512_mask_extracti64x4_epi64(_mm256_setzero_si256(), 0xF, v, 0);
+    const __m256i high = _mm512_mask_extracti64x4_epi64(_mm256_setzero_si256(), 0xF, v, 1);
+    return Avx2::hsum(_mm256_add_epi32(low, high));
   }
   template <std::size_t MR, std::size_t NR>
-  __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void run(const std::uint8_t* a, const std::int8_t* b,
+  __attribute__((target("avx512f,avx512bw,avx512vnni,avx2"))) static void run(const std::uint8_t* a, const std::int8_t* b,
                                                                          std::size_t stride, std::size_t kl,
                                                                          std::int32_t* c, std::size_t ldc, bool add) {
     __m512i acc[MR][NR];
@@ -184,7 +184,7 @@ void gemm_int16(GemmKernel kind, std::span<const std::int8_t> a, std::span<const
 #if SAFESPEC_HAVE_X86_KERNELS
 void gemm_vnni(std::span<const std::int8_t> a, std::span<const std::int8_t> b, std::int32_t* c, std::size_t m,
                std::size_t n, std::size_t k, unsigned threads) {
-  static constexpr auto kVnni = make_kernel<Vnni512, std::uint8_t, std::int8_t, 4, 4>(64, 2048, 128);
+  static constexpr auto kVnni = make_kernel<Vnni512, std::uint8_t, std::int8_t, 4, 4>(64, 4096, 128);
   const std::size_t kp = round_up(k, 64);
   std::vector<std::uint8_t> a8;
   pack_rows(a, a8, m, k, kp, threads, [](std::int8_t v) { return static_cast<std::uint8_t>(v ^ 0x80); });

@@ -97,19 +97,19 @@ void fht_stage(const float* in, float* out, std::size_t c, std::size_t s) {
 // operations give each lane the scalar operation's bits (MXCSR's FTZ and
 // DAZ stay off; the flush is the explicit select below).
 template <bool Flush>
-__m128 ftz4(__m128 v) {
+[[gnu::always_inline]] inline __m128 ftz4(__m128 v) {
   if constexpr (!Flush) return v;
   const __m128i exponent = _mm_and_si128(_mm_castps_si128(v), _mm_set1_epi32(0x7F800000));
   const __m128 zero_exp = _mm_castsi128_ps(_mm_cmpeq_epi32(exponent, _mm_setzero_si128()));
   return _mm_or_ps(_mm_and_ps(zero_exp, _mm_and_ps(v, _mm_set1_ps(-0.0f))), _mm_andnot_ps(zero_exp, v));
 }
-template <bool Flush> __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
-template <bool Flush> __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
-template <bool Flush> __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), ftz4<Flush>(a))); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), ftz4<Flush>(a))); }
 
 // o[d] = half(S_d(a0, a1, a2, a3)), lane by lane, as fht_stage.
 template <bool Flush>
-void butterfly4(__m128 a0, __m128 a1, __m128 a2, __m128 a3, __m128 (&o)[4]) {
+[[gnu::always_inline]] inline void butterfly4(__m128 a0, __m128 a1, __m128 a2, __m128 a3, __m128 (&o)[4]) {
   const __m128 p01 = add4<Flush>(a0, a1), m01 = sub4<Flush>(a0, a1), m10 = sub4<Flush>(a1, a0);
   o[0] = half4<Flush>(sub4<Flush>(add4<Flush>(p01, a2), a3));
   o[1] = half4<Flush>(add4<Flush>(sub4<Flush>(p01, a2), a3));
@@ -158,6 +158,21 @@ void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
     std::swap(in, out);
   }
   if (in != block.data()) std::copy(in, in + c, block.data());
+}
+
+// ---- cuda.4 ----
+
+// amax_cuda without the libm call: m = fmaxf(m, |r|) from m = +0. |r| is
+// never -0, m never NaN; fmaxf keeps m for a NaN |r| and takes the larger
+// otherwise, which is `|r| > m ? |r| : m` (false for NaN, and equal values
+// are the same bits here).
+float amax_cuda_inline(std::span<const float> r) {
+  float m = 0.0f;
+  for (float v : r) {
+    const float a = std::fabs(v);
+    m = a > m ? a : m;
+  }
+  return m;
 }
 
 // ---- cuda.6 ----
@@ -307,7 +322,7 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
       else
         rotate_cuda_block<false>(rotated.subspan(b, c), fscratch);
     }
-    st.amax = amax_cuda(rotated);                      // cuda.4
+    st.amax = amax_cuda_inline(rotated);               // cuda.4
     st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
     st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
     quantize_cuda_row(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq);

@@ -1,7 +1,8 @@
 // The fast W4A8 linear: the same function as the reference `w4a8_linear`
 // (spec/numerics/w4a8_reference.hpp), bit for bit, for every layer, input and
-// option. The reference stays the definition; this is what runs on real layer
-// sizes.
+// option (a NaN is a NaN: its sign and payload are unspecified, §1.1, and
+// even the reference's depend on its compiler's operand order). The
+// reference stays the definition; this is what runs on real layer sizes.
 //
 // How it stays identical:
 // - the per-element steps (weight decode, amax, scales, activation
