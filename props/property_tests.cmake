@@ -6,4 +6,5 @@ set(SAFESPEC_PROPERTY_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_differential_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_quant_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_w4a8_reference_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/prop_w4a8_fast_test.cpp
 )

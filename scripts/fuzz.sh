@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-if [ ${#targets[@]} -eq 0 ]; then targets=(header_fuzzer differential_fuzzer marker_fuzzer checkpoint_fuzzer); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(header_fuzzer differential_fuzzer marker_fuzzer checkpoint_fuzzer linear_fuzzer); fi
 build=build/fuzz
 jobs=$(nproc)
 for t in "${targets[@]}"; do

@@ -1,7 +1,7 @@
 // make_corpus DIR: writes DIR/examples (valid files, a sharded checkpoint,
 // DIR/examples/bad and the quantized checkpoints of DIR/examples/quant),
 // DIR/header_fuzzer, DIR/differential_fuzzer, DIR/marker_fuzzer and
-// DIR/checkpoint_fuzzer. The
+// DIR/checkpoint_fuzzer and DIR/linear_fuzzer. The
 // output is deterministic; `make_corpus corpus` regenerates the committed
 // corpus and the corpus.regenerates_identically test checks it is current.
 #include <cstdio>
@@ -57,6 +57,43 @@ void put(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
 
 void put_text(const fs::path& path, const std::string& text) { put(path, {text.begin(), text.end()}); }
 
+// linear_fuzzer seeds (src/oracles.cpp, w4a8_fast_differs(bytes)): four
+// header bytes (flags, shape, dtypes, run) and a deterministic payload from
+// a linear congruential generator; payload byte 0 of a value is its tag.
+std::vector<tools::NamedFile> linear_seeds() {
+  struct Seed {
+    const char* name;
+    std::uint8_t flags, shape, types, run;
+  };
+  // flags: 1 eager, 2 fma, 4 ftz, 8 reciprocal scale, 16 trace, 32 any C, 64 codebook, 128 correction.
+  // shape: G = [4,8,16,32,64][s % 5], C = [4,16,64,256][s / 5 % 4], K = lcm · (s / 20 % 2 + 1).
+  // types: T_x = [F32,BF16,F16][t % 3], T_o = t / 4 % 4 (3: T_x), N = t / 16 % 6 + 1.
+  // run: M = r % 4 + 1, threads = r / 4 % 3 + 1, kernel = [scalar,avx2,auto,vnni][r / 16 % 4], 64 bias.
+  const Seed seeds[] = {
+      {"cuda_bf16_g64_m1", 2 | 4 | 16, 4, 1 | 12 | 48, 0 | 4 | 32},
+      {"cuda_f16_g16_bias_2k", 2 | 4, 2 + 20, 2 | 12 | 80, 3 | 8 | 16 | 64},
+      {"cuda_f32_codebook_correction", 2 | 64 | 128 | 16, 3, 0 | 4 | 32, 2 | 64},
+      {"cuda_bf16_to_f32_nofma_noftz", 128 | 16, 0 + 20, 1 | 0 | 64, 1 | 4},
+      {"cuda_any_c4_g4", 2 | 4 | 32 | 16, 0, 1 | 12 | 16, 3 | 32},
+      {"eager_bf16_c16_g8", 1 | 16, 1 + 5, 1 | 12 | 32, 3 | 8 | 32},
+      {"eager_f16_c64_recip_bias", 1 | 8, 4 + 10, 2 | 4 | 48, 2 | 64 | 16},
+      {"eager_f32_c256_codebook", 1 | 64 | 16, 4 + 15, 0 | 12 | 16, 1},
+      {"eager_correction_unquantized", 1 | 128 | 16, 2 + 5, 1 | 12 | 16, 1 | 64},
+      {"eager_f16_c4_to_bf16", 1 | 16, 0 + 0 + 20, 2 | 4 | 80, 3 | 8},
+  };
+  std::vector<tools::NamedFile> out;
+  std::uint32_t state = 0x5AFE5EEDu;
+  for (const Seed& s : seeds) {
+    std::vector<std::uint8_t> bytes = {s.flags, s.shape, s.types, s.run};
+    for (int i = 0; i < 3000; ++i) {
+      state = state * 1664525u + 1013904223u;
+      bytes.push_back(static_cast<std::uint8_t>(state >> 24));
+    }
+    out.emplace_back(s.name, std::move(bytes));
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,5 +148,6 @@ int main(int argc, char** argv) {
   for (const auto& [name, bytes] : tools::marker_seeds()) put(root / "marker_fuzzer" / name, bytes);
   for (const auto& [name, bytes] : tools::checkpoint_seeds()) put(root / "checkpoint_fuzzer" / name, bytes);
   for (const auto& [name, bytes] : valid) put(root / "checkpoint_fuzzer" / ("example_" + name), bytes);
+  for (const auto& [name, bytes] : linear_seeds()) put(root / "linear_fuzzer" / name, bytes);
   return 0;
 }

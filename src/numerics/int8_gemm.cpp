@@ -1,0 +1,285 @@
+#include "src/numerics/int8_gemm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define SAFESPEC_HAVE_X86_KERNELS 1
+#include <immintrin.h>
+#else
+#define SAFESPEC_HAVE_X86_KERNELS 0
+#endif
+
+namespace safespec::numerics {
+
+namespace {
+
+std::size_t round_up(std::size_t v, std::size_t to) { return (v + to - 1) / to * to; }
+
+// One register block: c[i, j] (+)= Σ_{k < kl} a[i, k] · b[j, k] for i < MR,
+// j < NR, rows `stride` elements apart. Sums wrap modulo 2^32 (see Vnni512).
+template <class TA, class TB>
+using MicroFn = void (*)(const TA* a, const TB* b, std::size_t stride, std::size_t kl, std::int32_t* c,
+                         std::size_t ldc, bool add);
+
+std::int32_t wrap_add(std::int32_t c, std::int32_t s, bool add) {
+  return add ? static_cast<std::int32_t>(static_cast<std::uint32_t>(c) + static_cast<std::uint32_t>(s)) : s;
+}
+
+template <class TA, class TB, std::size_t MR, std::size_t NR>
+struct Kernel {
+  std::array<std::array<MicroFn<TA, TB>, NR>, MR> table;  // [mr - 1][nr - 1]
+  std::size_t lane, kc, nc;  // K granule, K block, columns of B per panel (kept in L2)
+};
+
+template <class K, class TA, class TB, std::size_t MR, std::size_t NR>
+constexpr Kernel<TA, TB, MR, NR> make_kernel(std::size_t lane, std::size_t kc, std::size_t nc) {
+  Kernel<TA, TB, MR, NR> kernel{{}, lane, kc, nc};
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    ((kernel.table[I / NR][I % NR] = &K::template run<I / NR + 1, I % NR + 1>), ...);
+  }(std::make_index_sequence<MR * NR>{});
+  return kernel;
+}
+
+// Portable: int16 operands, int32 sums (the precondition bounds them).
+struct Scalar {
+  template <std::size_t MR, std::size_t NR>
+  static void run(const std::int16_t* a, const std::int16_t* b, std::size_t stride, std::size_t kl, std::int32_t* c,
+                  std::size_t ldc, bool add) {
+    std::int32_t acc[MR][NR] = {};
+    for (std::size_t k = 0; k < kl; ++k)
+      for (std::size_t i = 0; i < MR; ++i)
+        for (std::size_t j = 0; j < NR; ++j) acc[i][j] += std::int32_t{a[i * stride + k]} * b[j * stride + k];
+    for (std::size_t i = 0; i < MR; ++i)
+      for (std::size_t j = 0; j < NR; ++j) c[i * ldc + j] = wrap_add(c[i * ldc + j], acc[i][j], add);
+  }
+};
+
+#if SAFESPEC_HAVE_X86_KERNELS
+// AVX2: operands widened to int16, one vpmaddwd multiplies 16 pairs and adds
+// adjacent products into int32 lanes, exactly (|a · b| <= 2^14). (vpmaddubsw
+// needs an unsigned operand and saturates int16 pair sums: |xq| · |Wq| would
+// fit, but only with a per-pair sign fix-up that costs as much as widening.)
+struct Avx2 {
+  __attribute__((target("avx2"))) static std::int32_t hsum(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+  }
+  template <std::size_t MR, std::size_t NR>
+  __attribute__((target("avx2"))) static void run(const std::int16_t* a, const std::int16_t* b, std::size_t stride,
+                                                  std::size_t kl, std::int32_t* c, std::size_t ldc, bool add) {
+    __m256i acc[MR][NR];
+    for (std::size_t i = 0; i < MR; ++i)
+      for (std::size_t j = 0; j < NR; ++j) acc[i][j] = _mm256_setzero_si256();
+    for (std::size_t k = 0; k < kl; k += 16) {
+      __m256i bv[NR];
+      for (std::size_t j = 0; j < NR; ++j)
+        bv[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + j * stride + k));
+      for (std::size_t i = 0; i < MR; ++i) {
+        const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i * stride + k));
+        for (std::size_t j = 0; j < NR; ++j) acc[i][j] = _mm256_add_epi32(acc[i][j], _mm256_madd_epi16(av, bv[j]));
+      }
+    }
+    for (std::size_t i = 0; i < MR; ++i)
+      for (std::size_t j = 0; j < NR; ++j) c[i * ldc + j] = wrap_add(c[i * ldc + j], hsum(acc[i][j]), add);
+  }
+};
+
+// AVX-512 VNNI: vpdpbusd multiplies 64 unsigned-by-signed byte pairs and adds
+// each 4 products into an int32 lane, without saturation (wrapping). The
+// signed a goes in as a + 128 (a ^ 0x80); the caller subtracts 128 · Σ_k b[j, k]
+// afterwards. The biased sums may wrap, but all arithmetic is modulo 2^32 and
+// the true result fits int32 (the precondition), so it comes out exact.
+struct Vnni512 {
+  // Upper 256 bits added onto the lower, then Avx2::hsum. The masked extract
+  // names its pass-through operand: GCC 12 warns -Wuninitialized about the
+  // unmasked forms (and the cast, _mm512_reduce_add_epi32), which pass an undefined one.
+  __attribute__((target("avx512f,avx2"))) static std::int32_t hsum(__m512i v) {
+    const __m256i low = _mm512_mask_extracti64x4_epi64(_mm256_setzero_si256(), 0xF, v, 0);
+    const __m256i high = _mm512_mask_extracti64x4_epi64(_mm256_setzero_si256(), 0xF, v, 1);
+    return Avx2::hsum(_mm256_add_epi32(low, high));
+  }
+  template <std::size_t MR, std::size_t NR>
+  __attribute__((target("avx512f,avx512bw,avx512vnni,avx2"))) static void run(const std::uint8_t* a, const std::int8_t* b,
+                                                                         std::size_t stride, std::size_t kl,
+                                                                         std::int32_t* c, std::size_t ldc, bool add) {
+    __m512i acc[MR][NR];
+    for (std::size_t i = 0; i < MR; ++i)
+      for (std::size_t j = 0; j < NR; ++j) acc[i][j] = _mm512_setzero_si512();
+    for (std::size_t k = 0; k < kl; k += 64) {
+      __m512i bv[NR];
+      for (std::size_t j = 0; j < NR; ++j) bv[j] = _mm512_loadu_si512(b + j * stride + k);
+      for (std::size_t i = 0; i < MR; ++i) {
+        const __m512i av = _mm512_loadu_si512(a + i * stride + k);
+        for (std::size_t j = 0; j < NR; ++j) acc[i][j] = _mm512_dpbusd_epi32(acc[i][j], av, bv[j]);
+      }
+    }
+    for (std::size_t i = 0; i < MR; ++i)
+      for (std::size_t j = 0; j < NR; ++j) c[i * ldc + j] = wrap_add(c[i * ldc + j], hsum(acc[i][j]), add);
+  }
+};
+#endif
+
+// c[m0..m1, n0..n1) over operands padded to kp, K blocked, B in panels.
+template <class TA, class TB, std::size_t MR, std::size_t NR>
+void block_range(const Kernel<TA, TB, MR, NR>& kernel, const TA* a, const TB* b, std::int32_t* c, std::size_t m0,
+                 std::size_t m1, std::size_t n0, std::size_t n1, std::size_t n, std::size_t kp) {
+  for (std::size_t kb = 0; kb < kp; kb += kernel.kc) {
+    const std::size_t kl = std::min(kernel.kc, kp - kb);
+    for (std::size_t nb = n0; nb < n1; nb += kernel.nc) {
+      const std::size_t ne = std::min(nb + kernel.nc, n1);
+      for (std::size_t i = m0; i < m1; i += MR) {
+        const std::size_t mr = std::min(MR, m1 - i);
+        for (std::size_t j = nb; j < ne; j += NR) {
+          const std::size_t nr = std::min(NR, ne - j);
+          kernel.table[mr - 1][nr - 1](a + i * kp + kb, b + j * kp + kb, kp, kl, c + i * n + j, n, kb != 0);
+        }
+      }
+    }
+  }
+}
+
+// Splits the larger dimension across threads; every thread writes its own cells of c.
+template <class TA, class TB, std::size_t MR, std::size_t NR>
+void run_blocked(const Kernel<TA, TB, MR, NR>& kernel, const TA* a, const TB* b, std::int32_t* c, std::size_t m,
+                 std::size_t n, std::size_t kp, unsigned threads) {
+  if (n >= m)
+    parallel_ranges(n, threads, NR, [&](std::size_t n0, std::size_t n1) { block_range(kernel, a, b, c, 0, m, n0, n1, n, kp); });
+  else
+    parallel_ranges(m, threads, MR, [&](std::size_t m0, std::size_t m1) { block_range(kernel, a, b, c, m0, m1, 0, n, n, kp); });
+}
+
+// dst [rows, kp] = f(src [rows, k]), zero padded.
+template <class T, class F>
+void pack_rows(std::span<const std::int8_t> src, std::vector<T>& dst, std::size_t rows, std::size_t k, std::size_t kp,
+               unsigned threads, F f) {
+  dst.assign(rows * kp, T{0});
+  parallel_ranges(rows, threads, 1, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r)
+      for (std::size_t j = 0; j < k; ++j) dst[r * kp + j] = f(src[r * k + j]);
+  });
+}
+
+void gemm_int16(GemmKernel kind, std::span<const std::int8_t> a, std::span<const std::int8_t> b, std::int32_t* c,
+                std::size_t m, std::size_t n, std::size_t k, unsigned threads) {
+  static constexpr auto kScalar = make_kernel<Scalar, std::int16_t, std::int16_t, 4, 2>(16, 1024, 128);
+  const std::size_t kp = round_up(k, 16);
+  std::vector<std::int16_t> a16, b16;
+  auto widen = [](std::int8_t v) { return std::int16_t{v}; };
+  pack_rows(a, a16, m, k, kp, threads, widen);
+  pack_rows(b, b16, n, k, kp, threads, widen);
+#if SAFESPEC_HAVE_X86_KERNELS
+  static constexpr auto kAvx2 = make_kernel<Avx2, std::int16_t, std::int16_t, 4, 2>(16, 1024, 128);
+  if (kind == GemmKernel::Avx2) return run_blocked(kAvx2, a16.data(), b16.data(), c, m, n, kp, threads);
+#endif
+  (void)kind;
+  run_blocked(kScalar, a16.data(), b16.data(), c, m, n, kp, threads);
+}
+
+#if SAFESPEC_HAVE_X86_KERNELS
+void gemm_vnni(std::span<const std::int8_t> a, std::span<const std::int8_t> b, std::int32_t* c, std::size_t m,
+               std::size_t n, std::size_t k, unsigned threads) {
+  static constexpr auto kVnni = make_kernel<Vnni512, std::uint8_t, std::int8_t, 4, 4>(64, 4096, 128);
+  const std::size_t kp = round_up(k, 64);
+  std::vector<std::uint8_t> a8;
+  pack_rows(a, a8, m, k, kp, threads, [](std::int8_t v) { return static_cast<std::uint8_t>(v ^ 0x80); });
+  std::vector<std::int8_t> b8;
+  const std::int8_t* bp = b.data();
+  if (kp != k) {  // zero padding: a padded column of B contributes nothing
+    pack_rows(b, b8, n, k, kp, threads, [](std::int8_t v) { return v; });
+    bp = b8.data();
+  }
+  run_blocked(kVnni, a8.data(), bp, c, m, n, kp, threads);
+  std::vector<std::uint32_t> bias(n);  // 128 · Σ_k b[j, k], modulo 2^32
+  parallel_ranges(n, threads, 1, [&](std::size_t n0, std::size_t n1) {
+    for (std::size_t j = n0; j < n1; ++j) {
+      std::uint32_t sum = 0;
+      for (std::size_t kk = 0; kk < k; ++kk) sum += static_cast<std::uint32_t>(std::int32_t{b[j * k + kk]});
+      bias[j] = sum * 128u;
+    }
+  });
+  parallel_ranges(m, threads, 1, [&](std::size_t m0, std::size_t m1) {
+    for (std::size_t i = m0; i < m1; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        c[i * n + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(c[i * n + j]) - bias[j]);
+  });
+}
+#endif
+
+}  // namespace
+
+bool avx2_available() {
+#if SAFESPEC_HAVE_X86_KERNELS
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+bool avx512_vnni_available() {
+#if SAFESPEC_HAVE_X86_KERNELS
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+GemmKernel resolve_kernel(GemmKernel requested) {
+  if (requested == GemmKernel::Scalar) return GemmKernel::Scalar;
+  if (requested != GemmKernel::Avx2 && avx512_vnni_available()) return GemmKernel::Avx512Vnni;
+  return avx2_available() ? GemmKernel::Avx2 : GemmKernel::Scalar;
+}
+
+const char* kernel_name(GemmKernel kernel) {
+  switch (kernel) {
+    case GemmKernel::Auto: return "auto";
+    case GemmKernel::Scalar: return "scalar";
+    case GemmKernel::Avx2: return "AVX2 vpmaddwd";
+    case GemmKernel::Avx512Vnni: return "AVX-512 VNNI vpdpbusd";
+  }
+  return "?";
+}
+
+unsigned resolve_threads(unsigned requested) {
+  if (requested != 0) return requested;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void parallel_ranges(std::size_t count, unsigned threads, std::size_t align,
+                     const std::function<void(std::size_t, std::size_t)>& body) {
+  if (count == 0) return;
+  align = std::max<std::size_t>(align, 1);
+  const std::size_t units = (count + align - 1) / align;
+  const std::size_t chunks = std::clamp<std::size_t>(units, 1, std::max(1u, threads));
+  const std::size_t chunk = (units + chunks - 1) / chunks * align;
+  std::vector<std::thread> pool;
+  for (std::size_t begin = chunk; begin < count; begin += chunk)
+    pool.emplace_back(body, begin, std::min(count, begin + chunk));
+  body(0, std::min(count, chunk));
+  for (std::thread& t : pool) t.join();
+}
+
+void gemm_s8s8s32(std::span<const std::int8_t> a, std::span<const std::int8_t> b, std::span<std::int32_t> c,
+                  std::size_t m, std::size_t n, std::size_t k, const GemmConfig& config) {
+  if (a.size() < m * k || b.size() < n * k || c.size() < m * n || m == 0 || n == 0) return;
+  if (k == 0) {
+    std::fill(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(m * n), 0);
+    return;
+  }
+  const unsigned threads = resolve_threads(config.threads);
+  const GemmKernel kind = resolve_kernel(config.kernel);
+#if SAFESPEC_HAVE_X86_KERNELS
+  if (kind == GemmKernel::Avx512Vnni) return gemm_vnni(a, b, c.data(), m, n, k, threads);
+#endif
+  gemm_int16(kind, a, b, c.data(), m, n, k, threads);
+}
+
+}  // namespace safespec::numerics

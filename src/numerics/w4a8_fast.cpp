@@ -1,0 +1,511 @@
+#include "src/numerics/w4a8_fast.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+
+#include "spec/numerics/exact_sum.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#define SAFESPEC_FHT_SSE 1
+#else
+#define SAFESPEC_FHT_SSE 0
+#endif
+
+namespace safespec::numerics {
+
+namespace {
+
+// ---- Exact binary64 sums ----
+
+// The bit span of a set of binary64 values: every one is an integer multiple
+// of 2^lsb below 2^(msb + 1) in magnitude. A sum of `count` of them (and every
+// partial sum, in any order, with any signs) is then a multiple of 2^lsb below
+// 2^(msb + 1 + ceil(log2 count)), exactly representable when that span is at
+// most 53 bits: binary64 addition is then exact.
+struct BitSpan {
+  int msb = INT_MIN, lsb = INT_MAX;
+  bool special = false;  // a NaN or an infinity: left to ExactSum's IEEE rules
+
+  void add(double v) {
+    if (!std::isfinite(v)) {
+      special = true;
+      return;
+    }
+    if (v == 0.0) return;
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
+    const int field = static_cast<int>(bits >> 52 & 0x7FF);
+    std::uint64_t mant = bits & ((std::uint64_t{1} << 52) - 1);
+    int e = -1074;
+    if (field != 0) {
+      mant |= std::uint64_t{1} << 52;
+      e = field - 1075;
+    }
+    lsb = std::min(lsb, e + std::countr_zero(mant));
+    msb = std::max(msb, e + 63 - std::countl_zero(mant));
+  }
+  // Whether a sum of `count` such values is exact in binary64.
+  bool exact_sum(std::size_t count) const {
+    if (special) return false;
+    if (msb == INT_MIN) return true;  // all zeros
+    const int log2_count = static_cast<int>(std::bit_width(count > 1 ? count - 1 : 0));
+    return msb + 1 + log2_count - lsb <= 53;
+  }
+};
+
+// ---- cuda.3 in place ----
+
+// CudaF32's operations (spec/numerics/hadamard.cpp) inlined: with Flush
+// (--ftz modelled) each operand and the result with a zero exponent field
+// becomes the zero of its sign (fpclassify's FP_SUBNORMAL, and zeros stay
+// themselves), then one IEEE binary32 operation. Branch-free, so the
+// compiler can vectorize a stage; element-wise IEEE operations give the same
+// bits in vector registers.
+template <bool Flush>
+float ftz(float v) {
+  if constexpr (!Flush) return v;
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+  return (u & 0x7F800000u) == 0 ? std::bit_cast<float>(u & 0x80000000u) : v;
+}
+template <bool Flush> float add(float a, float b) { return ftz<Flush>(ftz<Flush>(a) + ftz<Flush>(b)); }
+template <bool Flush> float sub(float a, float b) { return ftz<Flush>(ftz<Flush>(a) - ftz<Flush>(b)); }
+template <bool Flush> float half(float a) { return ftz<Flush>(0.5f * ftz<Flush>(a)); }  // mul(0.5f, a)
+
+// One radix-4 stage with stride s (§3.3): for each base b (digit 0 at s),
+// out[b + d·s] = f32(0.5 · S_d(in[b], in[b + s], in[b + 2s], in[b + 3s])),
+// S_d left to right as rotate_cuda's h4_row. The shared a0 + a1 is the same
+// IEEE operation on the same operands as h4_row's, hence the same value.
+template <bool Flush>
+void fht_stage(const float* in, float* out, std::size_t c, std::size_t s) {
+  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+    for (std::size_t r = 0; r < s; ++r) {
+      const std::size_t b = base0 + r;
+      const float a0 = in[b], a1 = in[b + s], a2 = in[b + 2 * s], a3 = in[b + 3 * s];
+      const float p01 = add<Flush>(a0, a1), m01 = sub<Flush>(a0, a1), m10 = sub<Flush>(a1, a0);
+      out[b] = half<Flush>(sub<Flush>(add<Flush>(p01, a2), a3));
+      out[b + s] = half<Flush>(add<Flush>(sub<Flush>(p01, a2), a3));
+      out[b + 2 * s] = half<Flush>(add<Flush>(add<Flush>(m01, a2), a3));
+      out[b + 3 * s] = half<Flush>(add<Flush>(add<Flush>(m10, a2), a3));
+    }
+}
+
+#if SAFESPEC_FHT_SSE
+// The same stage four outputs at a time (SSE2, part of x86-64): packed IEEE
+// operations give each lane the scalar operation's bits (MXCSR's FTZ and
+// DAZ stay off; the flush is the explicit select below).
+template <bool Flush>
+[[gnu::always_inline]] inline __m128 ftz4(__m128 v) {
+  if constexpr (!Flush) return v;
+  const __m128i exponent = _mm_and_si128(_mm_castps_si128(v), _mm_set1_epi32(0x7F800000));
+  const __m128 zero_exp = _mm_castsi128_ps(_mm_cmpeq_epi32(exponent, _mm_setzero_si128()));
+  return _mm_or_ps(_mm_and_ps(zero_exp, _mm_and_ps(v, _mm_set1_ps(-0.0f))), _mm_andnot_ps(zero_exp, v));
+}
+template <bool Flush> [[gnu::always_inline]] inline __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), ftz4<Flush>(a))); }
+
+// o[d] = half(S_d(a0, a1, a2, a3)), lane by lane, as fht_stage.
+template <bool Flush>
+[[gnu::always_inline]] inline void butterfly4(__m128 a0, __m128 a1, __m128 a2, __m128 a3, __m128 (&o)[4]) {
+  const __m128 p01 = add4<Flush>(a0, a1), m01 = sub4<Flush>(a0, a1), m10 = sub4<Flush>(a1, a0);
+  o[0] = half4<Flush>(sub4<Flush>(add4<Flush>(p01, a2), a3));
+  o[1] = half4<Flush>(add4<Flush>(sub4<Flush>(p01, a2), a3));
+  o[2] = half4<Flush>(add4<Flush>(add4<Flush>(m01, a2), a3));
+  o[3] = half4<Flush>(add4<Flush>(add4<Flush>(m10, a2), a3));
+}
+
+template <bool Flush>
+void fht_stage_sse(const float* in, float* out, std::size_t c, std::size_t s) {
+  __m128 o[4];
+  if (s == 1) {  // groups are 4 consecutive values: transpose 4 groups, butterfly, transpose back
+    for (std::size_t b = 0; b < c; b += 16) {
+      __m128 g0 = _mm_loadu_ps(in + b), g1 = _mm_loadu_ps(in + b + 4), g2 = _mm_loadu_ps(in + b + 8),
+             g3 = _mm_loadu_ps(in + b + 12);
+      _MM_TRANSPOSE4_PS(g0, g1, g2, g3);
+      butterfly4<Flush>(g0, g1, g2, g3, o);
+      _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
+      for (std::size_t q = 0; q < 4; ++q) _mm_storeu_ps(out + b + 4 * q, o[q]);
+    }
+    return;
+  }
+  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+    for (std::size_t r = 0; r < s; r += 4) {
+      const float* p = in + base0 + r;
+      butterfly4<Flush>(_mm_loadu_ps(p), _mm_loadu_ps(p + s), _mm_loadu_ps(p + 2 * s), _mm_loadu_ps(p + 3 * s), o);
+      for (std::size_t d = 0; d < 4; ++d) _mm_storeu_ps(out + base0 + r + d * s, o[d]);
+    }
+}
+#endif
+
+// cuda.3 on one block, in place: rotate_cuda's stages (strides 1, 4, 16, ...).
+template <bool Flush>
+void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
+  const std::size_t c = block.size();
+  float* in = block.data();
+  float* out = scratch.data();
+  for (std::size_t s = 1; s < c; s *= 4) {
+#if SAFESPEC_FHT_SSE
+    if (c >= 16)
+      fht_stage_sse<Flush>(in, out, c, s);
+    else
+      fht_stage<Flush>(in, out, c, s);
+#else
+    fht_stage<Flush>(in, out, c, s);
+#endif
+    std::swap(in, out);
+  }
+  if (in != block.data()) std::copy(in, in + c, block.data());
+}
+
+// ---- cuda.4 ----
+
+// amax_cuda without the libm call: m = fmaxf(m, |r|) from m = +0. |r| is
+// never -0, m never NaN; fmaxf keeps m for a NaN |r| and takes the larger
+// otherwise, which is `|r| > m ? |r| : m` (false for NaN, and equal values
+// are the same bits here).
+float amax_cuda_inline(std::span<const float> r) {
+  float m = 0.0f;
+  for (float v : r) {
+    const float a = std::fabs(v);
+    m = a > m ? a : m;
+  }
+  return m;
+}
+
+// ---- cuda.6 ----
+
+// round_to(T, v), bit for bit: the identity for F32; for BF16 the RNE formula
+// of §1.1 that num::f32_to_bf16 uses (a NaN goes to round_to itself); F16
+// calls round_to.
+template <FloatType T>
+float round_x(float v) {
+  if constexpr (T == FloatType::F32) {
+    return v;
+  } else if constexpr (T == FloatType::BF16) {
+    const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return round_to(T, v);  // NaN: the reference's quiet NaN bits
+    return std::bit_cast<float>((u + 0x7FFFu + (u >> 16 & 1u)) & 0xFFFF0000u);
+  } else {
+    return round_to(T, v);
+  }
+}
+
+// quantize_cuda for one row, inlined: e = T_x(r), q = T_x(ftz(ftz(e) / ftz(d)))
+// (CudaF32::div), NaN -> -128, else rne_int of q clamped to [-128, 127]. The
+// rne_int of a value in [-128, 127] is (q + 1.5·2^23) - 1.5·2^23: binary32
+// spacing there is 1, so the addition rounds to the nearest integer, ties to
+// even, as nearbyintf in the default rounding mode; the subtraction is exact.
+template <bool Flush, FloatType T>
+void quantize_cuda_row(std::span<const float> r, float d, std::span<std::int8_t> xq) {
+  constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
+  const float df = ftz<Flush>(d);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const float q = round_x<T>(ftz<Flush>(ftz<Flush>(round_x<T>(r[i])) / df));
+    if (std::isnan(q)) {
+      xq[i] = -128;
+      continue;
+    }
+    const float c = std::clamp(q, -128.0f, 127.0f);
+    const float rounded = (c + kMagic) - kMagic;
+    xq[i] = static_cast<std::int8_t>(rounded);
+  }
+}
+
+void quantize_cuda_row(std::span<const float> r, float d, FloatType t, bool flush, std::span<std::int8_t> xq) {
+  switch (t) {
+    case FloatType::F32: return flush ? quantize_cuda_row<true, FloatType::F32>(r, d, xq) : quantize_cuda_row<false, FloatType::F32>(r, d, xq);
+    case FloatType::BF16: return flush ? quantize_cuda_row<true, FloatType::BF16>(r, d, xq) : quantize_cuda_row<false, FloatType::BF16>(r, d, xq);
+    case FloatType::F16: return flush ? quantize_cuda_row<true, FloatType::F16>(r, d, xq) : quantize_cuda_row<false, FloatType::F16>(r, d, xq);
+  }
+}
+
+// ---- cuda.8 - cuda.9 ----
+
+// epilogue_cuda inlined: a = f32(acc), t0 = mul(a, xs), then mul(t0, s)
+// straight to T_o without a bias, or fma(t0, s, b) / add(mul(t0, s), b) and
+// one conversion to T_o; CudaF32's flushes on every operand and result.
+template <bool Flush, FloatType To>
+float epilogue_cuda_inline(std::int32_t acc, float xs, float s, const float* bias, bool fma) {
+  const auto mul = [](float a, float b) { return ftz<Flush>(ftz<Flush>(a) * ftz<Flush>(b)); };
+  const float t0 = mul(static_cast<float>(acc), xs);
+  if (bias == nullptr) return round_x<To>(mul(t0, s));
+  const float b = *bias;
+  const float sum = fma ? ftz<Flush>(std::fma(ftz<Flush>(t0), ftz<Flush>(s), ftz<Flush>(b)))
+                        : ftz<Flush>(mul(t0, s) + ftz<Flush>(b));
+  return round_x<To>(sum);
+}
+
+template <bool Flush, FloatType To>
+void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8Layer& l, bool fma,
+                       std::span<float> y) {
+  for (std::size_t n = 0; n < y.size(); ++n)
+    y[n] = epilogue_cuda_inline<Flush, To>(acc[n], xs, l.s_channel[n], l.bias ? &(*l.bias)[n] : nullptr, fma);
+}
+
+void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8Layer& l, const W4a8Options& o,
+                       FloatType to, std::span<float> y) {
+  const bool f = o.cuda_flush_subnormals, fma = o.cuda_fma_epilogue;
+  switch (to) {
+    case FloatType::F32: return f ? epilogue_cuda_row<true, FloatType::F32>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::F32>(acc, xs, l, fma, y);
+    case FloatType::BF16: return f ? epilogue_cuda_row<true, FloatType::BF16>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::BF16>(acc, xs, l, fma, y);
+    case FloatType::F16: return f ? epilogue_cuda_row<true, FloatType::F16>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::F16>(acc, xs, l, fma, y);
+  }
+}
+
+// ---- eager.2 ----
+
+// xr = T_x(x_block · H_C) correctly rounded, as rotate_eager. With finite
+// inputs whose bit span plus log2(C) fits 53 bits, the unnormalized fast
+// Walsh-Hadamard butterflies (every output Σ ±x_i, H4 applied per base-4
+// digit, §3.1) add exactly in binary64; the 2^-k scale is exact. Otherwise
+// the block goes through the reference.
+void rotate_eager_block(std::span<const float> x, FloatType t, std::vector<double>& a, std::vector<double>& b,
+                        float* out) {
+  const std::size_t c = x.size();
+  const int k = log4_exact(c).value_or(0);
+  BitSpan span;
+  for (float v : x) span.add(v);
+  if (!span.exact_sum(c)) {
+    const std::vector<float> xr = rotate_eager(x, t);
+    std::copy(xr.begin(), xr.end(), out);
+    return;
+  }
+  if (span.msb == INT_MIN) {
+    // All zeros: ExactSum gives -0 exactly when every term x_i · H[i][j] is -0.
+    for (std::size_t j = 0; j < c; ++j) {
+      bool all_negative = true;
+      for (std::size_t i = 0; i < c && all_negative; ++i)
+        all_negative = std::signbit(x[i]) != (hadamard_entry(c, i, j) < 0);
+      out[j] = all_negative ? -0.0f : 0.0f;
+    }
+    return;
+  }
+  a.assign(x.begin(), x.end());
+  b.resize(c);
+  double* in = a.data();
+  double* nx = b.data();
+  for (std::size_t s = 1; s < c; s *= 4) {
+    for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+      for (std::size_t base = base0; base < base0 + s; ++base) {
+        const double a0 = in[base], a1 = in[base + s], a2 = in[base + 2 * s], a3 = in[base + 3 * s];
+        nx[base] = a0 + a1 + a2 - a3;  // rows of H4 (§3.1); every sum exact here
+        nx[base + s] = a0 + a1 - a2 + a3;
+        nx[base + 2 * s] = a0 - a1 + a2 + a3;
+        nx[base + 3 * s] = a1 - a0 + a2 + a3;
+      }
+    std::swap(in, nx);
+  }
+  // A non-zero term exists, so an exact zero is +0 (ExactSum's rule).
+  for (std::size_t j = 0; j < c; ++j) out[j] = in[j] == 0.0 ? 0.0f : round_double_to(t, std::ldexp(in[j], -k));
+}
+
+// ---- per-row activation quantization ----
+
+struct RowState {
+  float amax = 0, xs = 0, divisor = 0;
+};
+
+RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, std::span<std::int8_t> xq,
+                      std::size_t c, FloatType tx, const W4a8Options& o, std::vector<float>& fscratch,
+                      std::vector<double>& d0, std::vector<double>& d1) {
+  RowState st;
+  if (o.semantics == Semantics::Cuda) {
+    const CudaF32 f32{o.cuda_flush_subnormals};
+    std::copy(x_row.begin(), x_row.end(), rotated.begin());  // cuda.2: exact
+    fscratch.resize(c);
+    for (std::size_t b = 0; b < rotated.size(); b += c) {
+      if (o.cuda_flush_subnormals)
+        rotate_cuda_block<true>(rotated.subspan(b, c), fscratch);
+      else
+        rotate_cuda_block<false>(rotated.subspan(b, c), fscratch);
+    }
+    st.amax = amax_cuda_inline(rotated);               // cuda.4
+    st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
+    st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
+    quantize_cuda_row(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq);
+  } else {
+    for (std::size_t b = 0; b < x_row.size(); b += c)  // eager.2
+      rotate_eager_block(x_row.subspan(b, c), tx, d0, d1, rotated.data() + b);
+    st.amax = amax_eager(rotated);                          // eager.3
+    st.xs = activation_scale_eager(st.amax, o.eager_scale);  // eager.4
+    st.divisor = divisor_eager(st.xs, tx);                   // eager.5
+    for (std::size_t i = 0; i < rotated.size(); ++i) xq[i] = quantize_eager(rotated[i], st.divisor, tx);  // eager.6
+  }
+  return st;
+}
+
+// W4A8.1: Wq = decode_weight_element(code, s, codebook), a pure function of
+// its arguments; the codebook is the layer's, so the 16 values for one scale
+// bit pattern are computed once (by that function) and kept in a small
+// direct-mapped cache. Each byte holds columns 2j (low nibble) and 2j + 1
+// (high), as unpack_codes; G is even, so both are in one group.
+class DecodeCache {
+ public:
+  explicit DecodeCache(const std::optional<std::array<float, 16>>& codebook) : codebook_(codebook) {}
+  const std::int8_t* table(float s) {
+    const std::uint32_t key = std::bit_cast<std::uint32_t>(s);
+    const std::size_t slot = (key * 2654435761u) >> 24;  // Fibonacci hash to 8 bits
+    Entry& e = entries_[slot];
+    if (!e.valid || e.key != key) {
+      for (std::uint8_t code = 0; code < 16; ++code) e.values[code] = decode_weight_element(code, s, codebook_);
+      e.key = key;
+      e.valid = true;
+    }
+    return e.values;
+  }
+
+ private:
+  struct Entry {
+    std::uint32_t key = 0;
+    bool valid = false;
+    std::int8_t values[16] = {};
+  };
+  const std::optional<std::array<float, 16>>& codebook_;
+  Entry entries_[256];
+};
+
+void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads) {
+  wq.resize(l.n * l.k);
+  const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
+  parallel_ranges(l.n, threads, 1, [&](std::size_t n0, std::size_t n1) {
+    DecodeCache cache(l.codebook);
+    for (std::size_t n = n0; n < n1; ++n)
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);
+        const std::uint8_t* bytes = &l.weight[n * half + g * g_size / 2];
+        std::int8_t* out = &wq[n * l.k + g * g_size];
+        for (std::size_t j = 0; j < g_size / 2; ++j) {
+          out[2 * j] = table[bytes[j] & 0xF];
+          out[2 * j + 1] = table[bytes[j] >> 4];
+        }
+      }
+  });
+}
+
+// cuda.10 as correction_cuda: y + Σ_g u_g · c_g rounded once to T_o, with
+// u_g = T_o(T_o(S_g) · T_o(xs)) per row and c_g = T_o(corr[g, n]).
+float correct(float y, std::span<const float> u, const std::vector<float>& corr_o, std::size_t n_stride,
+              std::size_t n, FloatType to, std::vector<double>& terms) {
+  terms.clear();
+  BitSpan span;
+  terms.push_back(y);
+  span.add(y);
+  for (std::size_t g = 0; g < u.size(); ++g) {
+    const double p = static_cast<double>(u[g]) * static_cast<double>(corr_o[g * n_stride + n]);  // exact
+    terms.push_back(p);
+    span.add(p);
+  }
+  if (span.exact_sum(terms.size())) {
+    double s = 0.0;
+    bool first = true;
+    for (double t : terms) {
+      s = first ? t : s + t;  // a sequential IEEE sum of exact terms: ExactSum's signed-zero rule
+      first = false;
+    }
+    return round_double_to(to, s);
+  }
+  ExactSum sum;
+  for (double t : terms) sum.add(t);
+  return sum.rounded(to);
+}
+
+}  // namespace
+
+float round_double_to(FloatType t, double e) {
+  const float f = static_cast<float>(e);  // RNE, overflow to ±inf
+  if (t == FloatType::F32 || std::isnan(e) || static_cast<double>(f) == e) return round_to(t, f);
+  // Round to odd at binary32 precision (truncate, then set the last bit),
+  // then RNE to T: with 24 >= p + 2 bits, and binary32 covering T's exponent
+  // range including its subnormals, this equals one RNE to T (Boldo and
+  // Melquiond's round-to-odd theorem).
+  const float truncated = std::fabs(static_cast<double>(f)) > std::fabs(e) ? std::nextafter(f, 0.0f) : f;
+  return round_to(t, std::bit_cast<float>(std::bit_cast<std::uint32_t>(truncated) | 1u));
+}
+
+Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, const W4a8Options& o,
+                                    const W4a8FastConfig& config) {
+  if (o.semantics == Semantics::Eager && l.correction) return w4a8_linear(l, x, o);  // eager.C1-C4
+  if (Status s = validate(l, x, o); !s) return s.error();
+  const FloatType to = o.out_dtype.value_or(x.dtype);
+  const bool cuda = o.semantics == Semantics::Cuda;
+  const unsigned threads = resolve_threads(config.threads);
+  const std::size_t M = x.m, N = l.n, K = l.k, C = l.convrot_groupsize, G = l.group_size;
+  const std::size_t groups = K / G;
+
+  W4a8Trace t;
+  decode_weights(l, t.wq, threads);  // W4A8.1
+
+  t.rotated.resize(M * K);
+  t.xq.resize(M * K);
+  t.amax.resize(M);
+  t.xs.resize(M);
+  t.divisor.resize(M);
+  parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
+    std::vector<float> fscratch;
+    std::vector<double> d0, d1;
+    for (std::size_t m = m0; m < m1; ++m) {
+      const RowState st = quantize_row(std::span<const float>(x.values).subspan(m * K, K),
+                                       std::span<float>(t.rotated).subspan(m * K, K),
+                                       std::span<std::int8_t>(t.xq).subspan(m * K, K), C, x.dtype, o, fscratch, d0, d1);
+      t.amax[m] = st.amax;
+      t.xs[m] = st.xs;
+      t.divisor[m] = st.divisor;
+    }
+  });
+
+  t.acc.resize(M * N);
+  gemm_s8s8s32(t.xq, t.wq, t.acc, M, N, K, GemmConfig{threads, config.kernel});  // cuda.7 / eager.7
+
+  std::vector<float> corr_o;
+  if (cuda && l.correction) {
+    corr_o.resize(groups * N);
+    for (std::size_t i = 0; i < corr_o.size(); ++i) corr_o[i] = round_to(to, (*l.correction)[i]);
+  }
+  if (!corr_o.empty()) t.y_epilogue.resize(M * N);
+  t.y.resize(M * N);
+  parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
+    std::vector<float> u(corr_o.empty() ? 0 : groups);
+    std::vector<double> terms;
+    for (std::size_t m = m0; m < m1; ++m) {
+      const float xs = t.xs[m];
+      if (!corr_o.empty()) {
+        const float xs_o = round_to(to, xs);
+        for (std::size_t g = 0; g < groups; ++g) {
+          std::int32_t s = 0;
+          for (std::size_t kk = g * G; kk < (g + 1) * G; ++kk) s += t.xq[m * K + kk];
+          const float s_o = round_to(to, static_cast<float>(s));
+          const float prod = s_o * xs_o;  // one binary32 product, rounded to T_o below
+          u[g] = round_to(to, prod);
+        }
+      }
+      // cuda.10 runs on cuda.9's T_o output; y_epilogue keeps that output.
+      const std::span<float> y_row = std::span<float>(corr_o.empty() ? t.y : t.y_epilogue).subspan(m * N, N);
+      const std::span<const std::int32_t> acc_row = std::span<const std::int32_t>(t.acc).subspan(m * N, N);
+      if (cuda) {
+        epilogue_cuda_row(acc_row, xs, l, o, to, y_row);
+      } else {
+        for (std::size_t n = 0; n < N; ++n)
+          y_row[n] = epilogue_eager(acc_row[n], xs, l.s_channel[n],
+                                    l.bias ? std::optional<float>((*l.bias)[n]) : std::nullopt, to);
+      }
+      if (!corr_o.empty())
+        for (std::size_t n = 0; n < N; ++n) t.y[m * N + n] = correct(y_row[n], u, corr_o, N, n, to, terms);
+    }
+  });
+
+  W4a8Output out;
+  out.out_dtype = to;
+  if (o.record_trace) {
+    if (corr_o.empty()) t.y_epilogue = t.y;
+    out.y = t.y;
+    out.trace = std::move(t);
+  } else {
+    out.y = std::move(t.y);
+  }
+  return out;
+}
+
+}  // namespace safespec::numerics
