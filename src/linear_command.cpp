@@ -10,6 +10,7 @@
 #include "spec/quote.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/layer_io.hpp"
+#include "src/numerics/w4a8_fast.hpp"
 
 namespace safespec {
 
@@ -104,7 +105,9 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
   o.semantics = r.semantics;
   o.record_trace = !r.dump_dir.empty();
   const numerics::Activations a{static_cast<std::size_t>(x.m), x.t, x.values};
-  auto y = numerics::w4a8_linear(w, a, o);
+  // The fast path, bit-identical to the reference (prop_w4a8_fast_test,
+  // linear_fuzzer), traces too; the reference stays the definition.
+  auto y = numerics::w4a8_linear_fast(w, a, o);
   if (!y) return refused(r.layer, y.error());
   const FloatType to = y.value().out_dtype;
   const NamedTensor out = float_tensor("y", to, {x.m, w.n}, y.value().y);
