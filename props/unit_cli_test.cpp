@@ -19,29 +19,16 @@
 #include <simdjson.h>
 
 #include "props/catch.hpp"
+#include "props/unit_support.hpp"
 #include "props/gen/file_bytes.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/writer.hpp"
 
 using namespace safespec;
+using test::Run;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The built binary: SAFESPEC_CLI from CMake (unit_tests.cmake), otherwise the
-// build tree's layout, <build>/props/safespec_props beside <build>/safespec.
-std::string cli() {
-#ifdef SAFESPEC_CLI
-  return SAFESPEC_CLI;
-#else
-  return (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "safespec").string();
-#endif
-}
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
 
 struct Scratch {
   fs::path dir;
@@ -64,23 +51,7 @@ struct Scratch {
     std::ofstream(dir / name, std::ios::binary) << t;
     return (dir / name).string();
   }
-  Run run(const std::string& args) const {
-    REQUIRE(fs::exists(cli()));
-    const std::string err = (dir / "stderr.txt").string();
-    const std::string cmd = "'" + cli() + "' " + args + " 2>'" + err + "' </dev/null";
-    Run r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err);
-    r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    INFO(cmd);
-    return r;
-  }
+  Run run(const std::string& args) const { return test::run_cli(dir.string(), args); }
 };
 
 std::string quoted(const std::string& p) { return "'" + p + "'"; }

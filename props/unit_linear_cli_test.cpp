@@ -18,23 +18,17 @@
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/unit_support.hpp"
 #include "src/compare.hpp"
 #include "src/layer_io.hpp"
 #include "src/load.hpp"
 #include "src/writer.hpp"
 
 using namespace safespec;
+using test::Run;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string cli() {
-#ifdef SAFESPEC_CLI
-  return SAFESPEC_CLI;
-#else
-  return (fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "safespec").string();
-#endif
-}
 
 // corpus/vectors: from CMake, else relative to the source tree ctest runs in.
 fs::path vectors() {
@@ -44,11 +38,6 @@ fs::path vectors() {
   return fs::path("corpus") / "vectors";
 #endif
 }
-
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
 
 struct Scratch {
   fs::path dir;
@@ -71,23 +60,7 @@ struct Scratch {
         .write(reinterpret_cast<const char*>(bytes.value().data()), static_cast<std::streamsize>(bytes.value().size()));
     return path(name);
   }
-  Run run(const std::string& args) const {
-    REQUIRE(fs::exists(cli()));
-    const std::string err = (dir / "stderr.txt").string();
-    const std::string cmd = "'" + cli() + "' " + args + " 2>'" + err + "' </dev/null";
-    Run r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = ::pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err);
-    r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    INFO(cmd);
-    return r;
-  }
+  Run run(const std::string& args) const { return test::run_cli(dir.string(), args); }
 };
 
 std::string q(const std::string& p) { return "'" + p + "'"; }

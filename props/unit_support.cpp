@@ -1,5 +1,11 @@
 #include "props/unit_support.hpp"
 
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <utility>
 
 #include "props/catch.hpp"
@@ -7,6 +13,32 @@
 #include "src/load.hpp"
 
 namespace safespec::test {
+
+std::string cli_path() {
+#ifdef SAFESPEC_CLI
+  return SAFESPEC_CLI;
+#else
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "safespec").string();
+#endif
+}
+
+Run run_cli(const std::string& scratch, const std::string& args) {
+  REQUIRE(std::filesystem::exists(cli_path()));
+  const std::string err = (std::filesystem::path(scratch) / "stderr.txt").string();
+  const std::string cmd = "'" + cli_path() + "' " + args + " 2>'" + err + "' </dev/null";
+  INFO(cmd);
+  Run r;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int status = ::pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err);
+  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return r;
+}
 
 std::string describe(const Result<Model>& r) {
   if (r.ok()) return "ok: " + std::to_string(r.value().header.tensors.size()) + " tensors";

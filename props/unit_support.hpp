@@ -30,6 +30,15 @@ void require_error(const Bytes& file, std::string_view rule, std::string_view wh
 // The file must parse (in both readers); returns the model.
 Model require_model(const Bytes& file);
 
+// The built `safespec` command run with `args` (shell words), stdin empty,
+// stderr captured through a file in `scratch`: its exit status and output.
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+std::string cli_path();
+Run run_cli(const std::string& scratch, const std::string& args);
+
 // Pads a header text with spaces to a multiple of 8 bytes, as the writer
 // does (W5), so a hand-built file raises no ST-HEADER-UNALIGNED warning.
 std::string pad8(std::string header);
