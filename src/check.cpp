@@ -94,6 +94,8 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
 }
 
 Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileReport& r) {
+  // Most checkpoints have no marker tensor: then the file is not opened again.
+  if (!has_marker_tensor(*r.model)) return std::vector<quant::MarkerBytes>{};
   auto file = ByteFile::open(r.path);
   if (!file) return file.error();
   return read_markers(file.value(), *r.model);

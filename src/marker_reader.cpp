@@ -21,17 +21,21 @@ std::optional<Span> marker_span(const Model& m, const TensorEntry& t) {
   return Span{8 + m.header_length + t.begin, t.end - t.begin};
 }
 
+bool is_marker(const TensorEntry& t) { return std::string_view(t.name).ends_with(quant::kMarkerSuffix); }
+
 std::vector<const TensorEntry*> marker_entries(const Model& m) {
   std::vector<const TensorEntry*> out;
   for (const TensorEntry& t : m.header.tensors)
-    if (t.name.size() >= quant::kMarkerSuffix.size() &&
-        std::string_view(t.name).substr(t.name.size() - quant::kMarkerSuffix.size()) == quant::kMarkerSuffix)
-      out.push_back(&t);
+    if (is_marker(t)) out.push_back(&t);
   std::sort(out.begin(), out.end(), [](const TensorEntry* a, const TensorEntry* b) { return a->name < b->name; });
   return out;
 }
 
 }  // namespace
+
+bool has_marker_tensor(const Model& model) {
+  return std::any_of(model.header.tensors.begin(), model.header.tensors.end(), is_marker);
+}
 
 Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& file, const Model& model) {
   std::vector<quant::MarkerBytes> out;

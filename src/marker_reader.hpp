@@ -11,6 +11,9 @@
 
 namespace safespec {
 
+// Whether any tensor's name ends in ".comfy_quant".
+bool has_marker_tensor(const Model& model);
+
 // Every tensor whose name ends in ".comfy_quant", sorted by name (the order
 // safe_open.keys() gives sglang, S6). A marker whose data is larger than the
 // bound or not inside the file is listed with read = false.
