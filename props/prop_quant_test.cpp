@@ -27,22 +27,9 @@ using namespace safespec;
 
 namespace {
 
-// rc::prop with at most `cases` successes, so each property stays well under
-// 20 s in a Debug+ASan build (RC_PARAMS may lower it further).
 template <class Testable>
 void prop(const std::string& description, int cases, Testable&& testable) {
-  SECTION(description) {
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    params.maxSuccess = std::min(params.maxSuccess, cases);
-    const auto result =
-        rc::detail::checkTestable(std::forward<Testable>(testable), rc::detail::TestMetadata{}, params);
-    if (!result.template is<rc::detail::SuccessResult>()) {
-      std::ostringstream ss;
-      rc::detail::printResultMessage(result, ss);
-      INFO(ss.str() << "\n");
-      FAIL();
-    }
-  }
+  test::capped_prop(description, cases, std::forward<Testable>(testable));
 }
 
 std::vector<FileReport> check(const q::QCheckpoint& c, Profile p) {

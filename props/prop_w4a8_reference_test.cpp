@@ -24,23 +24,9 @@ using namespace safespec::numerics;
 
 namespace {
 
-// rc::prop with at most `cases` successes (each property well under 10 s in
-// a Debug+ASan build).
 template <class Testable>
 void prop(const std::string& description, int cases, Testable&& testable) {
-  SECTION(description) {
-    rc::detail::TestParams params = rc::detail::configuration().testParams;
-    params.maxSuccess = std::min(params.maxSuccess, cases);
-    params.maxSize = std::min(params.maxSize, 50);
-    const auto result =
-        rc::detail::checkTestable(std::forward<Testable>(testable), rc::detail::TestMetadata{}, params);
-    if (!result.template is<rc::detail::SuccessResult>()) {
-      std::ostringstream ss;
-      rc::detail::printResultMessage(result, ss);
-      INFO(ss.str() << "\n");
-      FAIL();
-    }
-  }
+  test::capped_prop(description, cases, std::forward<Testable>(testable), 50);
 }
 
 // Unit roundoff of T: half an ulp of 1.
