@@ -28,6 +28,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_w4a8_reference_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_dequant_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_int_linear_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_manifest_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_linear_cli_test.cpp
 )
 

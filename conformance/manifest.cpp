@@ -1,0 +1,110 @@
+#include "conformance/manifest.hpp"
+
+#include <simdjson.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "src/json_escape.hpp"
+
+namespace safespec::conformance {
+
+namespace {
+
+std::string_view expect_name(Expect e) { return e == Expect::Accept ? "accept" : "reject"; }
+
+Result<Case, std::string> line_error(std::string what) { return std::string("manifest line: ") + std::move(what); }
+
+}  // namespace
+
+Expect Case::expected(Profile p) const {
+  for (std::size_t i = 0; i < kManifestProfiles.size(); ++i)
+    if (kManifestProfiles[i] == p) return expect[i];
+  return Expect::Reject;
+}
+
+std::string render_case(const Case& c) {
+  std::string out = "{\"file\": ";
+  append_json_string(out, c.file);
+  out += ", \"description\": ";
+  append_json_string(out, c.description);
+  out += ", \"rules\": [";
+  for (std::size_t i = 0; i < c.rules.size(); ++i) {
+    if (i) out += ", ";
+    append_json_string(out, c.rules[i]);
+  }
+  out += "], \"expect\": {";
+  for (std::size_t i = 0; i < kManifestProfiles.size(); ++i) {
+    if (i) out += ", ";
+    append_json_string(out, profile_name(kManifestProfiles[i]));
+    out += ": ";
+    append_json_string(out, expect_name(c.expect[i]));
+  }
+  out += "}";
+  if (!c.sglang_message.empty()) {
+    out += ", \"sglang_message\": ";
+    append_json_string(out, c.sglang_message);
+  }
+  out += c.data ? ", \"data\": true}" : ", \"data\": false}";
+  return out;
+}
+
+Result<Case, std::string> parse_case(std::string_view line) {
+  namespace dom = simdjson::dom;
+  dom::parser parser;
+  const simdjson::padded_string padded(line);
+  dom::object top;
+  if (auto err = parser.parse(padded).get_object().get(top); err)
+    return line_error(std::string("expected a JSON object, found: ") + simdjson::error_message(err));
+  Case c;
+  std::string_view text;
+  if (top["file"].get_string().get(text) || text.empty())
+    return line_error("expected \"file\": a non-empty string");
+  c.file = text;
+  if (top["description"].get_string().get(text)) return line_error("expected \"description\": a string in " + c.file);
+  c.description = text;
+  dom::array rules;
+  if (top["rules"].get_array().get(rules)) return line_error("expected \"rules\": an array in " + c.file);
+  for (dom::element r : rules) {
+    if (r.get_string().get(text)) return line_error("expected rule ids as strings in " + c.file);
+    c.rules.emplace_back(text);
+  }
+  dom::object expect;
+  if (top["expect"].get_object().get(expect)) return line_error("expected \"expect\": an object in " + c.file);
+  for (std::size_t i = 0; i < kManifestProfiles.size(); ++i) {
+    const std::string_view name = profile_name(kManifestProfiles[i]);
+    if (expect[name].get_string().get(text) || (text != "accept" && text != "reject"))
+      return line_error("expected \"expect\".\"" + std::string(name) + "\": \"accept\" or \"reject\" in " + c.file);
+    c.expect[i] = text == "accept" ? Expect::Accept : Expect::Reject;
+  }
+  dom::element message;
+  if (!top["sglang_message"].get(message)) {
+    if (message.get_string().get(text)) return line_error("expected \"sglang_message\": a string in " + c.file);
+    c.sglang_message = text;
+  }
+  if ((c.expected(Profile::Sglang) == Expect::Reject) != !c.sglang_message.empty())
+    return line_error("expected \"sglang_message\" exactly when sglang rejects, in " + c.file);
+  bool data = false;
+  if (top["data"].get_bool().get(data)) return line_error("expected \"data\": true or false in " + c.file);
+  c.data = data;
+  return c;
+}
+
+Result<std::vector<Case>, std::string> read_manifest(const std::filesystem::path& suite_dir) {
+  const std::filesystem::path path = suite_dir / "manifest.jsonl";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::string("cannot read ") + path.string();
+  std::vector<Case> cases;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    auto c = parse_case(line);
+    if (!c) return path.string() + ":" + std::to_string(number) + ": " + c.error();
+    cases.push_back(std::move(c).value());
+  }
+  return cases;
+}
+
+}  // namespace safespec::conformance

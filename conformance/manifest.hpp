@@ -1,0 +1,55 @@
+// The conformance suite's manifest (corpus/conformance/manifest.jsonl): one
+// JSON object per line, one line per file of the suite, in file-name order.
+//
+//   {"file": "reject_ST-F1_prefix_short.safetensors",
+//    "description": "a 7-byte file: the 8-byte header length is cut short",
+//    "rules": ["ST-F1"],
+//    "expect": {"safetensors": "reject", "sglang": "reject", "comfyui": "reject",
+//               "kitchen": "reject", "strict": "reject"},
+//    "sglang_message": "...",      // only where sglang rejects: its exact message
+//    "data": false}                // true: the strict verdict needs tensor values (`check --data`)
+//
+// `file` is relative to the suite directory. The name's prefix tells the
+// expectation at a glance, as JSONTestSuite does: `accept_` (every profile
+// accepts), `reject_` (strict rejects), `impldef_` (the written format spec
+// leaves it open; the expectations are the reference implementation's
+// behaviour and safespec's documented position).
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/result.hpp"
+#include "spec/rule_catalogue.hpp"
+
+namespace safespec::conformance {
+
+enum class Expect : unsigned char { Accept, Reject };
+
+// Profiles in the manifest's key order; `expect` is indexed by position here.
+inline constexpr std::array<Profile, 5> kManifestProfiles{Profile::Safetensors, Profile::Sglang, Profile::Comfyui,
+                                                          Profile::Kitchen, Profile::Strict};
+
+struct Case {
+  std::string file;
+  std::string description;
+  std::vector<std::string> rules;  // rule ids ("ST-F1", "CQ-W4A8-DTYPES"); empty when it breaks none
+  std::array<Expect, 5> expect{};  // kManifestProfiles order
+  std::string sglang_message;      // set exactly when sglang rejects
+  bool data = false;
+
+  Expect expected(Profile p) const;
+  friend bool operator==(const Case&, const Case&) = default;
+};
+
+// One manifest line, without the newline.
+std::string render_case(const Case& c);
+// One manifest line back; the error says what was expected and what was found.
+Result<Case, std::string> parse_case(std::string_view line);
+// DIR/manifest.jsonl, every line.
+Result<std::vector<Case>, std::string> read_manifest(const std::filesystem::path& suite_dir);
+
+}  // namespace safespec::conformance
