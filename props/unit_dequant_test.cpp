@@ -211,7 +211,7 @@ TEST_CASE("numerics §4 L3: the document's swizzle offsets", "[numerics]") {
   CHECK(unswizzle_position(1569, 8) == std::pair<std::uint64_t, std::uint64_t>{130, 5});
 }
 
-TEST_CASE("numerics §4 L3: the swizzle is a bijection on [0, R'C') and the inverse inverts it", "[numerics]") {
+TEST_CASE("numerics §4 L3: the swizzle is a bijection of 0 .. R'C' - 1 and the inverse inverts it", "[numerics]") {
   for (auto [rp, cp] : {std::pair<std::uint64_t, std::uint64_t>{128, 4}, {256, 8}, {384, 12}}) {
     std::set<std::uint64_t> seen;
     for (std::uint64_t r = 0; r < rp; ++r)
