@@ -108,17 +108,22 @@ void valid_drafts(std::vector<Draft>& out) {
                         Format::Int8,    Format::W4a4,    Format::W4a8,  Format::Awq};
   for (std::size_t i = 0; i < std::size(all); ++i)
     for (q::Site site : {q::Site::Tensor, q::Site::Metadata}) {
+      // Prefer a checkpoint of that format alone, then the smallest.
       std::optional<Draft> best;
-      for (std::uint64_t attempt = 0; attempt < 40; ++attempt) {
+      std::size_t best_others = 0;
+      for (std::uint64_t attempt = 0; attempt < 60; ++attempt) {
         q::QCheckpoint c = sample(q::comfy_checkpoint_with(all[i]), key_of("comfy-" + site_name(site), i, 0, attempt), 100);
         one_file(c);
-        if (c.layers.size() > 2) continue;
         set_site(c, site);
         fill_valid_data(c);
         const auto bytes = file_bytes(c);
-        if (!bytes) continue;
+        if (!bytes || bytes->size() > 4 * kSmall) continue;
         const std::vector<RuleId> found = strict_rules(*bytes);
-        if (found.empty() || (best && bytes->size() >= best->bytes.size())) continue;
+        const auto others = static_cast<std::size_t>(
+            std::count_if(c.layers.begin(), c.layers.end(), [&](const q::QLayer& l) { return l.format != all[i]; }));
+        if (found.empty() ||
+            (best && (others > best_others || (others == best_others && bytes->size() >= best->bytes.size()))))
+          continue;
         std::string formats;
         for (const q::QLayer& l : c.layers) formats += (formats.empty() ? "" : ", ") + std::string(q::format_name(l.format));
         best = Draft{stem_for(found, primary(found)) + "_comfy_only_" + std::string(q::format_name(all[i])) + "_" +
@@ -126,7 +131,7 @@ void valid_drafts(std::vector<Draft>& out) {
                      "a checkpoint ComfyUI and comfy-kitchen load and sglang refuses (layers: " + formats + "), markers as " +
                          (site == q::Site::Tensor ? "tensors" : "_quantization_metadata"),
                      *bytes, {}, found, {}};
-        if (bytes->size() <= kSmall) break;
+        best_others = others;
       }
       if (best) out.push_back(std::move(*best));
     }
