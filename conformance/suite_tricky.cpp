@@ -171,7 +171,7 @@ void shapes_and_dtypes(Drafts& d) {
         with_header(R"({"test":{"dtype":"I32","shape":[],"data_offsets":[0,4]}})", zeros(4)));
   d.add("accept_ST-HEADER-UNALIGNED_upstream_zero_sized_tensor", "upstream test_zero_sized_tensor: I32 [2,0] at [0,0], N = 60",
         with_header(R"({"test":{"dtype":"I32","shape":[2,0],"data_offsets":[0,0]}})"), {HeaderUnaligned});
-  d.add("accept_X6_zero_sized_between_tensors", "a zero-sized tensor at [k,k] between two others, k the cursor (X6)",
+  d.add("accept_X6_zero_sized_between_tensors", "a zero-sized tensor at [k,k] between two others, k the cursor (X6; PR #205 / #221)",
         with_header(pad("{" + u8("a", 0, 2) + ",\"z\":" + entry("F32", "[0,7]", "[2,2]") + "," + u8("b", 2, 3) + "}"), zeros(3)));
   d.add("accept_X6_zero_sized_share_offset_at_start_and_end", "three zero-sized tensors sharing k = 0 and two at the end",
         with_header(pad("{\"z1\":" + entry("U8", "[0]", "[0,0]") + ",\"z2\":" + entry("F64", "[3,0]", "[0,0]") + ",\"z3\":" +
@@ -257,7 +257,8 @@ void offsets_and_lengths(Drafts& d) {
           return with_header(h + "}", zeros(16));
         }(),
         {OffsetOverlap, HeaderUnaligned, TensorUnaligned});
-  d.add("reject_ST-OFFSET-OVERLAP_PR586_tied_weights", "two names, the same bytes (PR #586: won't fix, single owner)",
+  d.add("reject_ST-OFFSET-OVERLAP_PR586_tied_weights", "two names, the same bytes (PR #586: won't fix, single owner; X25: third-party parsers without overlap checks "
+        "accept it)",
         with_header(pad("{" + u8("embed", 0, 4) + "," + u8("lm_head", 0, 4) + "}"), zeros(4)), {OffsetOverlap});
   d.add("reject_ST-OFFSET-OVERLAP_attack_2_scaled_down", "upstream attack attempt 2 scaled down: 100 tensors overlapping "
         "at [0,1] (PR #26: contiguity stops the denial of service)",
@@ -278,6 +279,9 @@ void offsets_and_lengths(Drafts& d) {
         {BufferTrailing, HeaderUnaligned});
   d.add("reject_ST-BUFFER-TRUNCATED_upstream_minus_two_bytes", "upstream test_metadata_incomplete_buffer: a valid file minus "
         "its last 2 bytes", with_header(kUpstreamTest, zeros(14)), {BufferTruncated, HeaderUnaligned});
+  d.add("reject_ST-BUFFER-TRUNCATED_X25_offsets_past_end_of_file", "a U8 [64] tensor at [0, 64] in a file with 4 data "
+        "bytes (X25: third-party parsers that do not validate offsets read out of bounds)",
+        with_header(pad("{" + u8("a", 0, 64) + "}"), zeros(4)), {BufferTruncated});
   d.add("reject_ST-BUFFER-TRUNCATED_upstream_pread_liar", "upstream test_data_offset_overflow_is_rejected: F32 [1024,1024] at "
         "[0, 4194304] with 1 data byte", with_header(R"({"liar":{"dtype":"F32","shape":[1024,1024],"data_offsets":[0,4194304]}})", zeros(1)),
         {BufferTruncated, HeaderUnaligned, TensorUnaligned});
@@ -295,7 +299,7 @@ void offsets_and_lengths(Drafts& d) {
   d.add("reject_ST-HEADER-LENGTH_at_limit_file_short", "N = 100,000,000, exactly the limit, in a small file: F3 passes and "
         "F4 fails. The accepted case, a real 100,000,000-byte header, cannot be small: it lives in corpus/adversarial, "
         "generated at test time", with_length(100000000, "{}      "), {HeaderLength});
-  d.add("reject_ST-HEADER-TOO-LARGE_u64_max", "N = 2^64-1 (F3)", with_length(~std::uint64_t{0}, "{}"), {HeaderTooLarge});
+  d.add("reject_ST-HEADER-TOO-LARGE_u64_max", "N = 2^64-1 (F3; upstream attack attempt 1: a huge length prefix)", with_length(~std::uint64_t{0}, "{}"), {HeaderTooLarge});
   d.add("reject_ST-HEADER-TOO-LARGE_issue_414_zip_file", "a zip archive (PK\\x03\\x04...), not a safetensors file: its first "
         "8 bytes read as N are far over the limit (issue #414)",
         Bytes{'P', 'K', 3, 4, 20, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {HeaderTooLarge});
