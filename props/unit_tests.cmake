@@ -30,6 +30,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_int_linear_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_manifest_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_linear_cli_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_suite_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
@@ -38,3 +39,5 @@ set(SAFESPEC_UNIT_TESTS
 # the binary beside the props/ build directory.
 set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
     SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")
+# The committed conformance suite (unit_conformance_suite_test.cpp).
+list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CONFORMANCE_DIR="${PROJECT_SOURCE_DIR}/corpus/conformance")

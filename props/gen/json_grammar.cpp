@@ -129,7 +129,10 @@ rc::Gen<std::string> json_value(int max_depth, bool valid_only) {
         std::string s = "[" + *json_space();
         for (int i = 0; i < n; ++i) {
           if (i) s += "," + *json_space();
-          s += *json_value(max_depth - 1, valid_only) + *json_space();
+          // One draw per statement: the order of operands of + is unspecified,
+          // and the generators must draw alike under every compiler.
+          s += *json_value(max_depth - 1, valid_only);
+          s += *json_space();
         }
         return s + "]";
       }
@@ -140,7 +143,10 @@ rc::Gen<std::string> json_value(int max_depth, bool valid_only) {
           if (i) s += "," + *json_space();
           // Valid values never repeat a key: strict reports that (X3).
           const std::string key = valid_only ? "\"k" + std::to_string(i) + "\"" : *json_string_token(false);
-          s += key + *json_space() + ":" + *json_space() + *json_value(max_depth - 1, valid_only) + *json_space();
+          s += key + *json_space();
+          s += ":" + *json_space();
+          s += *json_value(max_depth - 1, valid_only);
+          s += *json_space();
         }
         return s + "}";
       }
@@ -252,7 +258,10 @@ rc::Gen<std::string> metadata_value() {
       if (i) s += ",";
       const std::string value =
           *rc::gen::weightedOneOf<std::string>({{10, json_string_token(false)}, {1, json_value(1, false)}});
-      s += *json_string_token(false) + *json_space() + ":" + *json_space() + value;
+      s += *json_string_token(false);
+      s += *json_space();
+      s += ":" + *json_space();
+      s += value;
     }
     return s + "}";
   });
@@ -271,14 +280,18 @@ rc::Gen<std::string> header_like_text() {
           {2, rc::gen::element<std::string>("\"__metadata__\"", "\"\\u005f_metadata__\"", "\"__metadata\\u005f_\"")},
       });
       const bool meta = key.find("metadata") != std::string::npos && key.find("META") == std::string::npos;
-      members.push_back(key + *json_space() + ":" + *json_space() + (meta ? *metadata_value() : *entry_value()));
+      std::string member = key + *json_space();
+      member += ":" + *json_space();
+      member += meta ? *metadata_value() : *entry_value();
+      members.push_back(std::move(member));
     }
     // Deep nesting as a top-level member or a metadata value, around the limit.
     if (*rc::gen::inRange(0, 6) == 0) {
       const int depth = *rc::gen::inRange(122, 131);
       members.push_back("\"deep\":" + nested_value(depth, *rc::gen::arbitrary<bool>(), "1"));
     }
-    std::string s = *json_space() + "{" + *json_space();
+    std::string s = *json_space() + "{";
+    s += *json_space();
     for (std::size_t i = 0; i < members.size(); ++i) s += (i ? "," + *json_space() : "") + members[i];
     s += *json_space() + "}";
     s += *rc::gen::weightedOneOf<std::string>({

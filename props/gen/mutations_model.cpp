@@ -110,7 +110,8 @@ Mutant misaligned_bits(const Plan& p0) {
   TensorEntry& t = p.tensors[i];
   t.dtype = *element(Dtype::F4, Dtype::F6_E2M3, Dtype::F6_E3M2);
   const std::uint64_t unit = t.dtype == Dtype::F4 ? 2 : 4;
-  const std::uint64_t n = *inRange<std::uint64_t>(0, 10) * unit + *inRange<std::uint64_t>(1, unit);
+  const std::uint64_t whole = *inRange<std::uint64_t>(0, 10);  // one draw per statement, for every compiler
+  const std::uint64_t n = whole * unit + *inRange<std::uint64_t>(1, unit);
   using V = std::vector<std::uint64_t>;
   t.shape = *element(V{n}, V{1, n}, V{n, 1});
   if (n == 1 && *rc::gen::arbitrary<bool>()) t.shape = {};  // a scalar: one element
@@ -178,7 +179,8 @@ Mutant duplicate_tensor(const Plan& p0) {
     return done(l, name_of(p, i) + " twice with the same entry");
   }
   // a decoy first, the real entry last (last wins)
-  l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(pick(m + 1)), Member{original.key, decoy_value()});
+  const std::size_t at = pick(m + 1);  // drawn before the decoy, for every compiler
+  l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(at), Member{original.key, decoy_value()});
   return done(l, name_of(p, i) + " after a decoy entry of the same name");
 }
 
@@ -198,7 +200,8 @@ Mutant duplicate_tensor_escaped(const Plan& p0) {
     l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(m + 1 + pick(l.members.size() - m)),
                      Member{spelling, l.members[m].value});
   } else {
-    l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(pick(m + 1)), Member{spelling, decoy_value()});
+    const std::size_t at = pick(m + 1);  // drawn before the decoy, for every compiler
+    l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(at), Member{spelling, decoy_value()});
   }
   return done(l, name_of(p, i) + " again spelled " + escaped_text(spelling));
 }
@@ -206,15 +209,18 @@ Mutant duplicate_tensor_escaped(const Plan& p0) {
 Mutant duplicate_metadata_key(const Plan& p0) {
   Plan p = p0;
   if (p.metadata_state != MetadataState::Present) p.metadata_state = MetadataState::Present;
-  if (p.metadata.empty()) p.metadata.emplace_back(*utf8_text(), *utf8_text());
+  if (p.metadata.empty()) {
+    std::string key = *utf8_text();  // key first, for every compiler
+    p.metadata.emplace_back(std::move(key), *utf8_text());
+  }
   Layout l = layout_of(p);
   std::vector<Member> members;
   for (const auto& [k, v] : p.metadata) members.push_back({json_string(k), json_string(v)});
   const std::size_t j = pick(members.size());
   const auto other = escaped_spelling(p.metadata[j].first);
   const std::string key = *rc::gen::arbitrary<bool>() || !other ? members[j].key : *other;
-  members.insert(members.begin() + static_cast<std::ptrdiff_t>(pick(members.size() + 1)),
-                 Member{key, json_string(*utf8_text())});
+  const std::size_t at = pick(members.size() + 1);  // drawn before the value, for every compiler
+  members.insert(members.begin() + static_cast<std::ptrdiff_t>(at), Member{key, json_string(*utf8_text())});
   l.members[0].value = object_text(members);
   return done(l, "metadata key '" + escaped_text(p.metadata[j].first) + "' twice");
 }
@@ -332,13 +338,14 @@ Layout decorated(const Plan& valid) {
     auto fields = tensor_fields(p.tensors[i]);
     std::string key = json_string(*utf8_text());
     if (key == "\"dtype\"" || key == "\"shape\"" || key == "\"data_offsets\"") key = "\"x\"";
-    fields.insert(fields.begin() + static_cast<std::ptrdiff_t>(pick(4)), Member{key, *json_value(2, true)});
+    const std::size_t at = pick(4);  // drawn before the value, for every compiler
+    fields.insert(fields.begin() + static_cast<std::ptrdiff_t>(at), Member{key, *json_value(2, true)});
     l.members[tensor_member(p, i)].value = object_text(fields);
   }
   if (!p.tensors.empty() && *inRange(0, 4) == 0) {  // a duplicate whose survivor tiles
     const std::size_t m = tensor_member(p, pick(p.tensors.size()));
-    l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(pick(m + 1)),
-                     Member{l.members[m].key, decoy_value()});
+    const std::size_t at = pick(m + 1);  // drawn before the decoy, for every compiler
+    l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(at), Member{l.members[m].key, decoy_value()});
   }
   if (*inRange(0, 3) == 0) {
     l.padding = std::string();

@@ -93,7 +93,8 @@ Mutant depth_exceeded(const Plan& p) {
   Layout l = layout_of(p);
   // The top-level object is depth 1; a member value nested k deep reaches 1 + k.
   const int k = *inRange(127, 141);
-  const std::string value = nested_value(k, *rc::gen::arbitrary<bool>(), *element<std::string>("1", "\"x\"", "[]", "{}"));
+  const bool objects = *rc::gen::arbitrary<bool>();  // one draw per statement, for every compiler
+  const std::string value = nested_value(k, objects, *element<std::string>("1", "\"x\"", "[]", "{}"));
   l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(pick(l.members.size() + 1)),
                    Member{"\"deep\"", value});
   return done(l, "a member nested " + std::to_string(k) + " deep");
@@ -103,7 +104,8 @@ Mutant not_object(const Plan& p) {
   Layout l = layout_of(p);
   const std::string value =
       *element<std::string>("[]", "null", "\"x\"", "1", "true", "[{}]", "-0", "\"{}\"", "[{\"a\":1}]");
-  const std::string h = padded(*json_space() + value + *json_space());
+  const std::string before = *json_space();  // one draw per statement, for every compiler
+  const std::string h = padded(before + value + *json_space());
   const auto bytes = raw_file(h, l.data);
   return {bytes, "header := '" + escaped_text(h) + "'"};
 }
@@ -115,7 +117,8 @@ Mutant metadata_twice(const Plan& p) {
                   *element<std::string>("{}", "null", "{\"a\":\"b\"}")};
   };
   if (p.metadata_state == MetadataState::Absent) l.members.insert(l.members.begin(), second());
-  l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(pick(l.members.size() + 1)), second());
+  const std::size_t at = pick(l.members.size() + 1);  // drawn before the member, for every compiler
+  l.members.insert(l.members.begin() + static_cast<std::ptrdiff_t>(at), second());
   return done(l, "a second __metadata__ member");
 }
 
@@ -131,8 +134,8 @@ Mutant metadata_type(const Plan& p) {
     Metadata m = p.metadata;
     std::vector<Member> members;
     for (const auto& [k, v] : m) members.push_back({json_string(k), json_string(v)});
-    members.insert(members.begin() + static_cast<std::ptrdiff_t>(pick(members.size() + 1)),
-                   Member{json_string(*utf8_text()), bad});
+    const std::size_t at = pick(members.size() + 1);  // drawn before the key, for every compiler
+    members.insert(members.begin() + static_cast<std::ptrdiff_t>(at), Member{json_string(*utf8_text()), bad});
     value = object_text(members);
     what = "a metadata value := " + bad;
   }
