@@ -23,8 +23,8 @@ if [ ${#targets[@]} -eq 0 ]; then
   for f in fuzz/*.options; do targets+=("$(basename "$f" .options)"); done
 fi
 out=${SAFESPEC_FUZZ_OUT:-}
-build=${out:+$out/..}
-build=${build:-build/fuzz}
+build=build/fuzz
+[ -n "$out" ] && build=$(realpath "$out/..")
 jobs=$(nproc)
 
 binary() { if [ -n "$out" ]; then echo "$out/$1"; else echo "$build/fuzz/$1"; fi; }
@@ -85,7 +85,7 @@ for t in "${targets[@]}"; do
   fi
   scratch="$build/scratch/$t"
   artifacts="$build/artifacts/$t/"
-  mkdir -p "$scratch" "$artifacts"
+  rm -rf "$artifacts" && mkdir -p "$scratch" "$artifacts"  # only this run's reproducers
   echo "fuzz: $t for ${seconds}s on $jobs cores"
   if ! "$bin" "${opts[@]}" -max_total_time="$seconds" -fork="$jobs" -ignore_crashes=0 \
         -ignore_timeouts=0 -ignore_ooms=0 \

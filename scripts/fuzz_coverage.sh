@@ -32,7 +32,7 @@ for t in "${targets[@]}"; do
   else objects+=(-object "build/coverage/fuzz/${t}_replay"); fi
 done
 llvm-profdata-14 merge -sparse "$profiles"/*.profraw -o "$profiles/all.profdata"
-llvm-cov-14 report -instr-profile="$profiles/all.profdata" "${objects[@]}" "$PWD/spec" "$PWD/src"
+llvm-cov-14 report -ignore-filename-regex="/(fuzz|props)/" -instr-profile="$profiles/all.profdata" "${objects[@]}" "$PWD/spec" "$PWD/src"
 llvm-cov-14 show -format=html -output-dir=build/coverage/fuzz-html -instr-profile="$profiles/all.profdata" \
   "${objects[@]}" "$PWD/spec" "$PWD/src" >/dev/null
 echo "fuzz coverage: HTML report in build/coverage/fuzz-html/index.html"
