@@ -5,6 +5,8 @@
 // the same verdict from the model as from the bytes under every profile
 // (src/oracles_roundtrip.hpp, model_roundtrip_fails). Only the step from
 // bytes to description is here.
+// Rare faults go with high probabilities: an exhausted provider returns 0,
+// which must choose the common, valid case.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdio>
@@ -27,7 +29,7 @@ constexpr const char* kRoles[] = {"weight", "weight_scale", "input_scale", "weig
 // then left as raw bytes so the writer's F5 refusal is exercised too.
 std::string text(FuzzedDataProvider& fdp, std::size_t max) {
   const std::string raw = fdp.ConsumeRandomLengthString(max);
-  if (fdp.ConsumeProbability<float>() < 0.05f) return raw;
+  if (fdp.ConsumeProbability<float>() > 0.95f) return raw;
   std::string out;
   for (unsigned char c : raw) {
     if (c < 0x80) out += static_cast<char>(c);
@@ -40,7 +42,7 @@ std::string layer(FuzzedDataProvider& fdp) { return "blk." + std::to_string(fdp.
 
 // A marker as json.dumps writes it (comfy-quant-markers.md §1.1), or any text.
 std::string marker(FuzzedDataProvider& fdp) {
-  if (fdp.ConsumeProbability<float>() < 0.2f) return text(fdp, 64);
+  if (fdp.ConsumeProbability<float>() > 0.8f) return text(fdp, 64);
   std::string m = std::string("{\"format\": \"") + fdp.PickValueInArray(kFormats) + "\"";
   if (fdp.ConsumeBool()) m += ", \"group_size\": " + std::to_string(fdp.ConsumeIntegralInRange(0, 256));
   return m + "}";
@@ -48,7 +50,7 @@ std::string marker(FuzzedDataProvider& fdp) {
 
 OwnedTensor tensor(FuzzedDataProvider& fdp) {
   OwnedTensor t;
-  t.name = fdp.ConsumeProbability<float>() < 0.3f ? text(fdp, 24) : layer(fdp) + "." + fdp.PickValueInArray(kRoles);
+  t.name = fdp.ConsumeProbability<float>() > 0.7f ? text(fdp, 24) : layer(fdp) + "." + fdp.PickValueInArray(kRoles);
   if (std::string_view(t.name).ends_with(".comfy_quant") && fdp.ConsumeProbability<float>() < 0.9f) {
     const std::string m = marker(fdp);
     t.shape = {m.size()};
@@ -57,7 +59,7 @@ OwnedTensor tensor(FuzzedDataProvider& fdp) {
   }
   t.dtype = static_cast<Dtype>(fdp.ConsumeIntegralInRange<unsigned>(0, kDtypeCount - 1));
   for (int rank = fdp.ConsumeIntegralInRange(0, 4); rank > 0; --rank)  // rank 0: a scalar
-    t.shape.push_back(fdp.ConsumeProbability<float>() < 0.005f ? fdp.ConsumeIntegral<std::uint64_t>()  // F9, F10
+    t.shape.push_back(fdp.ConsumeProbability<float>() > 0.995f ? fdp.ConsumeIntegral<std::uint64_t>()  // F9, F10
                                                                : fdp.ConsumeIntegralInRange<std::uint64_t>(0, 6));
   // Mostly writable: sub-byte elements filling whole bytes (F11), at most 4 KiB.
   const TensorEntry probe{t.name, t.dtype, t.shape, 0, 0};
@@ -65,7 +67,7 @@ OwnedTensor tensor(FuzzedDataProvider& fdp) {
   auto bytes = tensor_byte_size(t.shape, t.dtype);
   if (bytes && *bytes > 4096) t.shape.back() = 0, bytes = 0;
   std::size_t n = bytes ? *bytes : 0;
-  if (fdp.ConsumeProbability<float>() < 0.005f) ++n;  // W3: data of the wrong size
+  if (fdp.ConsumeProbability<float>() > 0.995f) ++n;  // W3: data of the wrong size
   t.data = fdp.ConsumeBytes<std::uint8_t>(n);
   t.data.resize(n);
   return t;
@@ -88,7 +90,7 @@ Metadata metadata(FuzzedDataProvider& fdp) {
   Metadata unique;
   std::set<std::string> keys;
   for (auto& kv : out)
-    if (keys.insert(kv.first).second || fdp.ConsumeProbability<float>() < 0.05f) unique.push_back(std::move(kv));
+    if (keys.insert(kv.first).second || fdp.ConsumeProbability<float>() > 0.95f) unique.push_back(std::move(kv));
   return unique;
 }
 
@@ -102,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int n = fdp.ConsumeIntegralInRange(0, 32); n > 0 && fdp.remaining_bytes() > 0; --n) {
     OwnedTensor t = tensor(fdp);
     // A repeated name mostly just drops the tensor, so most models are writable.
-    if (names.insert(t.name).second || fdp.ConsumeProbability<float>() < 0.01f) d.tensors.push_back(std::move(t));
+    if (names.insert(t.name).second || fdp.ConsumeProbability<float>() > 0.99f) d.tensors.push_back(std::move(t));
   }
   if (fdp.ConsumeBool()) d.metadata = metadata(fdp);
   if (auto why = model_roundtrip_fails(d, parser)) {
