@@ -1,7 +1,8 @@
 // make_corpus DIR: writes DIR/examples (valid files, a sharded checkpoint,
 // DIR/examples/bad and the quantized checkpoints of DIR/examples/quant),
 // DIR/header_fuzzer, DIR/differential_fuzzer, DIR/marker_fuzzer and
-// DIR/checkpoint_fuzzer and DIR/linear_fuzzer. The
+// DIR/checkpoint_fuzzer, DIR/linear_fuzzer, DIR/roundtrip_fuzzer and
+// DIR/index_fuzzer. The
 // output is deterministic; `make_corpus corpus` regenerates the committed
 // corpus and the corpus.regenerates_identically test checks it is current.
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "src/writer.hpp"
 #include "tools/corpus_seeds.hpp"
+#include "tools/fuzz_seeds.hpp"
 #include "tools/quant_examples.hpp"
 
 namespace fs = std::filesystem;
@@ -149,5 +151,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, bytes] : tools::checkpoint_seeds()) put(root / "checkpoint_fuzzer" / name, bytes);
   for (const auto& [name, bytes] : valid) put(root / "checkpoint_fuzzer" / ("example_" + name), bytes);
   for (const auto& [name, bytes] : linear_seeds()) put(root / "linear_fuzzer" / name, bytes);
+  for (const auto& [name, bytes] : tools::roundtrip_seeds()) put(root / "roundtrip_fuzzer" / name, bytes);
+  for (const auto& [name, bytes] : tools::index_seeds()) put(root / "index_fuzzer" / name, bytes);
   return 0;
 }
