@@ -38,3 +38,8 @@ set(SAFESPEC_UNIT_TESTS
 # the binary beside the props/ build directory.
 set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
     SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")
+
+# The conformance runners (issue 6).
+list(APPEND SAFESPEC_UNIT_TESTS
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_template_test.cpp
+)
