@@ -42,4 +42,6 @@ set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
 # The conformance runners (issue 6).
 list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_template_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_run_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_numeric_test.cpp
 )
