@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "conformance/manifest.hpp"
+#include "conformance/runner.hpp"
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
 
@@ -211,9 +212,9 @@ TEST_CASE("conformance run: a signal is a crash, whatever file it is on", "[conf
 
 TEST_CASE("conformance run: the time limit kills the whole process group", "[conformance]") {
   const Suite s;
-  const Run r = s.run_impl("sleep_some", "--profile strict --timeout 0.5");
+  const Run r = s.run_impl("sleep_some", "--profile strict --timeout 2");
   CHECK(r.code == 1);
-  CHECK(r.out == "profile strict: 5 files, timeout 0.5 s\n" + kTableHead +
+  CHECK(r.out == "profile strict: 5 files, timeout 2 s\n" + kTableHead +
                      "agrees                              4        1\n"
                      "accepts what it should reject       0        0\n"
                      "rejects what it should accept       0        0\n"
@@ -221,7 +222,7 @@ TEST_CASE("conformance run: the time limit kills the whole process group", "[con
                      "timed out                           1        0\n"
                      "\n"
                      "timed out (1):\n"
-                     "  reject_slow_no_convrot.safetensors: expected reject, got no exit within 0.5 s\n"
+                     "  reject_slow_no_convrot.safetensors: expected reject, got no exit within 2 s\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
                      "\n"
                      "FAIL: disagrees on 1 of 5 files\n");
@@ -282,7 +283,7 @@ TEST_CASE("conformance run: --json records signals, timeouts and a bounded outpu
   // sh -c for what needs a shell: the output of `yes`, cut at 3000 bytes.
   const std::string impl = "sh -c 'yes | head -c 3000; case \"$1\" in *_segv*) kill -SEGV $$;; *_slow*) sleep 60;; "
                            "esac; exit 0' sh {file}";
-  const Run r = s.run("conformance run --suite " + sh(s.dir.string()) + " --profile strict --timeout 0.5 --impl " +
+  const Run r = s.run("conformance run --suite " + sh(s.dir.string()) + " --profile strict --timeout 2 --impl " +
                       sh(impl) + " --json " + sh(json.string()));
   CHECK(r.code == 1);
   std::ifstream in(json, std::ios::binary);
@@ -354,4 +355,26 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
   std::ofstream(s.dir / "manifest.jsonl", std::ios::binary) << "{\"file\": 1}\n";
   usage(suite + " --profile strict" + ok_impl, "safespec: " + (s.dir / "manifest.jsonl").string() +
                                                    ":1: manifest line: expected \"file\": a non-empty string\n");
+}
+
+TEST_CASE("conformance run: stopped by SIGTERM, it kills its children and dies of the signal", "[conformance]") {
+  const Suite s;
+  // Every file hangs (a directory of only _slow names would do too: here
+  // sleep_some is given one through the template).
+  const std::string run = sh(test::cli_path()) + " conformance run --suite " + sh(s.dir.string()) +
+                          " --profile strict --impl " + sh(sh(impls() + "/sleep_some") + " {file}_slow");
+  const std::string err = (s.root / "run_stderr.txt").string();
+  const std::string script = run + " >/dev/null 2>" + sh(err) + " & pid=$!; sleep 2; kill -TERM $pid; wait $pid; echo $?";
+  const Run r = test::run_cli(s.root.string(), "rules >/dev/null; sh -c " + sh(script));
+  CHECK(r.out == "143\n");
+  std::ifstream in(err);
+  CHECK(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()} ==
+        "safespec: stopped by SIGTERM\n");
+}
+
+TEST_CASE("conformance run: the progress bar", "[conformance]") {
+  CHECK(conformance::progress_bar(0, 4, 8) == "[........] 0/4");
+  CHECK(conformance::progress_bar(3, 4, 8) == "[######..] 3/4");
+  CHECK(conformance::progress_bar(4, 4, 8) == "[########] 4/4");
+  CHECK(conformance::progress_bar(0, 0, 8) == "[########] 0/0");
 }
