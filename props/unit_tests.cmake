@@ -42,3 +42,10 @@ set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
     SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")
 # The committed conformance suite (unit_conformance_suite_test.cpp).
 list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CONFORMANCE_DIR="${PROJECT_SOURCE_DIR}/corpus/conformance")
+
+# The conformance runners (issue 6).
+list(APPEND SAFESPEC_UNIT_TESTS
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_template_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_run_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_numeric_test.cpp
+)

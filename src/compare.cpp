@@ -103,6 +103,13 @@ ElementDistance element_distance(Dtype d, std::span<const std::uint8_t> eb, std:
   return r;
 }
 
+std::optional<double> element_value(Dtype d, std::span<const std::uint8_t> b) {
+  const std::uint64_t u = load_le(b);
+  if (is_signed_int(d)) return static_cast<double>(sign_extend(u, dtype_bits(d)));
+  if (is_unsigned_int(d)) return static_cast<double>(u);
+  return float_value(d, u);
+}
+
 TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape,
                                 std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
                                 std::uint64_t tolerance) {

@@ -45,6 +45,11 @@ struct Comparison {
 // One element of `dtype` each, as stored (little-endian bytes).
 ElementDistance element_distance(Dtype dtype, std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual);
 
+// The value of one element as binary64, for the float dtypes with an order
+// (F64, F32, F16, BF16, F8_E4M3, F8_E5M2) and the integers; nullopt for the
+// others. Little-endian bytes, as stored.
+std::optional<double> element_value(Dtype dtype, std::span<const std::uint8_t> bytes);
+
 TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape,
                                 std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
                                 std::uint64_t tolerance_ulps);

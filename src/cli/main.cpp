@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/check.hpp"
+#include "src/cli/conformance_cli.hpp"
 #include "src/compare.hpp"
 #include "src/linear_command.hpp"
 #include "src/load.hpp"
@@ -130,6 +131,8 @@ int main(int argc, char** argv) {
   compare->add_option("actual", cmp_actual, "the output to judge")->required();
   compare->add_option("--ulps", ulps, "tolerance in units in the last place of each tensor's dtype (default 0)");
 
+  cli::ConformanceCli conformance(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -141,6 +144,7 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  if (conformance.chosen()) return conformance.run();
   if (*check) {
     const std::map<std::string, Profile> profiles{{"strict", Profile::Strict},   {"safetensors", Profile::Safetensors},
                                                   {"sglang", Profile::Sglang},   {"comfyui", Profile::Comfyui},

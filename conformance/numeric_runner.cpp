@@ -1,0 +1,201 @@
+#include "conformance/numeric_runner.hpp"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <system_error>
+
+#include "conformance/command_template.hpp"
+#include "src/compare.hpp"
+#include "src/first_difference.hpp"
+#include "src/layer_io.hpp"
+
+namespace safespec::conformance {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+ToolOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
+
+std::string shape_text(const std::vector<std::uint64_t>& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string g(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// The scratch directory for the outputs; removed however the run ends.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    std::string tmpl = (fs::temp_directory_path() / "safespec_numeric_XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) dir = tmpl;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+};
+
+enum class Grade : unsigned char { Exact, OneUlp, Beyond, NoOutput };
+
+struct Judged {
+  Grade grade = Grade::NoOutput;
+  bool within = false;
+  std::string line;  // after "NAME: ", without ": ok" / ": FAIL"
+};
+
+// The tensor an implementation wrote: "y", or the file's only tensor.
+LayerResult<const quant::TensorRef*> output_tensor(const CheckpointReader& r) {
+  if (const quant::TensorRef* y = r.find("y")) return y;
+  return r.only_tensor();
+}
+
+// A message about the output file names it without the scratch directory,
+// which differs on every run.
+std::string without_dir(std::string message, const fs::path& dir) {
+  const std::string prefix = dir.string() + "/";
+  for (std::size_t at; (at = message.find(prefix)) != std::string::npos;) message.erase(at, prefix.size());
+  return message;
+}
+
+Judged judge(const fs::path& expected_path, const fs::path& actual_path, std::uint64_t tolerance) {
+  Judged j;
+  const fs::path scratch = actual_path.parent_path();
+  auto expected = CheckpointReader::open(expected_path.string());
+  if (!expected) return {Grade::NoOutput, false, "expected output: " + expected.error().message};
+  const quant::TensorRef* ey = expected.value()->find("y");
+  if (ey == nullptr) return {Grade::NoOutput, false, "expected output: no tensor 'y' in " + expected_path.string()};
+  auto actual = CheckpointReader::open(actual_path.string());
+  if (!actual) return {Grade::NoOutput, false, "output: " + without_dir(actual.error().message, scratch)};
+  auto ay = output_tensor(*actual.value());
+  if (!ay)
+    return {Grade::NoOutput, false, "output: expected a tensor 'y': " + without_dir(ay.error().message, scratch)};
+  const TensorEntry& te = *ey->entry;
+  const TensorEntry& ta = *ay.value()->entry;
+  if (te.dtype != ta.dtype)
+    return {Grade::NoOutput, false,
+            "output: expected dtype " + std::string(dtype_name(te.dtype)) + ", found " +
+                std::string(dtype_name(ta.dtype))};
+  if (te.shape != ta.shape)
+    return {Grade::NoOutput, false, "output: expected shape " + shape_text(te.shape) + ", found " + shape_text(ta.shape)};
+  auto eb = expected.value()->bytes(*ey);
+  if (!eb) return {Grade::NoOutput, false, "expected output: " + eb.error().message};
+  auto ab = actual.value()->bytes(*ay.value());
+  if (!ab) return {Grade::NoOutput, false, "output: " + without_dir(ab.error().message, scratch)};
+  const TensorComparison t = compare_tensor("y", te.dtype, te.shape, eb.value(), ab.value(), tolerance);
+  const auto first = first_difference(te.dtype, te.shape, eb.value(), ab.value());
+  j.within = t.within;
+  j.line = std::string(dtype_name(te.dtype)) + " " + shape_text(te.shape) + ": ";
+  if (t.max_ulps && *t.max_ulps == 0) {
+    j.grade = Grade::Exact;
+    j.line += "bit-exact";
+    if (first)
+      j.line += " (" + std::to_string(first->differing) + "/" + std::to_string(t.count) +
+                " elements differ only in a NaN payload or the sign of zero, first at " + first->position + ")";
+    return j;
+  }
+  if (t.max_ulps && *t.max_ulps == 1) {
+    j.grade = Grade::OneUlp;
+    j.line += "within 1 ulp";
+  } else {
+    j.grade = Grade::Beyond;
+    j.line += "max " + (t.max_ulps ? std::to_string(*t.max_ulps) : std::string("inf")) + " ulps, max abs err " +
+              g(t.max_abs);
+  }
+  if (first)
+    j.line += ": " + std::to_string(first->differing) + "/" + std::to_string(t.count) + " elements differ, first at " +
+              first->position + ": expected " + first->expected + ", got " + first->actual;
+  return j;
+}
+
+std::string child_failure(const ChildResult& c, double timeout_s) {
+  switch (c.end) {
+    case ChildResult::End::Exited: return "exit status " + std::to_string(c.code);
+    case ChildResult::End::Signaled: return "killed by " + signal_name(c.signal);
+    case ChildResult::End::TimedOut: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%g", timeout_s);
+      return std::string("no exit within ") + buf + " s";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+ToolOutcome run_numeric(const NumericRequest& req,
+                        const std::function<void(std::size_t done, std::size_t total)>& progress) {
+  auto words = split_command(req.impl);
+  if (!words) return usage("--impl: " + words.error());
+  for (const char* name : {"checkpoint", "input", "output"})
+    if (!mentions(words.value(), name))
+      return usage(std::string("--impl: expected {") + name + "} in the template, found '" + req.impl + "'");
+
+  const std::string sem = req.semantics == numerics::Semantics::Cuda ? "cuda" : "eager";
+  const std::string expected_name = "y_" + sem + ".safetensors";
+  std::error_code ec;
+  const fs::path dir = fs::absolute(req.vectors_dir, ec).lexically_normal();
+  std::vector<std::string> names;
+  std::size_t without = 0;  // vectors with no output for this semantics
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path v = it->path();
+    if (!fs::is_regular_file(v / "layer.safetensors") || !fs::is_regular_file(v / "x.safetensors")) continue;
+    if (fs::is_regular_file(v / expected_name)) names.push_back(v.filename().string());
+    else ++without;
+  }
+  if (ec) return usage(req.vectors_dir.string() + ": " + ec.message());
+  if (names.empty())
+    return usage(req.vectors_dir.string() + ": expected vector directories with layer.safetensors, x.safetensors and " +
+                 expected_name + ", found none");
+  std::sort(names.begin(), names.end());
+
+  const Scratch scratch;
+  if (scratch.dir.empty()) return usage("cannot create a scratch directory in " + fs::temp_directory_path().string());
+  std::vector<std::vector<std::string>> commands;
+  for (const std::string& n : names)
+    commands.push_back(substitute(words.value(), {{"checkpoint", (dir / n / "layer.safetensors").string()},
+                                                  {"layer", kVectorLayer},
+                                                  {"input", (dir / n / "x.safetensors").string()},
+                                                  {"output", (scratch.dir / (n + ".safetensors")).string()}}));
+  auto ran = run_batch(commands, {req.jobs, req.timeout_s}, [&](std::size_t done) {
+    if (progress) progress(done, names.size());
+  });
+  if (!ran) {
+    ToolOutcome o = usage(ran.error().message);
+    o.stop_signal = ran.error().signal;
+    return o;
+  }
+
+  std::size_t grades[4] = {0, 0, 0, 0};
+  bool all_within = true;
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const ChildResult& c = ran.value()[i];
+    Judged j;
+    if (c.end == ChildResult::End::Exited && c.code == 0)
+      j = judge(dir / names[i] / expected_name, scratch.dir / (names[i] + ".safetensors"), req.ulps);
+    else
+      j.line = child_failure(c, req.timeout_s);
+    ++grades[static_cast<std::size_t>(j.grade)];
+    all_within = all_within && j.within;
+    out += names[i] + ": " + j.line + (j.within ? ": ok\n" : ": FAIL\n");
+  }
+  out += "numeric " + sem + ": " + std::to_string(names.size()) + (names.size() == 1 ? " vector" : " vectors");
+  if (without) out += " (" + std::to_string(without) + " more have no " + sem + " output)";
+  out += ": " + std::to_string(grades[0]) + " bit-exact, " + std::to_string(grades[1]) + " within 1 ulp, " +
+         std::to_string(grades[2]) + " further off, " + std::to_string(grades[3]) + " without a usable output; " +
+         "tolerance " + std::to_string(req.ulps) + (req.ulps == 1 ? " ulp: " : " ulps: ") + (all_within ? "ok\n" : "FAIL\n");
+  return {all_within ? 0 : 1, out, "", 0};
+}
+
+}  // namespace safespec::conformance

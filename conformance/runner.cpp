@@ -1,0 +1,97 @@
+// `safespec conformance run`: from the request to the report. The suite is
+// checked before anything runs, so a usage error never costs a run.
+#include "conformance/runner.hpp"
+
+#include <fstream>
+#include <memory>
+#include <system_error>
+
+#include "conformance/command_template.hpp"
+
+namespace safespec::conformance {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+ToolOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
+
+}  // namespace
+
+std::string check_relative(const std::string& file) {
+  const fs::path p(file);
+  if (file.empty() || p.is_absolute()) return "expected a path relative to the suite directory, found '" + file + "'";
+  for (const fs::path& part : p)
+    if (part == "..") return "expected a path inside the suite directory, found '" + file + "'";
+  return "";
+}
+
+ToolOutcome run_conformance(const RunRequest& req,
+                            const std::function<void(std::size_t done, std::size_t total)>& progress) {
+  auto words = split_command(req.impl);
+  if (!words) return usage("--impl: " + words.error());
+  if (!mentions(words.value(), "file"))
+    return usage("--impl: expected {file} in the template (where each suite file's path goes), found '" + req.impl +
+                 "'");
+  auto manifest = read_manifest(req.suite_dir);
+  if (!manifest) return usage(manifest.error());
+  if (manifest.value().empty())
+    return usage(req.suite_dir.string() + ": expected at least one line in manifest.jsonl, found none");
+
+  std::error_code ec;
+  fs::path suite = fs::absolute(req.suite_dir, ec).lexically_normal();
+  if (!suite.has_filename() && suite.has_parent_path()) suite = suite.parent_path();  // "dir/" as "dir"
+  if (ec) return usage(req.suite_dir.string() + ": " + ec.message());
+  std::vector<std::vector<std::string>> commands;
+  for (const Case& c : manifest.value()) {
+    if (std::string bad = check_relative(c.file); !bad.empty()) return usage(suite.string() + ": manifest: " + bad);
+    const fs::path file = suite / c.file;
+    if (!fs::is_regular_file(file, ec))
+      return usage(suite.string() + ": manifest.jsonl lists '" + c.file + "', which is not a file there");
+    commands.push_back(substitute(words.value(), {{"file", file.string()}}));
+  }
+
+  // Opened before the run: an unwritable path is a usage error, not a
+  // report lost after minutes of running.
+  std::unique_ptr<std::ofstream> json;
+  if (!req.json_out.empty()) {
+    json = std::make_unique<std::ofstream>(req.json_out, std::ios::binary | std::ios::trunc);
+    if (!*json) return usage("--json: cannot write '" + req.json_out + "'");
+  }
+
+  const std::size_t total = commands.size();
+  auto ran = run_batch(commands, {req.jobs, req.timeout_s}, [&](std::size_t done) {
+    if (progress) progress(done, total);
+  });
+  if (!ran) {
+    ToolOutcome o = usage(ran.error().message);
+    o.stop_signal = ran.error().signal;
+    return o;
+  }
+
+  RunReport report;
+  report.profile = req.profile;
+  report.suite = suite.string();
+  report.impl = req.impl;
+  report.timeout_s = req.timeout_s;
+  bool all_agree = true;
+  for (std::size_t i = 0; i < total; ++i) {
+    FileOutcome f;
+    f.entry = manifest.value()[i];
+    f.expected = f.entry.expected(req.profile);
+    f.child = std::move(ran.value()[i]);
+    f.agreement = classify(f.expected, f.child);
+    all_agree = all_agree && f.agreement == Agreement::Agrees;
+    report.files.push_back(std::move(f));
+  }
+  ToolOutcome out{all_agree ? 0 : 1, render_run_text(report), "", 0};
+  if (json) {
+    const std::string doc = render_run_json(report);
+    json->write(doc.data(), static_cast<std::streamsize>(doc.size()));
+    json->flush();
+    if (!*json) return {2, out.out, "safespec: --json: cannot write '" + req.json_out + "'\n", 0};
+  }
+  return out;
+}
+
+}  // namespace safespec::conformance

@@ -1,0 +1,190 @@
+// `safespec conformance numeric` (issue 6, "Numeric conformance"): the
+// runner over the committed golden vectors (corpus/vectors) with safespec's
+// own linear, and with test programs (props/impls/) that copy the expected
+// output, perturb some elements by 1 and by 300 ulps, write garbage, fail,
+// crash or hang. The exact per-vector report lines and exit status.
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "props/catch.hpp"
+#include "props/unit_support.hpp"
+
+using namespace safespec;
+using test::Run;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path vectors() {
+#ifdef SAFESPEC_VECTORS_DIR
+  return SAFESPEC_VECTORS_DIR;
+#else
+  return fs::path("corpus") / "vectors";
+#endif
+}
+
+std::string impls() {
+#ifdef SAFESPEC_IMPLS_DIR
+  return SAFESPEC_IMPLS_DIR;
+#else
+  return (fs::path(test::cli_path()).parent_path() / "props" / "impls").string();
+#endif
+}
+
+std::string sh(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    static int counter = 0;
+    dir = fs::temp_directory_path() /
+          ("safespec_conformance_numeric_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  // `conformance numeric` over corpus/vectors with `impl` (a template whose
+  // first word is a program of props/impls, or the safespec command).
+  Run numeric(const std::string& impl, const std::string& more = "") const {
+    return test::run_cli(dir.string(),
+                         "conformance numeric --vectors " + sh(vectors().string()) + " --impl " + sh(impl) + " " + more);
+  }
+};
+
+std::string program(const std::string& name) { return sh(impls() + "/" + name); }
+
+const std::string kCudaSummary = "numeric cuda: 8 vectors (10 more have no cuda output): ";
+
+}  // namespace
+
+TEST_CASE("conformance numeric: safespec linear is bit-exact on every vector of both semantics", "[conformance]") {
+  const Scratch s;
+  const std::string linear = sh(test::cli_path()) + " linear {checkpoint} --layer {layer} --input {input} --out {output}";
+  Run r = s.numeric(linear + " --semantics cuda");
+  CHECK(r.code == 0);
+  CHECK(r.err == "");
+  CHECK(r.out ==
+        "g16_c256_f16_codebook: F16 [3, 8]: bit-exact: ok\n"
+        "g16_c256_f32_bias: F32 [3, 8]: bit-exact: ok\n"
+        "g32_c256_bf16_codebook_bias: BF16 [3, 8]: bit-exact: ok\n"
+        "g4_c256_bf16_correction: BF16 [3, 8]: bit-exact: ok\n"
+        "g4_c256_f32_codebook_correction_bias: F32 [3, 8]: bit-exact: ok\n"
+        "g64_c256_f16_correction_bias: F16 [3, 8]: bit-exact: ok\n"
+        "g8_c256_bf16_plain: BF16 [3, 8]: bit-exact: ok\n"
+        "g8_c256_f16_codebook_correction: F16 [3, 8]: bit-exact: ok\n" +
+            kCudaSummary + "8 bit-exact, 0 within 1 ulp, 0 further off, 0 without a usable output; tolerance 0 ulps: ok\n");
+  r = s.numeric(linear + " --semantics eager", "--semantics eager");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("g4_c16_f32_plain: F32 [3, 8]: bit-exact: ok\n") != std::string::npos);
+  CHECK(r.out.ends_with("numeric eager: 18 vectors: 18 bit-exact, 0 within 1 ulp, 0 further off, 0 without a usable "
+                        "output; tolerance 0 ulps: ok\n"));
+  // The eager backend's outputs are not the CUDA kernel's: the first
+  // differing element, and how far.
+  r = s.numeric(linear + " --semantics eager", "--semantics cuda");
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with(
+      "g16_c256_f16_codebook: F16 [3, 8]: within 1 ulp: 11/24 elements differ, first at [0, 2]: expected 0.696777344 "
+      "(0x3993), got 0.696289062 (0x3992): FAIL\n"
+      "g16_c256_f32_bias: F32 [3, 8]: within 1 ulp: 11/24 elements differ, first at [0, 5]: expected 1.27302921 "
+      "(0x3fa2f29f), got 1.27302933 (0x3fa2f2a0): FAIL\n"
+      "g32_c256_bf16_codebook_bias: BF16 [3, 8]: max 29 ulps, max abs err 0.0625: 18/24 elements differ, first at "
+      "[0, 1]: expected 0.208007812 (0x3e55), got 0.189453125 (0x3e42): FAIL\n"));
+}
+
+TEST_CASE("conformance numeric: exact, within 1 ulp, or the max error and the first difference", "[conformance]") {
+  const Scratch s;
+  Run r = s.numeric(program("copy_expected") + " {checkpoint} {input} {output} cuda");
+  CHECK(r.code == 0);
+  CHECK(r.out.ends_with(kCudaSummary +
+                        "8 bit-exact, 0 within 1 ulp, 0 further off, 0 without a usable output; tolerance 0 ulps: ok\n"));
+  // BF16: element 5 one ulp up; F16: element 0 300 ulps up; F32 exact.
+  r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda");
+  CHECK(r.code == 1);
+  CHECK(r.err == "");
+  CHECK(r.out ==
+        "g16_c256_f16_codebook: F16 [3, 8]: max 300 ulps, max abs err 0.29296875: 1/24 elements differ, first at "
+        "[0, 0]: expected 1.06640625 (0x3c44), got 1.359375 (0x3d70): FAIL\n"
+        "g16_c256_f32_bias: F32 [3, 8]: bit-exact: ok\n"
+        "g32_c256_bf16_codebook_bias: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected "
+        "0.35546875 (0x3eb6), got 0.357421875 (0x3eb7): FAIL\n"
+        "g4_c256_bf16_correction: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected "
+        "0.6015625 (0x3f1a), got 0.60546875 (0x3f1b): FAIL\n"
+        "g4_c256_f32_codebook_correction_bias: F32 [3, 8]: bit-exact: ok\n"
+        "g64_c256_f16_correction_bias: F16 [3, 8]: max 300 ulps, max abs err 0.0366210938: 1/24 elements differ, "
+        "first at [0, 0]: expected -0.192138672 (0xb226), got -0.228759766 (0xb352): FAIL\n"
+        "g8_c256_bf16_plain: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected -0.255859375 "
+        "(0xbe83), got -0.2578125 (0xbe84): FAIL\n"
+        "g8_c256_f16_codebook_correction: F16 [3, 8]: max 300 ulps, max abs err 0.146484375: 1/24 elements differ, "
+        "first at [0, 0]: expected 0.51953125 (0x3828), got 0.666015625 (0x3954): FAIL\n" +
+            kCudaSummary +
+            "2 bit-exact, 3 within 1 ulp, 3 further off, 0 without a usable output; tolerance 0 ulps: FAIL\n");
+  // --ulps 1 lets the one-ulp vectors through, not the 300-ulp ones.
+  r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--ulps 1");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("g8_c256_bf16_plain: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected "
+                   "-0.255859375 (0xbe83), got -0.2578125 (0xbe84): ok\n") != std::string::npos);
+  CHECK(r.out.ends_with(kCudaSummary +
+                        "2 bit-exact, 3 within 1 ulp, 3 further off, 0 without a usable output; tolerance 1 ulp: FAIL\n"));
+  r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--ulps 300");
+  CHECK(r.code == 0);
+}
+
+TEST_CASE("conformance numeric: no usable output is a failure that says why", "[conformance]") {
+  const Scratch s;
+  Run r = s.numeric(program("garbage_output") + " {checkpoint} {input} {output}");
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with(
+      "g16_c256_f16_codebook: output: g16_c256_f16_codebook.safetensors: ST-HEADER-TOO-LARGE at byte 0: expected a "
+      "header length of at most 100000000 bytes, found 7021991845529153390: FAIL\n"));
+  CHECK(r.out.ends_with(kCudaSummary +
+                        "0 bit-exact, 0 within 1 ulp, 0 further off, 8 without a usable output; tolerance 0 ulps: FAIL\n"));
+  r = s.numeric(program("reject_all") + " {checkpoint} {input} {output}");
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with("g16_c256_f16_codebook: exit status 1: FAIL\n"));
+  // crash_some dies of SIGSEGV on a name containing _segv.
+  r = s.numeric(program("crash_some") + " {checkpoint}_segv {input} {output}");
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with("g16_c256_f16_codebook: killed by SIGSEGV: FAIL\n"));
+  // sleep_some hangs on a name containing _slow.
+  r = s.numeric(program("sleep_some") + " {checkpoint}_slow {input} {output}", "--timeout 2 --jobs 8");
+  CHECK(r.code == 1);
+  CHECK(r.out.starts_with("g16_c256_f16_codebook: no exit within 2 s: FAIL\n"));
+  CHECK(r.out.ends_with(kCudaSummary +
+                        "0 bit-exact, 0 within 1 ulp, 0 further off, 8 without a usable output; tolerance 0 ulps: FAIL\n"));
+}
+
+TEST_CASE("conformance numeric: usage errors exit 2", "[conformance]") {
+  const Scratch s;
+  const auto usage = [&](const Run& r, const std::string& err) {
+    CHECK(r.code == 2);
+    CHECK(r.out == "");
+    CHECK(r.err == err);
+  };
+  usage(s.numeric(program("copy_expected") + " {checkpoint} {input} cuda"),
+        "safespec: --impl: expected {output} in the template, found '" + program("copy_expected") +
+            " {checkpoint} {input} cuda'\n");
+  usage(s.numeric("tool {checkpoint} {input} {output} > log"),
+        "safespec: --impl: found an unquoted '>' at byte 35 of the template: the command runs without a shell, so "
+        "pipes, redirections and variables need sh -c '...' (or quote the character to pass it on literally)\n");
+  usage(s.numeric("no_such_program_for_safespec {checkpoint} {input} {output}"),
+        "safespec: cannot run 'no_such_program_for_safespec': No such file or directory\n");
+  usage(s.numeric(program("copy_expected") + " {checkpoint} {input} {output} cuda", "--semantics fast"),
+        "--semantics: fast not in {cuda,eager}\nRun with --help for more information.\n");
+  // A directory without vectors, and one that does not exist.
+  const std::string impl = sh(program("copy_expected") + " {checkpoint} {input} {output} cuda");
+  usage(test::run_cli(s.dir.string(), "conformance numeric --vectors " + sh(s.dir.string()) + " --impl " + impl),
+        "safespec: " + s.dir.string() +
+            ": expected vector directories with layer.safetensors, x.safetensors and y_cuda.safetensors, found none\n");
+  const std::string missing = (s.dir / "missing").string();
+  usage(test::run_cli(s.dir.string(), "conformance numeric --vectors " + sh(missing) + " --impl " + impl),
+        "safespec: " + missing + ": No such file or directory\n");
+}

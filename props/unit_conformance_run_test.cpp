@@ -1,0 +1,391 @@
+// `safespec conformance run` (issue 6, "The runner" and "Tests that can
+// fail"): the runner held to a small hand-made suite with implementations
+// that accept everything, reject everything, crash on some files or hang on
+// some, each a program of props/impls/. The exact table, file lists, JSON
+// and exit status; and every usage error exits 2 before anything runs.
+#include <unistd.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "conformance/manifest.hpp"
+#include "conformance/runner.hpp"
+#include "props/catch.hpp"
+#include "props/unit_support.hpp"
+
+using namespace safespec;
+using conformance::Case;
+using conformance::Expect;
+using test::Run;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr Expect A = Expect::Accept, R = Expect::Reject;
+
+std::string impls() {
+#ifdef SAFESPEC_IMPLS_DIR
+  return SAFESPEC_IMPLS_DIR;
+#else
+  return (fs::path(test::cli_path()).parent_path() / "props" / "impls").string();
+#endif
+}
+
+// One shell word for popen's shell, whatever the text holds.
+std::string sh(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+Case entry(std::string file, std::string description, std::vector<std::string> rules, std::array<Expect, 5> expect,
+           std::string sglang_message) {
+  Case c;
+  c.file = std::move(file);
+  c.description = std::move(description);
+  c.rules = std::move(rules);
+  c.expect = expect;  // safetensors, sglang, comfyui, kitchen, strict
+  c.sglang_message = std::move(sglang_message);
+  return c;
+}
+
+const std::string kGapMessage = "SafetensorError: Error while deserializing header: invalid offset for tensor `a`";
+
+// Five files whose names carry what the test programs key on: _segv and
+// _abort (crash_some), _slow (sleep_some), and the accept_/reject_/impldef_
+// prefixes (by_name). The directory name has a space, so {file} must stay
+// one word.
+struct Suite {
+  fs::path root, dir;
+  Suite() {
+    static int counter = 0;
+    root = fs::temp_directory_path() /
+           ("safespec_conformance_run_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+    fs::remove_all(root);
+    dir = root / "suite dir";
+    fs::create_directories(dir);
+    const std::vector<Case> cases{
+        entry("accept_segv_metadata.safetensors", "one tensor and string metadata", {}, {A, A, A, A, A}, ""),
+        entry("accept_zero_tensors.safetensors", "no tensors at all", {}, {A, A, A, A, A}, ""),
+        entry("impldef_leading_space.safetensors", "a space before the header's {", {"ST-HEADER-LEADING-SPACE"},
+              {A, A, A, A, R}, ""),
+        entry("reject_abort_gap.safetensors", "a gap of one byte before the first tensor", {"ST-OFFSET-GAP"},
+              {R, R, R, R, R}, kGapMessage),
+        entry("reject_slow_no_convrot.safetensors", "a W4A8 layer\nwithout convrot", {"CQ-W4A8-CONVROT"},
+              {A, R, A, A, R}, "ValueError: Serialized W4A8 layer 'lin' must set convrot=true"),
+    };
+    std::ofstream manifest(dir / "manifest.jsonl", std::ios::binary);
+    for (const Case& c : cases) {
+      manifest << conformance::render_case(c) << "\n";
+      std::ofstream(dir / c.file, std::ios::binary) << "bytes the test programs never read";
+    }
+  }
+  ~Suite() {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  Run run(const std::string& args) const { return test::run_cli(root.string(), args); }
+  // `conformance run` on this suite with one of the test programs.
+  Run run_impl(const std::string& impl, const std::string& more) const {
+    return run("conformance run --suite " + sh(dir.string()) + " --impl " + sh(sh(impls() + "/" + impl) + " {file}") +
+               " " + more);
+  }
+};
+
+// Durations are the one thing that differs between runs: every
+// "seconds":1.234 becomes "seconds":S. (No std::regex: GCC 12 warns inside
+// it under -O1 with sanitizers.)
+std::string without_seconds(std::string doc) {
+  const std::string key = "\"seconds\":";
+  for (std::size_t at = doc.find(key); at != std::string::npos; at = doc.find(key, at + 1)) {
+    const std::size_t begin = at + key.size();
+    std::size_t end = begin;
+    while (end < doc.size() && (std::isdigit(static_cast<unsigned char>(doc[end])) || doc[end] == '.')) ++end;
+    doc.replace(begin, end - begin, "S");
+  }
+  return doc;
+}
+
+const std::string kTableHead = "class                           files  impldef\n";
+
+}  // namespace
+
+TEST_CASE("conformance run: accept_all under strict accepts what it should reject", "[conformance]") {
+  const Suite s;
+  const Run r = s.run_impl("accept_all", "--profile strict");
+  CHECK(r.code == 1);
+  CHECK(r.err == "");  // no progress bar: stderr is not a terminal
+  CHECK(r.out == "profile strict: 5 files, timeout 10 s\n" + kTableHead +
+                     "agrees                              2        0\n"
+                     "accepts what it should reject       3        1\n"
+                     "rejects what it should accept       0        0\n"
+                     "crashed                             0        0\n"
+                     "timed out                           0        0\n"
+                     "\n"
+                     "accepts what it should reject (3):\n"
+                     "  impldef_leading_space.safetensors [impldef]: expected reject, got exit status 0\n"
+                     "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
+                     "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
+                     "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
+                     "  reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
+                     "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "\n"
+                     "FAIL: disagrees on 3 of 5 files\n");
+}
+
+TEST_CASE("conformance run: the profile picks the expectations; sglang's shows its messages", "[conformance]") {
+  const Suite s;
+  Run r = s.run_impl("accept_all", "--profile safetensors");
+  CHECK(r.code == 1);
+  CHECK(r.out == "profile safetensors: 5 files, timeout 10 s\n" + kTableHead +
+                     "agrees                              4        1\n"
+                     "accepts what it should reject       1        0\n"
+                     "rejects what it should accept       0        0\n"
+                     "crashed                             0        0\n"
+                     "timed out                           0        0\n"
+                     "\n"
+                     "accepts what it should reject (1):\n"
+                     "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
+                     "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
+                     "\n"
+                     "FAIL: disagrees on 1 of 5 files\n");
+  r = s.run_impl("accept_all", "--profile sglang");
+  CHECK(r.code == 1);
+  CHECK(r.out == "profile sglang: 5 files, timeout 10 s\n" + kTableHead +
+                     "agrees                              3        1\n"
+                     "accepts what it should reject       2        0\n"
+                     "rejects what it should accept       0        0\n"
+                     "crashed                             0        0\n"
+                     "timed out                           0        0\n"
+                     "\n"
+                     "accepts what it should reject (2):\n"
+                     "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
+                     "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
+                     "    sglang: " + kGapMessage + "\n"
+                     "  reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
+                     "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "    sglang: ValueError: Serialized W4A8 layer 'lin' must set convrot=true\n"
+                     "\n"
+                     "FAIL: disagrees on 2 of 5 files\n");
+}
+
+TEST_CASE("conformance run: reject_all rejects what it should accept", "[conformance]") {
+  const Suite s;
+  const Run r = s.run_impl("reject_all", "--profile comfyui --jobs 3");
+  CHECK(r.code == 1);
+  CHECK(r.err == "");
+  CHECK(r.out == "profile comfyui: 5 files, timeout 10 s\n" + kTableHead +
+                     "agrees                              1        0\n"
+                     "accepts what it should reject       0        0\n"
+                     "rejects what it should accept       4        1\n"
+                     "crashed                             0        0\n"
+                     "timed out                           0        0\n"
+                     "\n"
+                     "rejects what it should accept (4):\n"
+                     "  accept_segv_metadata.safetensors: expected accept, got exit status 1\n"
+                     "    one tensor and string metadata\n"
+                     "  accept_zero_tensors.safetensors: expected accept, got exit status 1\n"
+                     "    no tensors at all\n"
+                     "  impldef_leading_space.safetensors [impldef]: expected accept, got exit status 1\n"
+                     "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
+                     "  reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
+                     "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "\n"
+                     "FAIL: disagrees on 4 of 5 files\n");
+}
+
+TEST_CASE("conformance run: a signal is a crash, whatever file it is on", "[conformance]") {
+  const Suite s;
+  const Run r = s.run_impl("crash_some", "--profile kitchen --jobs 2");
+  CHECK(r.code == 1);
+  CHECK(r.out == "profile kitchen: 5 files, timeout 10 s\n" + kTableHead +
+                     "agrees                              1        0\n"
+                     "accepts what it should reject       0        0\n"
+                     "rejects what it should accept       2        1\n"
+                     "crashed                             2        0\n"
+                     "timed out                           0        0\n"
+                     "\n"
+                     "rejects what it should accept (2):\n"
+                     "  impldef_leading_space.safetensors [impldef]: expected accept, got exit status 1\n"
+                     "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
+                     "  reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
+                     "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "\n"
+                     "crashed (2):\n"
+                     "  accept_segv_metadata.safetensors: expected accept, got killed by SIGSEGV\n"
+                     "    one tensor and string metadata\n"
+                     "  reject_abort_gap.safetensors: expected reject, got killed by SIGABRT\n"
+                     "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
+                     "\n"
+                     "FAIL: disagrees on 4 of 5 files\n");
+}
+
+TEST_CASE("conformance run: the time limit kills the whole process group", "[conformance]") {
+  const Suite s;
+  const Run r = s.run_impl("sleep_some", "--profile strict --timeout 2");
+  CHECK(r.code == 1);
+  CHECK(r.out == "profile strict: 5 files, timeout 2 s\n" + kTableHead +
+                     "agrees                              4        1\n"
+                     "accepts what it should reject       0        0\n"
+                     "rejects what it should accept       0        0\n"
+                     "crashed                             0        0\n"
+                     "timed out                           1        0\n"
+                     "\n"
+                     "timed out (1):\n"
+                     "  reject_slow_no_convrot.safetensors: expected reject, got no exit within 2 s\n"
+                     "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "\n"
+                     "FAIL: disagrees on 1 of 5 files\n");
+}
+
+TEST_CASE("conformance run: exit 0 only when every file agrees", "[conformance]") {
+  const Suite s;
+  const Run r = s.run_impl("by_name", "--profile strict");
+  CHECK(r.code == 0);
+  CHECK(r.err == "");
+  CHECK(r.out == "profile strict: 5 files, timeout 10 s\n" + kTableHead +
+                     "agrees                              5        1\n"
+                     "accepts what it should reject       0        0\n"
+                     "rejects what it should accept       0        0\n"
+                     "crashed                             0        0\n"
+                     "timed out                           0        0\n"
+                     "\n"
+                     "ok: agrees on all 5 files\n");
+}
+
+TEST_CASE("conformance run: --json writes every file's result", "[conformance]") {
+  const Suite s;
+  const fs::path json = s.root / "out.json";
+  const Run r = s.run_impl("reject_all", "--profile sglang --json " + sh(json.string()));
+  CHECK(r.code == 1);
+  std::ifstream in(json, std::ios::binary);
+  const std::string doc = without_seconds({std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
+  const std::string impl = "'" + impls() + "/reject_all' {file}";
+  const std::string head = "{\"profile\":\"sglang\",\"suite\":\"" + s.dir.string() + "\",\"impl\":\"" + impl +
+                           "\",\"timeout_s\":10,\"counts\":{\"agrees\":2,\"accepts_reject\":0,\"rejects_accept\":3,"
+                           "\"crashed\":0,\"timed_out\":0},\"files\":[\n";
+  CHECK(doc == head +
+                   "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"expected\":\"accept\",\"got\":"
+                   "\"reject\",\"class\":\"rejects_accept\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
+                   "\"rejected accept_segv_metadata.safetensors\\n\",\"output_truncated\":false},\n"
+                   "{\"file\":\"accept_zero_tensors.safetensors\",\"impldef\":false,\"expected\":\"accept\",\"got\":"
+                   "\"reject\",\"class\":\"rejects_accept\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
+                   "\"rejected accept_zero_tensors.safetensors\\n\",\"output_truncated\":false},\n"
+                   "{\"file\":\"impldef_leading_space.safetensors\",\"impldef\":true,\"expected\":\"accept\",\"got\":"
+                   "\"reject\",\"class\":\"rejects_accept\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
+                   "\"rejected impldef_leading_space.safetensors\\n\",\"output_truncated\":false},\n"
+                   "{\"file\":\"reject_abort_gap.safetensors\",\"impldef\":false,\"expected\":\"reject\","
+                   "\"sglang_message\":\"" + kGapMessage + "\",\"got\":"
+                   "\"reject\",\"class\":\"agrees\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
+                   "\"rejected reject_abort_gap.safetensors\\n\",\"output_truncated\":false},\n"
+                   "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"expected\":\"reject\","
+                   "\"sglang_message\":\"ValueError: Serialized W4A8 layer 'lin' must set convrot=true\",\"got\":"
+                   "\"reject\",\"class\":\"agrees\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
+                   "\"rejected reject_slow_no_convrot.safetensors\\n\",\"output_truncated\":false}\n"
+                   "]}\n");
+}
+
+TEST_CASE("conformance run: --json records signals, timeouts and a bounded output", "[conformance]") {
+  const Suite s;
+  const fs::path json = s.root / "out.json";
+  // sh -c for what needs a shell: the output of `yes`, cut at 3000 bytes.
+  const std::string impl = "sh -c 'yes | head -c 3000; case \"$1\" in *_segv*) kill -SEGV $$;; *_slow*) sleep 60;; "
+                           "esac; exit 0' sh {file}";
+  const Run r = s.run("conformance run --suite " + sh(s.dir.string()) + " --profile strict --timeout 2 --impl " +
+                      sh(impl) + " --json " + sh(json.string()));
+  CHECK(r.code == 1);
+  std::ifstream in(json, std::ios::binary);
+  const std::string doc{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::string ys;
+  for (int i = 0; i < 512; ++i) ys += "y\\n";  // the first 1,024 bytes
+  CHECK(doc.find("\"counts\":{\"agrees\":1,\"accepts_reject\":2,\"rejects_accept\":0,\"crashed\":1,\"timed_out\":1}") !=
+        std::string::npos);
+  const auto line = [&](const std::string& file) {
+    const auto at = doc.find("{\"file\":\"" + file + "\"");
+    REQUIRE(at != std::string::npos);
+    return without_seconds(doc.substr(at, doc.find('\n', at) - at));
+  };
+  CHECK(line("accept_segv_metadata.safetensors") ==
+        "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"expected\":\"accept\",\"got\":\"crash\","
+        "\"class\":\"crashed\",\"exit\":null,\"signal\":11,\"seconds\":S,\"output\":\"" + ys +
+        "\",\"output_truncated\":true},");
+  CHECK(line("reject_slow_no_convrot.safetensors") ==
+        "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"expected\":\"reject\",\"got\":"
+        "\"timeout\",\"class\":\"timed_out\",\"exit\":null,\"signal\":null,\"seconds\":S,\"output\":\"" + ys +
+        "\",\"output_truncated\":true}");
+}
+
+TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conformance]") {
+  const Suite s;
+  const std::string suite = " --suite " + sh(s.dir.string());
+  const std::string ok_impl = " --impl " + sh(sh(impls() + "/accept_all") + " {file}");
+  const auto usage = [&](const std::string& args, const std::string& err) {
+    const Run r = s.run("conformance run" + args);
+    INFO(args);
+    CHECK(r.code == 2);
+    CHECK(r.out == "");
+    CHECK(r.err == err);
+  };
+  usage(suite + " --profile bogus" + ok_impl,
+        "--profile: bogus not in {safetensors,sglang,comfyui,kitchen,strict}\nRun with --help for more information.\n");
+  usage(suite + ok_impl, "--profile is required\nRun with --help for more information.\n");
+  usage(suite + " --profile strict", "--impl is required\nRun with --help for more information.\n");
+  usage(suite + " --profile strict --impl ' '",
+        "safespec: --impl: expected a command in the template, found only blanks\n");
+  usage(suite + " --profile strict --impl " + sh(sh(impls() + "/accept_all")),
+        "safespec: --impl: expected {file} in the template (where each suite file's path goes), found '" +
+            sh(impls() + "/accept_all") + "'\n");
+  usage(suite + " --profile strict --impl 'cat {file} | wc -c'",
+        "safespec: --impl: found an unquoted '|' at byte 11 of the template: the command runs without a shell, so "
+        "pipes, redirections and variables need sh -c '...' (or quote the character to pass it on literally)\n");
+  usage(suite + " --profile strict --impl 'no_such_program_for_safespec {file}'",
+        "safespec: cannot run 'no_such_program_for_safespec': No such file or directory\n");
+  usage(" --suite " + sh(s.root.string()) + " --profile strict" + ok_impl,
+        "safespec: cannot read " + (s.root / "manifest.jsonl").string() + "\n");
+  usage(suite + " --profile strict" + ok_impl + " --jobs 0",
+        "--jobs: Value 0 not in range 1 to 1024\nRun with --help for more information.\n");
+  usage(suite + " --profile strict" + ok_impl + " --timeout 0",
+        "--timeout: Value 0 not in range 0.001000 to 86400.000000\nRun with --help for more information.\n");
+  const std::string nowhere = (s.root / "no_dir" / "out.json").string();
+  usage(suite + " --profile strict" + ok_impl + " --json " + sh(nowhere),
+        "safespec: --json: cannot write '" + nowhere + "'\n");
+  // A manifest naming a file the suite lacks, or one outside it.
+  fs::remove(s.dir / "accept_zero_tensors.safetensors");
+  usage(suite + " --profile strict" + ok_impl,
+        "safespec: " + s.dir.string() +
+            ": manifest.jsonl lists 'accept_zero_tensors.safetensors', which is not a file there\n");
+  std::ofstream(s.dir / "manifest.jsonl", std::ios::binary)
+      << conformance::render_case(entry("../escape.safetensors", "", {}, {A, A, A, A, A}, "")) << "\n";
+  usage(suite + " --profile strict" + ok_impl,
+        "safespec: " + s.dir.string() +
+            ": manifest: expected a path inside the suite directory, found '../escape.safetensors'\n");
+  std::ofstream(s.dir / "manifest.jsonl", std::ios::binary) << "{\"file\": 1}\n";
+  usage(suite + " --profile strict" + ok_impl, "safespec: " + (s.dir / "manifest.jsonl").string() +
+                                                   ":1: manifest line: expected \"file\": a non-empty string\n");
+}
+
+TEST_CASE("conformance run: stopped by SIGTERM, it kills its children and dies of the signal", "[conformance]") {
+  const Suite s;
+  // Every file hangs (a directory of only _slow names would do too: here
+  // sleep_some is given one through the template).
+  const std::string run = sh(test::cli_path()) + " conformance run --suite " + sh(s.dir.string()) +
+                          " --profile strict --impl " + sh(sh(impls() + "/sleep_some") + " {file}_slow");
+  const std::string err = (s.root / "run_stderr.txt").string();
+  const std::string script = run + " >/dev/null 2>" + sh(err) + " & pid=$!; sleep 2; kill -TERM $pid; wait $pid; echo $?";
+  const Run r = test::run_cli(s.root.string(), "rules >/dev/null; sh -c " + sh(script));
+  CHECK(r.out == "143\n");
+  std::ifstream in(err);
+  CHECK(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()} ==
+        "safespec: stopped by SIGTERM\n");
+}
+
+TEST_CASE("conformance run: the progress bar", "[conformance]") {
+  CHECK(conformance::progress_bar(0, 4, 8) == "[........] 0/4");
+  CHECK(conformance::progress_bar(3, 4, 8) == "[######..] 3/4");
+  CHECK(conformance::progress_bar(4, 4, 8) == "[########] 4/4");
+  CHECK(conformance::progress_bar(0, 0, 8) == "[########] 0/0");
+}

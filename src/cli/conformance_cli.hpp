@@ -1,0 +1,29 @@
+// `safespec conformance generate|run|numeric` (issue 6): the options and
+// their dispatch, kept out of main.cpp. The work is in conformance/.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+namespace safespec::cli {
+
+class ConformanceCli {
+ public:
+  // Adds the `conformance` subcommand and its three subcommands to `app`.
+  explicit ConformanceCli(CLI::App& app);
+  ~ConformanceCli();
+  ConformanceCli(const ConformanceCli&) = delete;
+  ConformanceCli& operator=(const ConformanceCli&) = delete;
+
+  // After parsing: was `conformance` given?
+  bool chosen() const;
+  // Runs it; the process exit status.
+  int run();
+
+ private:
+  struct Options;
+  std::unique_ptr<Options> o_;
+};
+
+}  // namespace safespec::cli
