@@ -1,16 +1,13 @@
 # safespec as the implementation under test of its own runners (issue 6,
 # "safespec passes its own suite at 100% under every profile"): each profile's
 # `check` against that profile's expectations, and `linear` against the
-# golden vectors of both semantics, bit for bit. The suite tests appear once
-# corpus/conformance/ is there.
-if(EXISTS ${PROJECT_SOURCE_DIR}/corpus/conformance/manifest.jsonl)
-  foreach(profile safetensors sglang comfyui kitchen strict)
-    add_test(NAME conformance.own_suite_${profile}
-             COMMAND safespec conformance run --suite ${PROJECT_SOURCE_DIR}/corpus/conformance --profile ${profile}
-                     --impl "'$<TARGET_FILE:safespec>' check --profile ${profile} --data {file}")
-    set_tests_properties(conformance.own_suite_${profile} PROPERTIES TIMEOUT 900)
-  endforeach()
-endif()
+# golden vectors of both semantics, bit for bit.
+foreach(profile safetensors sglang comfyui kitchen strict)
+  add_test(NAME conformance.own_suite_${profile}
+           COMMAND safespec conformance run --suite ${PROJECT_SOURCE_DIR}/corpus/conformance --profile ${profile}
+                   --impl "'$<TARGET_FILE:safespec>' check --profile ${profile} --data {file}")
+  set_tests_properties(conformance.own_suite_${profile} PROPERTIES TIMEOUT 900)
+endforeach()
 foreach(semantics cuda eager)
   add_test(NAME conformance.own_vectors_${semantics}
            COMMAND safespec conformance numeric --vectors ${PROJECT_SOURCE_DIR}/corpus/vectors --semantics ${semantics}
