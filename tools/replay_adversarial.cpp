@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -67,7 +68,16 @@ constexpr const char* kErrorPrefix = "  error   ";
 Seen run_cli(const std::string& safespec, const std::string& path, const std::string& out_file, bool sanitized) {
   struct stat st {};
   const std::uint64_t size = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
-  const std::uint64_t header = size < 100'000'000 ? size : 100'000'000;
+  // The bound is on the header length the prefix claims (at most the file
+  // and F3's limit), not on the data section, which is never read.
+  std::uint64_t header = 0;
+  if (size >= 8) {  // a regular file: opening a FIFO here would block the replay itself
+    std::ifstream in{path, std::ios::binary};
+    unsigned char prefix[8] = {};
+    in.read(reinterpret_cast<char*>(prefix), 8);
+    for (int i = 7; i >= 0; --i) header = header << 8 | prefix[i];
+  }
+  header = std::min({header, size, std::uint64_t{100'000'000}});
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -77,7 +87,9 @@ Seen run_cli(const std::string& safespec, const std::string& path, const std::st
     const rlimit cpu{20, 20};
     ::setrlimit(RLIMIT_CPU, &cpu);
     if (!sanitized) {
-      const rlimit as{tools::address_space_limit(header), tools::address_space_limit(header)};
+      const bool index = path.ends_with(".index.json");
+      const std::uint64_t limit = index ? tools::index_address_space_limit(size) : tools::address_space_limit(header);
+      const rlimit as{limit, limit};
       ::setrlimit(RLIMIT_AS, &as);
     }
     ::alarm(60);  // survives exec: a blocked child is killed by SIGALRM
