@@ -6,7 +6,8 @@
 // and a wall-clock alarm, so a hang or a blow-up fails the case instead of the
 // machine. Truncations and shrinking files run in-process through
 // check_paths. --sanitized: no RLIMIT_AS (ASan reserves terabytes of address
-// space for its shadow), the other limits stay.
+// space for its shadow), and 60 s of CPU (180 s of wall clock) a case instead
+// of 20 s (60 s).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -84,7 +85,9 @@ Seen run_cli(const std::string& safespec, const std::string& path, const std::st
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(out, 1);
     ::dup2(null, 2);
-    const rlimit cpu{20, 20};
+    // ASan + UBSan make the command several times slower: longer limits there.
+    const rlim_t seconds = sanitized ? 60 : 20;
+    const rlimit cpu{seconds, seconds};
     ::setrlimit(RLIMIT_CPU, &cpu);
     if (!sanitized) {
       const bool index = path.ends_with(".index.json");
@@ -92,7 +95,7 @@ Seen run_cli(const std::string& safespec, const std::string& path, const std::st
       const rlimit as{limit, limit};
       ::setrlimit(RLIMIT_AS, &as);
     }
-    ::alarm(60);  // survives exec: a blocked child is killed by SIGALRM
+    ::alarm(static_cast<unsigned>(3 * seconds));  // survives exec: a blocked child is killed by SIGALRM
     ::execl(safespec.c_str(), safespec.c_str(), "check", path.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
