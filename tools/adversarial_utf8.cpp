@@ -77,13 +77,13 @@ void add_utf8_cases(std::vector<AdversarialCase>& out) {
       // with surrogatepass (comfy-quant-markers.md), so every class is a
       // UnicodeDecodeError except an encoded surrogate, which decodes and
       // makes the format name unknown.
-      const auto [header, data] = marked_fp8_layer("{\"format\":\"float8_e4m3fn" + b.bytes + "\"}");
+      const auto marked = marked_fp8_layer("{\"format\":\"float8_e4m3fn" + b.bytes + "\"}");
       out.push_back({"C_utf8_" + cls + "_in_comfy_quant_tensor.safetensors", Origin::Committed,
                      std::string("a P.comfy_quant marker tensor containing ") + b.what,
                      cls == "surrogate"
                          ? fail("CQ-FORMAT-UNKNOWN", "layer 'l'", "found 'float8_e4m3fn\\ud800'", 2)
                          : fail("CQ-MARKER-JSON", "tensor 'l.comfy_quant'", "UnicodeDecodeError: 'utf-8' codec", 2),
-                     [header, data](const std::string& path) { return write_safetensors(path, header, data); }});
+                     [marked](const std::string& path) { return write_safetensors(path, marked.first, marked.second); }});
     }
   }
   // JSON escapes can spell a lone surrogate with valid UTF-8 bytes: F5 holds,
