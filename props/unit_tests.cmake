@@ -32,6 +32,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_linear_cli_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_suite_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_fuzz_oracles_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_hardening_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt

@@ -144,9 +144,11 @@ class ModelReader {
   }
 
   Status tensor(std::string name, std::string_view raw) {
-    const std::string where = tensor_where(name);
+    // The place is spelled only when a finding needs it: a 50 MB name would
+    // otherwise cost two more copies of itself (corpus/adversarial).
+    const auto where = [&name] { return tensor_where(name); };
     if (c_.peek() != JsonKind::Object)
-      return Error{RuleId::TensorNotObject, where,
+      return Error{RuleId::TensorNotObject, where(),
                    "expected a tensor entry object with dtype, shape and data_offsets, found " + kind_phrase()};
     TensorEntry t;
     std::array<bool, 3> has{};
@@ -162,7 +164,7 @@ class ModelReader {
         c_.try_consume(':');
         const Field f = field_of(key);
         if (f == Field::Unknown) {
-          const std::string at = where + " field " + quote_name(key);
+          const std::string at = where() + " field " + quote_name(key);
           if (const auto it = unknown_seen.find(key); it != unknown_seen.end())
             report_nested(at, it->second == raw_key);
           else if (unknown_seen.size() < kMaxKeysChecked)
@@ -173,17 +175,17 @@ class ModelReader {
         }
         auto& seen = has[static_cast<std::size_t>(f)];
         if (seen)
-          return Error{RuleId::TensorFieldDuplicate, where,
+          return Error{RuleId::TensorFieldDuplicate, where(),
                        "expected the field " + key + " once, found it a second time"};
         seen = true;
-        Status s = f == Field::Dtype ? dtype(t, where) : f == Field::Shape ? shape(t, where) : offsets(t, where);
+        Status s = f == Field::Dtype ? dtype(t, name) : f == Field::Shape ? shape(t, name) : offsets(t, name);
         if (!s) return s;
       } while (c_.try_consume(','));
       c_.try_consume('}');
     }
     for (std::size_t i = 0; i < has.size(); ++i)
       if (!has[i])
-        return Error{RuleId::TensorFieldMissing, where,
+        return Error{RuleId::TensorFieldMissing, where(),
                      "expected the field " + std::string(kFieldNames[i]) + ", found no such field"};
     t.name = name;
     insert(tensors_, DuplicateKind::Tensor, raw, name, h_.tensors, std::move(t),
@@ -191,33 +193,33 @@ class ModelReader {
     return ok_status();
   }
 
-  Status dtype(TensorEntry& t, const std::string& where) {
+  Status dtype(TensorEntry& t, std::string_view tensor) {
     const std::string expected = "expected dtype to be one of " + std::string(dtype_name_list()) + ", found ";
-    if (c_.peek() != JsonKind::String) return Error{RuleId::DtypeUnknown, where, expected + kind_phrase()};
+    if (c_.peek() != JsonKind::String) return Error{RuleId::DtypeUnknown, tensor_where(tensor), expected + kind_phrase()};
     const std::string name = c_.read_string();
     const auto d = dtype_from_name(name);
-    if (!d) return Error{RuleId::DtypeUnknown, where, expected + quote_name(name)};
+    if (!d) return Error{RuleId::DtypeUnknown, tensor_where(tensor), expected + quote_name(name)};
     t.dtype = *d;
     return ok_status();
   }
 
   // One element of shape or data_offsets: a JSON integer in [0, 2^64-1].
-  Result<std::uint64_t> element(RuleId rule, const std::string& where, std::string_view field, std::size_t i) {
+  Result<std::uint64_t> element(RuleId rule, std::string_view tensor, std::string_view field, std::size_t i) {
     const std::string expected = "expected " + std::string(field) + "[" + std::to_string(i) +
                                  "] to be an integer in [0, 2^64-1], found ";
-    if (c_.peek() != JsonKind::Number) return Error{rule, where, expected + kind_phrase()};
+    if (c_.peek() != JsonKind::Number) return Error{rule, tensor_where(tensor), expected + kind_phrase()};
     const JsonNumber n = c_.read_number();
-    if (n.kind != NumberKind::U64) return Error{rule, where, expected + std::string(number_kind_phrase(n.kind))};
+    if (n.kind != NumberKind::U64) return Error{rule, tensor_where(tensor), expected + std::string(number_kind_phrase(n.kind))};
     return n.value;
   }
 
-  Status shape(TensorEntry& t, const std::string& where) {
+  Status shape(TensorEntry& t, std::string_view tensor) {
     if (c_.peek() != JsonKind::Array)
-      return Error{RuleId::ShapeType, where, "expected shape to be an array of integers, found " + kind_phrase()};
+      return Error{RuleId::ShapeType, tensor_where(tensor), "expected shape to be an array of integers, found " + kind_phrase()};
     c_.try_consume('[');
     if (c_.try_consume(']')) return ok_status();
     do {
-      auto v = element(RuleId::ShapeType, where, "shape", t.shape.size());
+      auto v = element(RuleId::ShapeType, tensor, "shape", t.shape.size());
       if (!v) return v.error();
       t.shape.push_back(v.value());
     } while (c_.try_consume(','));
@@ -225,16 +227,16 @@ class ModelReader {
     return ok_status();
   }
 
-  Status offsets(TensorEntry& t, const std::string& where) {
+  Status offsets(TensorEntry& t, std::string_view tensor) {
     const std::string expected = "expected data_offsets to be an array of exactly two integers [begin, end], found ";
-    if (c_.peek() != JsonKind::Array) return Error{RuleId::OffsetsType, where, expected + kind_phrase()};
+    if (c_.peek() != JsonKind::Array) return Error{RuleId::OffsetsType, tensor_where(tensor), expected + kind_phrase()};
     c_.try_consume('[');
     std::size_t count = 0;
     std::array<std::uint64_t, 2> v{};
     if (!c_.try_consume(']')) {
       do {
         if (count < 2) {
-          auto e = element(RuleId::OffsetsType, where, "data_offsets", count);
+          auto e = element(RuleId::OffsetsType, tensor, "data_offsets", count);
           if (!e) return e.error();
           v[count] = e.value();
         } else {
@@ -245,7 +247,7 @@ class ModelReader {
       c_.try_consume(']');
     }
     if (count != 2)
-      return Error{RuleId::OffsetsType, where, expected + "an array of " + count_of(count, "element")};
+      return Error{RuleId::OffsetsType, tensor_where(tensor), expected + "an array of " + count_of(count, "element")};
     t.begin = v[0];
     t.end = v[1];
     return ok_status();

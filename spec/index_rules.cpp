@@ -1,5 +1,6 @@
 #include "spec/index_rules.hpp"
 
+#include <array>
 #include <unordered_map>
 
 #include "spec/checked_math.hpp"
@@ -10,6 +11,22 @@ namespace safespec {
 namespace {
 Finding make(RuleId id, std::string where, std::string message) {
   return Finding{id, Severity::Error, std::move(where), std::move(message), {}};
+}
+
+// As the format rules (reference_findings): each rule lists its first
+// kMaxRecords findings, then one finding says how many more there are, so an
+// index naming 100,000 missing shards gives a readable report.
+Findings bounded(Findings all) {
+  Findings out;
+  std::array<std::uint64_t, kRuleCount> count{};
+  for (Finding& f : all)
+    if (count[static_cast<std::size_t>(f.rule)]++ < kMaxRecords) out.push_back(std::move(f));
+  for (std::size_t r = 0; r < count.size(); ++r)
+    if (count[r] > kMaxRecords)
+      out.push_back(make(static_cast<RuleId>(r), "index",
+                         "found " + count_of(count[r] - kMaxRecords, "more finding") + " of this rule beyond the " +
+                             std::to_string(kMaxRecords) + " listed"));
+  return out;
 }
 }  // namespace
 
@@ -72,7 +89,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
     out.push_back(make(RuleId::IndexTotalSize, "metadata.total_size",
                        "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
                            std::to_string(*index.total_size)));
-  return out;
+  return bounded(std::move(out));
 }
 
 }  // namespace safespec

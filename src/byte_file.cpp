@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -11,6 +12,12 @@
 namespace safespec {
 
 static_assert(sizeof(off_t) == 8, "files over 4 GiB need a 64-bit off_t");
+
+namespace {
+std::atomic<OpenObserver> open_observer{nullptr};
+}  // namespace
+
+void set_open_observer(OpenObserver observer) { open_observer.store(observer); }
 
 Result<ByteFile, IoError> ByteFile::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -27,6 +34,7 @@ Result<ByteFile, IoError> ByteFile::open(const std::string& path) {
                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file";
     return IoError{std::string("expected a regular file, found ") + what};
   }
+  if (const OpenObserver observe = open_observer.load()) observe(path);
   return ByteFile(fd, static_cast<std::uint64_t>(st.st_size));
 }
 

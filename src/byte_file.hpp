@@ -17,6 +17,13 @@ struct IoError {
   friend bool operator==(const IoError&, const IoError&) = default;
 };
 
+// Test seam: when set, called by ByteFile::open after the size is taken and
+// before any byte is read, with the path. Tests (props/, the adversarial
+// replay) truncate the file there, which makes "the file shrank while being
+// read" deterministic through the whole check pipeline. Null in the command.
+using OpenObserver = void (*)(const std::string& path);
+void set_open_observer(OpenObserver observer);
+
 class ByteFile {
  public:
   // Refuses anything but a regular file (directories, FIFOs, devices), and

@@ -1,0 +1,116 @@
+// Parse time must grow linearly with header size (issue 5, "Hardening"):
+// time per header byte at about 1 KB, 1 MB and 100 MB, for the fast parser +
+// all strict rules (the path `safespec check` takes; headers over 16 MiB go
+// from it straight to the streaming reference reader) and for the reference
+// header reader + rules, each printed as a ratio against its own 1 KB
+// baseline measured in the same process (CPU time). Linear: the ratio stays
+// near 1 along each parser; the fast path's step past 16 MiB is the handover.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "props/gen/synthetic.hpp"
+#include "spec/format_rules.hpp"
+#include "spec/header_reader.hpp"
+#include "src/fast_header.hpp"
+
+namespace {
+
+using namespace safespec;
+
+struct Synthetic {
+  std::string text;  // header text followed by the parser's padding
+  std::size_t size;
+  std::uint64_t buffer_end;
+};
+
+// About 128 bytes a tensor: 8 tensors ~ 1 KB, 8,000 ~ 1 MB, 78,000 ~ 10 MB
+// (the fast parser's DOM still in use), 780,000 ~ 100 MB (just under F3's
+// 100,000,000; past 16 MiB the fast parser hands over to the reference reader).
+constexpr std::int64_t kSizes[] = {8, 8'000, 78'000, 780'000};
+constexpr const char* kLabels[] = {"1 KB", "1 MB", "10 MB", "100 MB"};
+constexpr std::size_t kCount = 4;
+
+const Synthetic& synthetic(std::size_t tensors) {
+  static std::map<std::size_t, Synthetic> cache;
+  auto it = cache.find(tensors);
+  if (it != cache.end()) return it->second;
+  gen::SyntheticText made = gen::synthetic_checkpoint_text(tensors, 16);
+  Synthetic s{std::move(made.text), 0, made.data_size};
+  s.size = s.text.size();
+  s.text.resize(s.size + fast_parser_padding(), ' ');
+  return cache.emplace(tensors, std::move(s)).first->second;
+}
+
+Model model_of(const Synthetic& s, Header h) { return Model{8 + s.size + s.buffer_end, s.size, std::move(h)}; }
+
+void report(benchmark::State& state, const Synthetic& s) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * s.size));
+  state.counters["header_bytes"] = static_cast<double>(s.size);
+}
+
+void BM_FastScaling(benchmark::State& state) {
+  const Synthetic& s = synthetic(static_cast<std::size_t>(state.range(0)));
+  FastHeaderParser parser;
+  for (auto _ : state) {
+    auto h = parser.parse(std::string_view(s.text).substr(0, s.size));
+    if (!h) state.SkipWithError("rejected");
+    const Findings f = check_model(model_of(s, std::move(h).value()), Profile::Strict);
+    if (!f.empty()) state.SkipWithError("synthetic header has findings");
+    benchmark::DoNotOptimize(f);
+  }
+  report(state, s);
+}
+
+void BM_ReferenceScaling(benchmark::State& state) {
+  const Synthetic& s = synthetic(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    auto h = read_header_reference(std::string_view(s.text).substr(0, s.size));
+    if (!h) state.SkipWithError("rejected");
+    const Findings f = check_model(model_of(s, std::move(h).value()), Profile::Strict);
+    benchmark::DoNotOptimize(f);
+  }
+  report(state, s);
+}
+
+BENCHMARK(BM_FastScaling)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReferenceScaling)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit(benchmark::kMillisecond);
+
+// Remembers each run's time so main() can print time per byte and ratios.
+class ScalingReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Iteration && !r.error_occurred)
+        // CPU seconds an iteration: the work is one thread's, and on a shared
+        // machine wall time also counts other processes' turns.
+        times[r.benchmark_name()] = r.cpu_accumulated_time / static_cast<double>(r.iterations);
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> times;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ScalingReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("\n%-22s %-7s %12s %14s %10s\n", "path", "header", "bytes", "CPU ns/byte", "vs 1 KB");
+  for (const char* name : {"BM_FastScaling", "BM_ReferenceScaling"}) {
+    double base = 0;
+    for (std::size_t i = 0; i < kCount; ++i) {
+      const auto t = reporter.times.find(std::string(name) + "/" + std::to_string(kSizes[i]));
+      if (t == reporter.times.end()) continue;
+      const double bytes = static_cast<double>(synthetic(static_cast<std::size_t>(kSizes[i])).size);
+      const double per_byte = t->second * 1e9 / bytes;
+      if (i == 0) base = per_byte;
+      std::printf("%-22s %-7s %12.0f %14.3f %9.2fx\n", name, kLabels[i], bytes, per_byte, base > 0 ? per_byte / base : 0.0);
+    }
+  }
+  benchmark::Shutdown();
+  return 0;
+}
