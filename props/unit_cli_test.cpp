@@ -30,18 +30,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() / ("safespec_unit_cli_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct Scratch : test::TempDir {
+  Scratch() : TempDir("safespec_unit_cli") {}
   std::string file(const std::string& name, const std::vector<std::uint8_t>& bytes) const {
     std::ofstream(dir / name, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

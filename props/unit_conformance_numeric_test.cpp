@@ -17,50 +17,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path vectors() {
-#ifdef SAFESPEC_VECTORS_DIR
-  return SAFESPEC_VECTORS_DIR;
-#else
-  return fs::path("corpus") / "vectors";
-#endif
-}
-
-std::string impls() {
-#ifdef SAFESPEC_IMPLS_DIR
-  return SAFESPEC_IMPLS_DIR;
-#else
-  return (fs::path(test::cli_path()).parent_path() / "props" / "impls").string();
-#endif
-}
-
-std::string sh(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("safespec_conformance_numeric_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct Scratch : test::TempDir {
+  Scratch() : TempDir("safespec_conformance_numeric") {}
   // `conformance numeric` over corpus/vectors with `impl` (a template whose
   // first word is a program of props/impls, or the safespec command).
   Run numeric(const std::string& impl, const std::string& more = "") const {
     return test::run_cli(dir.string(),
-                         "conformance numeric --vectors " + sh(vectors().string()) + " --impl " + sh(impl) + " " + more);
+                         "conformance numeric --vectors " + test::shell_word(test::vectors_dir().string()) + " --impl " + test::shell_word(impl) + " " + more);
   }
 };
 
-std::string program(const std::string& name) { return sh(impls() + "/" + name); }
+std::string program(const std::string& name) { return test::shell_word(test::impls_dir() + "/" + name); }
 
 const std::string kCudaSummary = "numeric cuda: 8 vectors (10 more have no cuda output): ";
 
@@ -68,7 +35,7 @@ const std::string kCudaSummary = "numeric cuda: 8 vectors (10 more have no cuda 
 
 TEST_CASE("conformance numeric: safespec linear is bit-exact on every vector of both semantics", "[conformance]") {
   const Scratch s;
-  const std::string linear = sh(test::cli_path()) + " linear {checkpoint} --layer {layer} --input {input} --out {output}";
+  const std::string linear = test::shell_word(test::cli_path()) + " linear {checkpoint} --layer {layer} --input {input} --out {output}";
   Run r = s.numeric(linear + " --semantics cuda");
   CHECK(r.code == 0);
   CHECK(r.err == "");
@@ -180,11 +147,11 @@ TEST_CASE("conformance numeric: usage errors exit 2", "[conformance]") {
   usage(s.numeric(program("copy_expected") + " {checkpoint} {input} {output} cuda", "--semantics fast"),
         "--semantics: fast not in {cuda,eager}\nRun with --help for more information.\n");
   // A directory without vectors, and one that does not exist.
-  const std::string impl = sh(program("copy_expected") + " {checkpoint} {input} {output} cuda");
-  usage(test::run_cli(s.dir.string(), "conformance numeric --vectors " + sh(s.dir.string()) + " --impl " + impl),
+  const std::string impl = test::shell_word(program("copy_expected") + " {checkpoint} {input} {output} cuda");
+  usage(test::run_cli(s.dir.string(), "conformance numeric --vectors " + test::shell_word(s.dir.string()) + " --impl " + impl),
         "safespec: " + s.dir.string() +
             ": expected vector directories with layer.safetensors, x.safetensors and y_cuda.safetensors, found none\n");
   const std::string missing = (s.dir / "missing").string();
-  usage(test::run_cli(s.dir.string(), "conformance numeric --vectors " + sh(missing) + " --impl " + impl),
+  usage(test::run_cli(s.dir.string(), "conformance numeric --vectors " + test::shell_word(missing) + " --impl " + impl),
         "safespec: " + missing + ": No such file or directory\n");
 }

@@ -27,21 +27,6 @@ namespace {
 
 constexpr Expect A = Expect::Accept, R = Expect::Reject;
 
-std::string impls() {
-#ifdef SAFESPEC_IMPLS_DIR
-  return SAFESPEC_IMPLS_DIR;
-#else
-  return (fs::path(test::cli_path()).parent_path() / "props" / "impls").string();
-#endif
-}
-
-// One shell word for popen's shell, whatever the text holds.
-std::string sh(const std::string& s) {
-  std::string out = "'";
-  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 Case entry(std::string file, std::string description, std::vector<std::string> rules, std::array<Expect, 5> expect,
            std::string sglang_message) {
   Case c;
@@ -91,7 +76,7 @@ struct Suite {
   Run run(const std::string& args) const { return test::run_cli(root.string(), args); }
   // `conformance run` on this suite with one of the test programs.
   Run run_impl(const std::string& impl, const std::string& more) const {
-    return run("conformance run --suite " + sh(dir.string()) + " --impl " + sh(sh(impls() + "/" + impl) + " {file}") +
+    return run("conformance run --suite " + test::shell_word(dir.string()) + " --impl " + test::shell_word(test::shell_word(test::impls_dir() + "/" + impl) + " {file}") +
                " " + more);
   }
 };
@@ -260,11 +245,11 @@ TEST_CASE("conformance run: exit 0 only when every file agrees", "[conformance]"
 TEST_CASE("conformance run: --json writes every file's result", "[conformance]") {
   const Suite s;
   const fs::path json = s.root / "out.json";
-  const Run r = s.run_impl("reject_all", "--profile sglang --json " + sh(json.string()));
+  const Run r = s.run_impl("reject_all", "--profile sglang --json " + test::shell_word(json.string()));
   CHECK(r.code == 1);
   std::ifstream in(json, std::ios::binary);
   const std::string doc = without_seconds({std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
-  const std::string impl = "'" + impls() + "/reject_all' {file}";
+  const std::string impl = "'" + test::impls_dir() + "/reject_all' {file}";
   const std::string head = "{\"profile\":\"sglang\",\"suite\":\"" + s.dir.string() + "\",\"impl\":\"" + impl +
                            "\",\"timeout_s\":10,\"counts\":{\"agrees\":2,\"accepts_reject\":0,\"rejects_accept\":3,"
                            "\"crashed\":0,\"timed_out\":0},\"files\":[\n";
@@ -295,8 +280,8 @@ TEST_CASE("conformance run: --json records signals, timeouts and a bounded outpu
   // sh -c for what needs a shell: the output of `yes`, cut at 3000 bytes.
   const std::string impl = "sh -c 'yes | head -c 3000; case \"$1\" in *_segv*) kill -SEGV $$;; *_slow*) sleep 60;; "
                            "esac; exit 0' sh {file}";
-  const Run r = s.run("conformance run --suite " + sh(s.dir.string()) + " --profile strict --timeout 2 --impl " +
-                      sh(impl) + " --json " + sh(json.string()));
+  const Run r = s.run("conformance run --suite " + test::shell_word(s.dir.string()) + " --profile strict --timeout 2 --impl " +
+                      test::shell_word(impl) + " --json " + test::shell_word(json.string()));
   CHECK(r.code == 1);
   std::ifstream in(json, std::ios::binary);
   const std::string doc{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -321,8 +306,8 @@ TEST_CASE("conformance run: --json records signals, timeouts and a bounded outpu
 
 TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conformance]") {
   const Suite s;
-  const std::string suite = " --suite " + sh(s.dir.string());
-  const std::string ok_impl = " --impl " + sh(sh(impls() + "/accept_all") + " {file}");
+  const std::string suite = " --suite " + test::shell_word(s.dir.string());
+  const std::string ok_impl = " --impl " + test::shell_word(test::shell_word(test::impls_dir() + "/accept_all") + " {file}");
   const auto usage = [&](const std::string& args, const std::string& err) {
     const Run r = s.run("conformance run" + args);
     INFO(args);
@@ -336,22 +321,22 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
   usage(suite + " --profile strict", "--impl is required\nRun with --help for more information.\n");
   usage(suite + " --profile strict --impl ' '",
         "safespec: --impl: expected a command in the template, found only blanks\n");
-  usage(suite + " --profile strict --impl " + sh(sh(impls() + "/accept_all")),
+  usage(suite + " --profile strict --impl " + test::shell_word(test::shell_word(test::impls_dir() + "/accept_all")),
         "safespec: --impl: expected {file} in the template (where each suite file's path goes), found '" +
-            sh(impls() + "/accept_all") + "'\n");
+            test::shell_word(test::impls_dir() + "/accept_all") + "'\n");
   usage(suite + " --profile strict --impl 'cat {file} | wc -c'",
         "safespec: --impl: found an unquoted '|' at byte 11 of the template: the command runs without a shell, so "
         "pipes, redirections and variables need sh -c '...' (or quote the character to pass it on literally)\n");
   usage(suite + " --profile strict --impl 'no_such_program_for_safespec {file}'",
         "safespec: cannot run 'no_such_program_for_safespec': No such file or directory\n");
-  usage(" --suite " + sh(s.root.string()) + " --profile strict" + ok_impl,
+  usage(" --suite " + test::shell_word(s.root.string()) + " --profile strict" + ok_impl,
         "safespec: cannot read " + (s.root / "manifest.jsonl").string() + "\n");
   usage(suite + " --profile strict" + ok_impl + " --jobs 0",
         "--jobs: Value 0 not in range 1 to 1024\nRun with --help for more information.\n");
   usage(suite + " --profile strict" + ok_impl + " --timeout 0",
         "--timeout: Value 0 not in range 0.001000 to 86400.000000\nRun with --help for more information.\n");
   const std::string nowhere = (s.root / "no_dir" / "out.json").string();
-  usage(suite + " --profile strict" + ok_impl + " --json " + sh(nowhere),
+  usage(suite + " --profile strict" + ok_impl + " --json " + test::shell_word(nowhere),
         "safespec: --json: cannot write '" + nowhere + "'\n");
   // A manifest naming a file the suite lacks, or one outside it.
   fs::remove(s.dir / "accept_zero_tensors.safetensors");
@@ -372,11 +357,11 @@ TEST_CASE("conformance run: stopped by SIGTERM, it kills its children and dies o
   const Suite s;
   // Every file hangs (a directory of only _slow names would do too: here
   // sleep_some is given one through the template).
-  const std::string run = sh(test::cli_path()) + " conformance run --suite " + sh(s.dir.string()) +
-                          " --profile strict --impl " + sh(sh(impls() + "/sleep_some") + " {file}_slow");
+  const std::string run = test::shell_word(test::cli_path()) + " conformance run --suite " + test::shell_word(s.dir.string()) +
+                          " --profile strict --impl " + test::shell_word(test::shell_word(test::impls_dir() + "/sleep_some") + " {file}_slow");
   const std::string err = (s.root / "run_stderr.txt").string();
-  const std::string script = run + " >/dev/null 2>" + sh(err) + " & pid=$!; sleep 2; kill -TERM $pid; wait $pid; echo $?";
-  const Run r = test::run_cli(s.root.string(), "rules >/dev/null; sh -c " + sh(script));
+  const std::string script = run + " >/dev/null 2>" + test::shell_word(err) + " & pid=$!; sleep 2; kill -TERM $pid; wait $pid; echo $?";
+  const Run r = test::run_cli(s.root.string(), "rules >/dev/null; sh -c " + test::shell_word(script));
   CHECK(r.out == "143\n");
   std::ifstream in(err);
   CHECK(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()} ==

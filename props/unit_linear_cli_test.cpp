@@ -30,28 +30,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// corpus/vectors: from CMake, else relative to the source tree ctest runs in.
-fs::path vectors() {
-#ifdef SAFESPEC_VECTORS_DIR
-  return SAFESPEC_VECTORS_DIR;
-#else
-  return fs::path("corpus") / "vectors";
-#endif
-}
-
-struct Scratch {
-  fs::path dir;
-  Scratch() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("safespec_linear_cli_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+struct Scratch : test::TempDir {
+  Scratch() : TempDir("safespec_linear_cli") {}
   std::string path(const std::string& name) const { return (dir / name).string(); }
   std::string file(const std::string& name, const std::vector<TensorView>& tensors) const {
     auto bytes = serialize(tensors, std::nullopt);
@@ -84,16 +64,16 @@ std::vector<std::uint8_t> f32(std::initializer_list<float> v) {
   return out;
 }
 
-const fs::path kCorrection = vectors() / "g4_c256_bf16_correction";  // cuda and eager differ here (D2)
-const fs::path kSmallC = vectors() / "g8_c16_bf16_codebook";         // C = 16: eager only
+const fs::path kCorrection = test::vectors_dir() / "g4_c256_bf16_correction";  // cuda and eager differ here (D2)
+const fs::path kSmallC = test::vectors_dir() / "g8_c16_bf16_codebook";         // C = 16: eager only
 
 }  // namespace
 
 TEST_CASE("linear (issue 4, golden vectors): every committed y is reproduced bit for bit in its semantics", "[cli]") {
   Scratch s;
-  REQUIRE(fs::exists(vectors() / "index.txt"));
+  REQUIRE(fs::exists(test::vectors_dir() / "index.txt"));
   int checked = 0;
-  for (const auto& entry : fs::directory_iterator(vectors())) {
+  for (const auto& entry : fs::directory_iterator(test::vectors_dir())) {
     if (!entry.is_directory()) continue;
     for (const std::string sem : {"eager", "cuda"}) {
       const fs::path expected = entry.path() / ("y_" + sem + ".safetensors");
@@ -317,7 +297,7 @@ TEST_CASE("linear (issue 4, §7.1, §6.2): int8_tensorwise and convrot_w4a4 thro
 
 TEST_CASE("linear (issue 4, bad input): hostile markers and companions never crash", "[cli]") {
   Scratch s;
-  const fs::path v = vectors() / "g8_c256_bf16_plain";
+  const fs::path v = test::vectors_dir() / "g8_c256_bf16_plain";
   const std::string x = q(v / "x.safetensors"), out = " --out " + q(s.path("y.safetensors"));
   std::vector<std::uint8_t> w(8 * 128, 0x98), srel(8 * 32, 0x38), sch = f32({1, 1, 1, 1, 1, 1, 1, 1});
   struct Case {

@@ -1,6 +1,7 @@
 #include "props/unit_support.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +21,41 @@ std::string cli_path() {
 #else
   return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "safespec").string();
 #endif
+}
+
+TempDir::TempDir(const std::string& tag) {
+  static int counter = 0;
+  dir = std::filesystem::temp_directory_path() /
+        (tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+std::filesystem::path vectors_dir() {
+#ifdef SAFESPEC_VECTORS_DIR
+  return SAFESPEC_VECTORS_DIR;
+#else
+  return std::filesystem::path("corpus") / "vectors";
+#endif
+}
+
+std::string impls_dir() {
+#ifdef SAFESPEC_IMPLS_DIR
+  return SAFESPEC_IMPLS_DIR;
+#else
+  return (std::filesystem::path(cli_path()).parent_path() / "props" / "impls").string();
+#endif
+}
+
+std::string shell_word(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 Run run_cli(const std::string& scratch, const std::string& args) {

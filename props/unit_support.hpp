@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,24 @@ struct Run {
   std::string out, err;
 };
 std::string cli_path();
+
+// A fresh directory under the system's temporary directory, named after the
+// test file, this process and a counter; removed with everything in it.
+struct TempDir {
+  std::filesystem::path dir;
+  explicit TempDir(const std::string& tag);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+// corpus/vectors (from CMake, else relative to the source tree ctest runs in).
+std::filesystem::path vectors_dir();
+// The conformance runners' test implementations (props/impls/).
+std::string impls_dir();
+// One word for a POSIX shell (popen's, and the conformance --impl template),
+// whatever the text holds.
+std::string shell_word(const std::string& s);
 Run run_cli(const std::string& scratch, const std::string& args);
 
 // Pads a header text with spaces to a multiple of 8 bytes, as the writer
