@@ -173,6 +173,18 @@ TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)", "[qua
   auto size = findings_of(a, RuleId::QuantMarkerTooLarge);
   REQUIRE(size.size() == 1);
   CHECK(size[0].verdicts.empty());  // not parsed, so no consumer is simulated
+  // Small enough but not read: the reader found it outside the file.
+  CHECK(size[0].message ==
+        "expected marker data of at most 1048576 bytes inside the file, found 8 bytes at data_offsets [100, 108], "
+        "which lie outside the file");
+  Marked big;
+  big.fx.tensor("c.comfy_quant", Dtype::U8, {2'000'000});
+  big.markers.push_back({"c.comfy_quant", false, ""});
+  const auto b = findings_of(big.run(), RuleId::QuantMarkerTooLarge);
+  REQUIRE(b.size() == 1);
+  CHECK(b[0].message ==
+        "expected marker data of at most 1048576 bytes inside the file, found 2000000 bytes at data_offsets [0, "
+        "2000000]");
 }
 
 TEST_CASE("CQ-MARKER-CONFLICT (S3.4, S6.3, G9, G19): Python equality decides", "[quant]") {

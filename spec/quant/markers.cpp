@@ -198,9 +198,18 @@ class Collector {
                "expected a 1-D U8 marker tensor, found " + dtype_str(*ref) + shape_str(*ref), {});
     if (!mb.read) {
       // safespec does not parse it, so it cannot say what the consumers do.
+      std::string found = "data that lies outside the file";
+      if (ref) {
+        const TensorEntry& t = *ref->entry;
+        const std::string span = "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]";
+        found = t.end < t.begin ? span
+                : t.end - t.begin > kMaxMarkerBytes
+                    ? std::to_string(t.end - t.begin) + " bytes at " + span
+                    : std::to_string(t.end - t.begin) + " bytes at " + span + ", which lie outside the file";
+      }
       out_.add(f, RuleId::QuantMarkerTooLarge, where,
-               "expected marker data of at most " + std::to_string(kMaxMarkerBytes) +
-                   " bytes inside the file, found data that is larger or lies outside the file",
+               "expected marker data of at most " + std::to_string(kMaxMarkerBytes) + " bytes inside the file, found " +
+                   found,
                {});
       return;
     }
