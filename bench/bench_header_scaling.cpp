@@ -8,10 +8,9 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <map>
 #include <string>
 
-#include "props/gen/synthetic.hpp"
+#include "bench/header_bench_support.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
 #include "src/fast_header.hpp"
@@ -19,12 +18,9 @@
 namespace {
 
 using namespace safespec;
-
-struct Synthetic {
-  std::string text;  // header text followed by the parser's padding
-  std::size_t size;
-  std::uint64_t buffer_end;
-};
+using bench::model_of;
+using bench::Synthetic;
+using bench::synthetic;
 
 // About 128 bytes a tensor: 8 tensors ~ 1 KB, 8,000 ~ 1 MB, 78,000 ~ 10 MB
 // (the fast parser's DOM still in use), 780,000 ~ 100 MB (just under F3's
@@ -32,19 +28,6 @@ struct Synthetic {
 constexpr std::int64_t kSizes[] = {8, 8'000, 78'000, 780'000};
 constexpr const char* kLabels[] = {"1 KB", "1 MB", "10 MB", "100 MB"};
 constexpr std::size_t kCount = 4;
-
-const Synthetic& synthetic(std::size_t tensors) {
-  static std::map<std::size_t, Synthetic> cache;
-  auto it = cache.find(tensors);
-  if (it != cache.end()) return it->second;
-  gen::SyntheticText made = gen::synthetic_checkpoint_text(tensors, 16);
-  Synthetic s{std::move(made.text), 0, made.data_size};
-  s.size = s.text.size();
-  s.text.resize(s.size + fast_parser_padding(), ' ');
-  return cache.emplace(tensors, std::move(s)).first->second;
-}
-
-Model model_of(const Synthetic& s, Header h) { return Model{8 + s.size + s.buffer_end, s.size, std::move(h)}; }
 
 void report(benchmark::State& state, const Synthetic& s) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * s.size));
@@ -78,33 +61,19 @@ void BM_ReferenceScaling(benchmark::State& state) {
 BENCHMARK(BM_FastScaling)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReferenceScaling)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit(benchmark::kMillisecond);
 
-// Remembers each run's time so main() can print time per byte and ratios.
-class ScalingReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs)
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred)
-        // CPU seconds an iteration: the work is one thread's, and on a shared
-        // machine wall time also counts other processes' turns.
-        times[r.benchmark_name()] = r.cpu_accumulated_time / static_cast<double>(r.iterations);
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, double> times;
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  ScalingReporter reporter;
+  bench::TimeReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\n%-22s %-7s %12s %14s %10s\n", "path", "header", "bytes", "CPU ns/byte", "vs 1 KB");
   for (const char* name : {"BM_FastScaling", "BM_ReferenceScaling"}) {
     double base = 0;
     for (std::size_t i = 0; i < kCount; ++i) {
-      const auto t = reporter.times.find(std::string(name) + "/" + std::to_string(kSizes[i]));
-      if (t == reporter.times.end()) continue;
+      const auto t = reporter.cpu.find(std::string(name) + "/" + std::to_string(kSizes[i]));
+      if (t == reporter.cpu.end()) continue;
       const double bytes = static_cast<double>(synthetic(static_cast<std::size_t>(kSizes[i])).size);
       const double per_byte = t->second * 1e9 / bytes;
       if (i == 0) base = per_byte;

@@ -1,0 +1,56 @@
+// What the header benchmarks share: synthetic checkpoint headers built once
+// per size, the model they describe, and a reporter that remembers each
+// run's time so main() can print ratios against a baseline run in the same
+// process.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "props/gen/synthetic.hpp"
+#include "spec/model.hpp"
+#include "src/fast_header.hpp"
+
+namespace safespec::bench {
+
+struct Synthetic {
+  std::string text;  // header text followed by the fast parser's padding
+  std::size_t size;
+  std::uint64_t buffer_end;
+};
+
+// About 128 header bytes a tensor, names like a large checkpoint's.
+inline const Synthetic& synthetic(std::size_t tensors) {
+  static std::map<std::size_t, Synthetic> cache;
+  auto it = cache.find(tensors);
+  if (it != cache.end()) return it->second;
+  gen::SyntheticText made = gen::synthetic_checkpoint_text(tensors, 16);
+  Synthetic s{std::move(made.text), 0, made.data_size};
+  s.size = s.text.size();
+  s.text.resize(s.size + fast_parser_padding(), ' ');
+  return cache.emplace(tensors, std::move(s)).first->second;
+}
+
+inline Model model_of(const Synthetic& s, Header h) { return Model{8 + s.size + s.buffer_end, s.size, std::move(h)}; }
+
+// Seconds an iteration, by benchmark name ("BM_Fast/100"): wall time, and CPU
+// time (one thread's work; on a shared machine wall time also counts other
+// processes' turns).
+class TimeReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Iteration && !r.error_occurred) {
+        real[r.benchmark_name()] = r.GetAdjustedRealTime();
+        cpu[r.benchmark_name()] = r.cpu_accumulated_time / static_cast<double>(r.iterations);
+      }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> real, cpu;
+};
+
+}  // namespace safespec::bench
