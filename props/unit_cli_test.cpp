@@ -92,7 +92,7 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1") {
   const std::string wrapped = "SafetensorError: Error while deserializing header: invalid offset for tensor `a`";
   CHECK(r.out == p + ": FAIL (1 error, 0 warnings, profile safetensors)\n  error   ST-OFFSET-GAP at tensor 'a': " + msg +
                      " [reference: InvalidOffset] [sglang: rejects, comfyui: rejects, kitchen: rejects]\n"
-                     "  verdict safetensors: rejects (InvalidOffset: " + msg + ")\n  verdict sglang: rejects (" +
+                     "  verdict safetensors: rejects (InvalidOffset: invalid offset for tensor `a`)\n  verdict sglang: rejects (" +
                      wrapped + ")\n  verdict comfyui: rejects (" + wrapped + ")\n  verdict kitchen: rejects (" +
                      wrapped + ")\n");
 }

@@ -33,6 +33,9 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_suite_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_fuzz_oracles_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_hardening_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_reference_answers_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_serde_number_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_reference_reader_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
@@ -41,6 +44,8 @@ set(SAFESPEC_UNIT_TESTS
 # the binary beside the props/ build directory.
 set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
     SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")
+# The reference reader's answers on 3,000 headers (unit_reference_answers_test.cpp).
+list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_REFERENCE_ANSWERS_DIR="${PROJECT_SOURCE_DIR}/corpus/reference_answers")
 # The committed conformance suite (unit_conformance_suite_test.cpp).
 list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CONFORMANCE_DIR="${PROJECT_SOURCE_DIR}/corpus/conformance")
 

@@ -20,6 +20,9 @@ bool FileReport::ok() const {
 }
 
 const Finding* FileReport::reference_failure() const {
+  for (const Finding& f : findings)
+    if (f.verdict(Consumer::Safetensors)) return &f;
+  if (reference) return nullptr;  // the reference's own answer decided
   for (const Finding& f : findings) {
     const RuleInfo& info = rule_info(f.rule);
     if (f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index") return &f;
@@ -28,24 +31,62 @@ const Finding* FileReport::reference_failure() const {
 }
 
 std::string_view FileReport::reference_verdict() const {
+  if (reference) return reference->failure ? reference::variant_name(reference->failure->variant) : std::string_view();
   const Finding* f = reference_failure();
   return f ? rule_info(f->rule).reference : std::string_view();
 }
 
+namespace {
+
+// The model from what the reference read, for a header safespec's strict
+// reader refuses but the reference accepts (array-form tensor entries,
+// map-form dtypes, numbers only serde_json's algorithm keeps finite).
+Model model_from_reference(const LoadedFile& lf) {
+  Model m{lf.file_size, lf.header_length, {}};
+  const reference::HashMetadata& meta = *lf.reference.metadata;
+  for (const reference::TensorInfo& t : meta.tensors)
+    m.header.tensors.push_back(TensorEntry{t.name, t.dtype, t.shape, t.begin, t.end});
+  if (meta.metadata) {
+    m.header.metadata_state = MetadataState::Present;
+    m.header.metadata = *meta.metadata;
+  }
+  return m;
+}
+
+void fill_findings(FileReport& report, LoadedFile lf, Profile profile) {
+  report.reference = lf.reference;
+  if (lf.model) {
+    report.findings = check_model(lf.model.value(), profile);
+    report.model = std::move(lf.model).value();
+    return;
+  }
+  const Error refused = lf.model.error();
+  if (lf.reference.failure || !lf.reference.metadata) {
+    report.findings.push_back(to_finding(refused));
+    return;
+  }
+  // Strict keeps its refusal (it names the spelling the written spec
+  // forbids); no consumer sees it, since the reference reads the file.
+  Model m = model_from_reference(lf);
+  if (profile_applies(Profile::Strict, refused.rule) && profile == Profile::Strict) {
+    Finding f = to_finding(refused);
+    f.message += " (the reference reader accepts this spelling)";
+    report.findings.push_back(std::move(f));
+  }
+  for (Finding& f : check_model(m, profile)) report.findings.push_back(std::move(f));
+  report.model = std::move(m);
+}
+
+}  // namespace
+
 FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
-  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false};
-  auto loaded = load_model(path, parser);
+  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt};
+  auto loaded = load_file(path, parser);
   if (!loaded) {
     report.io_error = loaded.error().message;
     return report;
   }
-  auto& parsed = loaded.value();
-  if (!parsed) {
-    report.findings.push_back(to_finding(parsed.error()));
-    return report;
-  }
-  report.findings = check_model(parsed.value(), profile);
-  report.model = std::move(parsed).value();
+  fill_findings(report, std::move(loaded).value(), profile);
   return report;
 }
 
@@ -74,7 +115,7 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   std::vector<std::size_t> report_of;
   for (std::size_t g = 0; g < group.size(); ++g) {
     FileReport& r = reports[group[g]];
-    attach_container_verdicts(r.findings, g);
+    attach_container_verdicts(r.findings, g, r.reference ? &*r.reference : nullptr);
     if (!r.model || r.io_error) continue;
     auto markers = markers_of(r);
     if (!markers) {
@@ -132,14 +173,8 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;
   for (const MemoryFile& f : files) {
-    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false};
-    auto parsed = read_model_fast(f.bytes, parser);
-    if (parsed) {
-      r.findings = check_model(parsed.value(), profile);
-      r.model = std::move(parsed).value();
-    } else {
-      r.findings.push_back(to_finding(parsed.error()));
-    }
+    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false, std::nullopt};
+    fill_findings(r, read_file_memory(f.bytes, parser), profile);
     group.push_back(reports.size());
     reports.push_back(std::move(r));
   }

@@ -9,6 +9,7 @@
 
 #include "spec/finding.hpp"
 #include "spec/model.hpp"
+#include "spec/reference/reference_reader.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/fast_header.hpp"
 
@@ -22,6 +23,9 @@ struct Outcome {
   std::string config;   // sglang only, when it loads: the config its resolution picks ("None": not quantized)
   std::vector<RuleId> mis_loads;  // findings it loads silently wrong
   std::vector<RuleId> warns;      // findings it logs
+  // safetensors only: the other (variant, message) answers the reference
+  // gives on the same file in other processes (offset ties, X13).
+  std::vector<std::pair<std::string, std::string>> alternatives;
 };
 
 struct FileReport {
@@ -33,6 +37,10 @@ struct FileReport {
   // judges the file alone, the others the checkpoint the file belongs to.
   std::array<Outcome, 4> consumers{};
   bool judged = false;  // consumers is filled in
+  // The reference reader's own answer on the file (spec/reference/): the
+  // one source of the safetensors verdict and of the container message every
+  // Python consumer raises. Set for every .safetensors file that could be read.
+  std::optional<reference::Answer> reference;
 
   bool ok() const;  // readable and no error findings
   // The reference reader's verdict: its error variant for the first failure

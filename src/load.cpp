@@ -29,7 +29,7 @@ Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffe
 
 }  // namespace
 
-LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
+Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser& parser) {
   auto file = ByteFile::open(path);
   if (!file) return file.error();
   const ByteFile& f = file.value();
@@ -37,10 +37,29 @@ LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
   const std::size_t first = f.size() < 8 ? static_cast<std::size_t>(f.size()) : 8;
   if (auto r = f.read_at(0, std::span(prefix).first(first)); !r) return r.error();
   auto n = check_prefix(std::span(prefix).first(first), f.size());
-  if (!n) return Result<Model>(n.error());
+  if (!n) return LoadedFile{f.size(), 0, n.error(), reference::read_metadata(std::span(prefix).first(first), f.size())};
   HeaderBuffer buf(n.value());
   if (auto r = f.read_at(8, std::span(buf.bytes.get(), n.value())); !r) return r.error();
-  return finish(f.size(), n.value(), buf, parser);
+  // The reference's reading first, so its working set is freed before the
+  // fast parser builds the model (the two never peak together).
+  reference::Answer answer = reference::read_header(n.value(), buf.text(), f.size());
+  Result<Model> model = finish(f.size(), n.value(), buf, parser);
+  if (!model && !answer.failure) answer = reference::read_header(n.value(), buf.text(), f.size(), true);
+  return LoadedFile{f.size(), n.value(), std::move(model), std::move(answer)};
+}
+
+LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
+  auto loaded = load_file(path, parser);
+  if (!loaded) return loaded.error();
+  return std::move(loaded.value().model);
+}
+
+LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
+  const auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  reference::Answer answer = reference::read_metadata(file, file.size());
+  Result<Model> model = read_model_fast(file, parser);
+  if (!model && !answer.failure) answer = reference::read_metadata(file, file.size(), true);
+  return LoadedFile{file.size(), n ? n.value() : 0, std::move(model), std::move(answer)};
 }
 
 Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser) {

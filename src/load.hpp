@@ -6,6 +6,7 @@
 #include <string>
 
 #include "spec/model.hpp"
+#include "spec/reference/reference_reader.hpp"
 #include "spec/result.hpp"
 #include "src/byte_file.hpp"
 #include "src/fast_header.hpp"
@@ -16,6 +17,18 @@ namespace safespec {
 using LoadResult = Result<Result<Model>, IoError>;
 
 LoadResult load_model(const std::string& path, FastHeaderParser& parser);
+
+// A file read twice over the same header bytes: safespec's model (through
+// the fast parser) and the reference reader's own answer on the file.
+struct LoadedFile {
+  std::uint64_t file_size = 0;
+  std::uint64_t header_length = 0;  // N, when the prefix was valid
+  Result<Model> model;
+  reference::Answer reference;
+};
+
+Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser& parser);
+LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser);
 
 // The same pipeline over bytes in memory (fuzzers, tests). Copies the header
 // into a padded buffer; never reads past `file`.

@@ -51,6 +51,7 @@ std::string rule_list(const std::vector<RuleId>& rules) {
 
 std::string outcome_text(const Outcome& o) {
   std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
+  for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
   if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
   if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
   if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
@@ -66,7 +67,15 @@ std::string rule_array(const std::vector<RuleId>& rules) {
 std::string outcome_json(const Outcome& o, Consumer c) {
   std::string out = fmt::format("{{\"loads\":{}", o.loads ? "true" : "false");
   if (!o.loads) out += fmt::format(",\"error\":{},\"message\":{}", json_string(o.error), json_string(o.message));
-  if (c == Consumer::Sglang && o.loads) out += ",\"config\":" + json_string(o.config);
+  // sglang's resolution returns None for a checkpoint without markers: null.
+  if (c == Consumer::Sglang && o.loads) out += ",\"config\":" + (o.config == "None" ? std::string("null") : json_string(o.config));
+  if (c == Consumer::Safetensors && !o.alternatives.empty()) {
+    out += ",\"reference_alternatives\":[";
+    for (std::size_t i = 0; i < o.alternatives.size(); ++i)
+      out += fmt::format("{}{{\"error\":{},\"message\":{}}}", i ? "," : "", json_string(o.alternatives[i].first),
+                         json_string(o.alternatives[i].second));
+    out += ']';
+  }
   if (!o.mis_loads.empty()) out += ",\"mis_loads\":" + rule_array(o.mis_loads);
   if (!o.warns.empty()) out += ",\"warns\":" + rule_array(o.warns);
   return out + "}";

@@ -8,40 +8,47 @@ namespace safespec {
 
 namespace {
 
-// The two Display strings safetensors-format.md §5 records; the Python
-// binding wraps them as "Error while deserializing header: <Display>".
-std::string safe_open_message(const Finding& f, std::string_view variant) {
-  std::string display;
-  if (variant == "MetadataIncompleteBuffer") {
-    display = "incomplete metadata, file not fully covered";
-  } else if (variant == "InvalidOffset" && f.where.starts_with("tensor '") && f.where.ends_with("'")) {
-    // where is "tensor 'name'" with quote_name escaping; the Display prints the raw name.
-    display = "invalid offset for tensor `" + f.where.substr(8, f.where.size() - 9) + "`";
-  } else {
-    // The other Display strings (tensor.rs:65-93) were not recorded: say so
-    // rather than invent them.
-    display = std::string(variant) + " (Display text not recorded; safespec: " + f.message + ")";
-  }
-  return "Error while deserializing header: " + display;
+bool is_container_error(const Finding& f) {
+  const RuleInfo& info = rule_info(f.rule);
+  return f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index";
+}
+
+void set_container_verdicts(Finding& f, std::size_t file, const std::string& variant, const std::string& display,
+                            const std::string& python_message) {
+  f.verdicts = {
+      Verdict{Consumer::Safetensors, Effect::Rejects, variant, display, {0, 0, 0, 0}},
+      Verdict{Consumer::Sglang, Effect::Rejects, "SafetensorError", python_message, quant::order::sg_container(file)},
+      Verdict{Consumer::Comfyui, Effect::Rejects, "SafetensorError", python_message, quant::order::cu_container(file)},
+      Verdict{Consumer::Kitchen, Effect::Rejects, "SafetensorError", python_message, quant::order::kt_container(file)},
+  };
+}
+
+// The first catalogue rule the reference raises with this variant: the rule
+// of a finding made for a failure no finding of safespec's names (for
+// InvalidHeaderDeserialization, ST-JSON-SYNTAX: serde_json's own number
+// ranges and limits).
+RuleId rule_for_variant(std::string_view variant) {
+  for (const RuleInfo& info : rule_catalogue())
+    if (info.reference == variant && info.rule_number != "index") return info.id;
+  return RuleId::JsonSyntax;
 }
 
 }  // namespace
 
-void attach_container_verdicts(Findings& findings, std::size_t file) {
-  std::uint32_t k = 0;
+void attach_container_verdicts(Findings& findings, std::size_t file, const reference::Answer* reference) {
+  if (!reference) return;
+  if (!reference->failure) return;  // the reference reads the file: nothing here stops a consumer
+  const reference::Failure& failure = *reference->failure;
+  const std::string variant(reference::variant_name(failure.variant));
   for (Finding& f : findings) {
-    const RuleInfo& info = rule_info(f.rule);
-    if (f.severity != Severity::Error || info.reference.empty() || info.rule_number == "index") continue;
-    const std::string variant(info.reference);
-    const std::string wrapped = safe_open_message(f, variant);
-    f.verdicts = {
-        Verdict{Consumer::Safetensors, Effect::Rejects, variant, f.message, {0, 0, k, 0}},
-        Verdict{Consumer::Sglang, Effect::Rejects, "SafetensorError", wrapped, quant::order::sg_container(file)},
-        Verdict{Consumer::Comfyui, Effect::Rejects, "SafetensorError", wrapped, quant::order::cu_container(file)},
-        Verdict{Consumer::Kitchen, Effect::Rejects, "SafetensorError", wrapped, quant::order::kt_container(file)},
-    };
-    ++k;
+    if (!is_container_error(f) || rule_info(f.rule).reference != variant) continue;
+    set_container_verdicts(f, file, variant, failure.display, failure.python_message());
+    return;
   }
+  const RuleId rule = rule_for_variant(variant);
+  Finding made{rule, Severity::Error, "header", "the reference reader rejects the file: " + failure.display, {}};
+  set_container_verdicts(made, file, variant, failure.display, failure.python_message());
+  findings.insert(findings.begin(), std::move(made));
 }
 
 void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config) {
@@ -56,17 +63,19 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
         if (v.effect == Effect::Rejects && (!first[c] || v.order < first[c]->order)) first[c] = &v;
       }
   for (std::size_t c = 0; c < 4; ++c)
-    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", shared[c].mis_loads, shared[c].warns};
+    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", shared[c].mis_loads, shared[c].warns, {}};
   if (shared[1].loads) shared[1].config = sglang_config;
   for (FileReport* r : checkpoint) {
     r->consumers = shared;
     // The reference reader judges each file alone.
     Outcome& st = r->consumers[0];
     st = Outcome{};
-    if (const Finding* f = r->reference_failure()) {
+    if (r->reference && r->reference->failure) {
       st.loads = false;
-      st.error = std::string(rule_info(f->rule).reference);
-      st.message = f->message;
+      st.error = std::string(reference::variant_name(r->reference->failure->variant));
+      st.message = r->reference->failure->display;
+      for (const reference::Failure& alt : r->reference->alternatives)
+        st.alternatives.emplace_back(std::string(reference::variant_name(alt.variant)), alt.display);
     }
     r->judged = true;
   }
@@ -76,6 +85,11 @@ void apply_profile(FileReport& r, Profile p) {
   Consumer c{};
   if (p == Profile::Safetensors) {  // check_model filtered the container rules; the reference never reads a layer
     std::erase_if(r.findings, [](const Finding& f) { return is_quant_rule(f.rule); });
+    // When the reference reads the file, a container error is safespec's
+    // observation, not the reference's verdict.
+    if (r.reference && !r.reference->failure)
+      for (Finding& f : r.findings)
+        if (is_container_error(f) && !f.verdict(Consumer::Safetensors)) f.severity = Severity::Warning;
     return;
   }
   if (!profile_consumer(p, c)) return;  // strict: everything

@@ -18,7 +18,12 @@ namespace safespec {
 // safetensors (its error variant) and of sglang, ComfyUI and comfy-kitchen,
 // which open the file with the reference reader before anything else
 // (S1 safe_open, C1). `file` is the file's position in its checkpoint.
-void attach_container_verdicts(Findings& findings, std::size_t file);
+// `reference` is the reference reader's answer on the file: its failure goes
+// on the first finding of the same error variant (or on a finding made for
+// it when no rule of safespec's names it), with its exact Display text; the
+// findings after it carry no consumer verdict, since the reference stops at
+// its first error. When the reference accepts, no finding stops a consumer.
+void attach_container_verdicts(Findings& findings, std::size_t file, const reference::Answer* reference);
 
 // Fills r.consumers: safetensors from r's own findings; sglang, comfyui and
 // kitchen from every finding of the checkpoint (all its files' reports).
