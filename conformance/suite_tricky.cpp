@@ -407,11 +407,11 @@ void positions(Drafts& d) {
         "accepted (serde_json's parser is not correctly rounded near the limit; undetermined upstream)",
         with_header(pad("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"x\":1.7976931348623157e308}}"), zeros(1)),
         {TensorUnknownField});
-  d.add("impldef_ST-DTYPE-UNKNOWN_one_key_map", "dtype {\"U8\":null}: serde's derived enum may take it; safespec follows "
-        "F6.12 (strings only)", with_header(pad("{\"a\":{\"dtype\":{\"U8\":null},\"shape\":[1],\"data_offsets\":[0,1]}}"), zeros(1)),
+  d.add("accept_ST-DTYPE-UNKNOWN_one_key_map", "dtype {\"U8\":null}: the reference reads it (serde's enum from a one-key "
+        "map whose value is null) and every consumer loads it; strict flags it (F6.12: strings only)", with_header(pad("{\"a\":{\"dtype\":{\"U8\":null},\"shape\":[1],\"data_offsets\":[0,1]}}"), zeros(1)),
         {DtypeUnknown});
-  d.add("impldef_ST-TENSOR-NOT-OBJECT_array_form_entry", "a tensor entry as [\"U8\",[1],[0,1]]: serde's derived Deserialize "
-        "may take it; safespec follows F6.10 (objects only)", with_header(pad("{\"a\":[\"U8\",[1],[0,1]]}"), zeros(1)),
+  d.add("accept_ST-TENSOR-NOT-OBJECT_array_form_entry", "a tensor entry as [\"U8\",[1],[0,1]]: the reference reads it "
+        "(serde's derived visit_seq, fields in order) and every consumer loads it; strict flags it (F6.10: objects only)", with_header(pad("{\"a\":[\"U8\",[1],[0,1]]}"), zeros(1)),
         {TensorNotObject});
   d.add("impldef_ST-DUPLICATE-TENSOR_escaped_and_plain_last_wins", "\"a\" then \"\\u0061\" with different offsets: the "
         "reference keeps the last, safespec's model keeps its first position (X3)",

@@ -124,6 +124,11 @@ TEST_CASE("reference: Rust's texts (zmij floats, str Debug, Utf8Error)", "[refer
   CHECK(zmij_format(1.7976931348623157e308) == "1.7976931348623157e+308");
   CHECK(zmij_format(5e-324) == "5e-324");
   CHECK(rust_str_debug("a\"b\\c\n\x01'") == "\"a\\\"b\\\\c\\n\\u{1}'\"");
+  CHECK(rust_str_debug("x\xcc\x80y") == "\"x\\u{300}y\"");          // grapheme-extending: escaped
+  CHECK(rust_str_debug("x\xe2\x83\x81y") == "\"x\xe2\x83\x81y\"");   // U+20C1 (Unicode 17): printable to rustc 1.95
+  CHECK(rust_str_debug("\xc2\xa0\xc2\xa1") == "\"\\u{a0}\xc2\xa1\"");
+  CHECK(answer_text(R"({"a":"x\u0300y"})") ==
+        "InvalidHeaderDeserialization: invalid JSON in header: invalid type: string \"x\\u{300}y\", expected struct TensorInfo at line 1 column 16");
   CHECK(utf8_failure_text(*rust_utf8_check("ab\xff")) == "invalid utf-8 sequence of 1 bytes from index 2");
   CHECK(utf8_failure_text(*rust_utf8_check("a\xe2\x82")) == "incomplete utf-8 byte sequence from index 1");
   CHECK(utf8_failure_text(*rust_utf8_check("a\xe2\x82x")) == "invalid utf-8 sequence of 2 bytes from index 1");

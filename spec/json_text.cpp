@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "spec/reference/serde_json_reader.hpp"
 #include "spec/utf8.hpp"
 
 namespace safespec {
@@ -174,10 +175,11 @@ class Validator {
       if (at_end() || !is_digit(cur())) return fail("expected a digit in an exponent, found " + found());
       while (!at_end() && is_digit(cur())) ++pos_;
     }
-    // serde_json reads every number that is not a u64 or i64 as an f64 and
-    // rejects the ones that overflow it ("number out of range").
+    // serde_json reads every number that is not a u64 or i64 as an f64, by
+    // its own algorithm (not correctly rounded), and rejects the ones that
+    // overflow it ("number out of range").
     const std::string token(t_.substr(start, pos_ - start));
-    if (std::isinf(std::strtod(token.c_str(), nullptr))) {
+    if (!reference::serde_parse_number(token)) {
       pos_ = start;
       return fail("expected a number whose value fits an f64, found " + token.substr(0, 40));
     }

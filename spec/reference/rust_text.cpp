@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 
-#include "spec/python_repr.hpp"
 #include "spec/utf8.hpp"
 
 namespace safespec::reference {
@@ -65,7 +64,7 @@ std::string rust_str_debug(std::string_view utf8) {
       case '\\': out += "\\\\"; break;
       case '"': out += "\\\""; break;
       default: {
-        const bool printable = c < 0x80 ? (c >= 0x20 && c < 0x7F) : py::is_printable(c);
+        const bool printable = c < 0x80 ? (c >= 0x20 && c < 0x7F) : !rust_debug_escapes(c);
         if (printable) {
           out.append(utf8.substr(i, len));
         } else {

@@ -17,11 +17,11 @@ namespace safespec::reference {
 std::string zmij_format(double value);
 
 // `format!("{:?}", s)` for a str: quoted, with \0 \t \r \n \\ \" escaped and
-// other non-printable characters as \u{hex}. Position: for non-ASCII text the
-// printable test is Unicode's (categories Cc Cf Cs Co Cn Zl Zp Zs are escaped,
-// the rule Rust's table is generated from); Rust's extra escaping of
-// grapheme-extending marks is not modelled.
+// other non-printable or grapheme-extending characters as \u{hex}.
 std::string rust_str_debug(std::string_view utf8);
+// Whether `{:?}` escapes a non-ASCII character (rust_debug_escapes.cpp: the
+// table rustc 1.95.0 gives).
+bool rust_debug_escapes(char32_t c);
 
 // `core::str::from_utf8`'s error: the valid prefix length and, for an invalid
 // sequence, its length (1-3); no length means the text ends mid-sequence.
