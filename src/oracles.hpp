@@ -21,7 +21,8 @@ namespace safespec {
 Header normalized(const Header& h);
 
 // The fast parser and the reference reader give the same Model or the same
-// Error (rule, where and message) for these bytes.
+// Error (rule, where and message) for these bytes; and a file strict finds
+// clean is one the emulated reference reader (spec/reference/) accepts.
 std::optional<std::string> parsers_disagree(std::span<const std::uint8_t> file, FastHeaderParser& parser);
 
 // If the bytes parse: the canonical header text of the model parses back to
