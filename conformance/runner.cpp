@@ -33,6 +33,10 @@ ToolOutcome run_conformance(const RunRequest& req,
   if (!mentions(words.value(), "file"))
     return usage("--impl: expected {file} in the template (where each suite file's path goes), found '" + req.impl +
                  "'");
+  std::error_code no_suite;
+  if (!fs::exists(req.suite_dir / "manifest.jsonl", no_suite))
+    return usage(req.suite_dir.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or " +
+                 "write one with `safespec conformance generate DIR`");
   auto manifest = read_manifest(req.suite_dir);
   if (!manifest) return usage(manifest.error());
   if (manifest.value().empty())

@@ -147,7 +147,7 @@ std::string render_run_text(const RunReport& r) {
 std::string render_run_json(const RunReport& r) {
   std::array<std::size_t, kAgreements.size()> count{};
   for (const FileOutcome& f : r.files) ++count[static_cast<std::size_t>(f.agreement)];
-  std::string out = "{\"profile\":";
+  std::string out = "{\"schema\":" + std::to_string(kJsonSchema) + ",\"profile\":";
   append_json_string(out, profile_name(r.profile));
   out += ",\"suite\":";
   append_json_string(out, r.suite);

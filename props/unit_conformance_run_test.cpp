@@ -250,7 +250,7 @@ TEST_CASE("conformance run: --json writes every file's result", "[conformance]")
   std::ifstream in(json, std::ios::binary);
   const std::string doc = without_seconds({std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
   const std::string impl = "'" + test::impls_dir() + "/reject_all' {file}";
-  const std::string head = "{\"profile\":\"sglang\",\"suite\":\"" + s.dir.string() + "\",\"impl\":\"" + impl +
+  const std::string head = "{\"schema\":1,\"profile\":\"sglang\",\"suite\":\"" + s.dir.string() + "\",\"impl\":\"" + impl +
                            "\",\"timeout_s\":10,\"counts\":{\"agrees\":2,\"accepts_reject\":0,\"rejects_accept\":3,"
                            "\"crashed\":0,\"timed_out\":0},\"files\":[\n";
   CHECK(doc == head +
@@ -330,7 +330,8 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
   usage(suite + " --profile strict --impl 'no_such_program_for_safespec {file}'",
         "safespec: cannot run 'no_such_program_for_safespec': No such file or directory\n");
   usage(" --suite " + test::shell_word(s.root.string()) + " --profile strict" + ok_impl,
-        "safespec: cannot read " + (s.root / "manifest.jsonl").string() + "\n");
+        "safespec: " + s.root.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or "
+        "write one with `safespec conformance generate DIR`\n");
   usage(suite + " --profile strict" + ok_impl + " --jobs 0",
         "--jobs: Value 0 not in range 1 to 1024\nRun with --help for more information.\n");
   usage(suite + " --profile strict" + ok_impl + " --timeout 0",

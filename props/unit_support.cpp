@@ -58,6 +58,17 @@ std::string shell_word(const std::string& s) {
   return out + "'";
 }
 
+std::string CliScratch::file(const std::string& name, const Bytes& bytes) const {
+  std::ofstream(dir / name, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return (dir / name).string();
+}
+
+std::string CliScratch::text(const std::string& name, std::string_view t) const {
+  std::ofstream(dir / name, std::ios::binary) << t;
+  return (dir / name).string();
+}
+
 Run run_cli(const std::string& scratch, const std::string& args) {
   REQUIRE(std::filesystem::exists(cli_path()));
   const std::string err = (std::filesystem::path(scratch) / "stderr.txt").string();

@@ -58,6 +58,15 @@ std::string impls_dir();
 std::string shell_word(const std::string& s);
 Run run_cli(const std::string& scratch, const std::string& args);
 
+// A TempDir with files written into it and the CLI run from it (the CLI
+// tests of issue 11, props/unit_reports_test.cpp).
+struct CliScratch : TempDir {
+  explicit CliScratch(const std::string& tag) : TempDir(tag) {}
+  std::string file(const std::string& name, const Bytes& bytes) const;
+  std::string text(const std::string& name, std::string_view t) const;
+  Run run(const std::string& args) const { return run_cli(dir.string(), args); }
+};
+
 // Pads a header text with spaces to a multiple of 8 bytes, as the writer
 // does (W5), so a hand-built file raises no ST-HEADER-UNALIGNED warning.
 std::string pad8(std::string header);

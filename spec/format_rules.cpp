@@ -5,6 +5,7 @@
 #include <string>
 
 #include "spec/checked_math.hpp"
+#include "spec/finding_bound.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
@@ -134,10 +135,9 @@ Findings reference_findings(const Model& m) {
   // messages: each rule lists its first kMaxRecords findings, then says how
   // many more there are.
   Findings out;
-  std::array<std::uint64_t, kRuleCount> count{};
+  FindingBound bound;
   const auto add = [&](std::optional<Finding> f) {
-    if (!f) return;
-    if (count[static_cast<std::size_t>(f->rule)]++ < kMaxRecords) out.push_back(std::move(*f));
+    if (f && bound.admit(f->rule)) out.push_back(std::move(*f));
   };
   std::uint64_t cursor = 0;
   for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) {
@@ -154,12 +154,7 @@ Findings reference_findings(const Model& m) {
     cursor = t->end;
   }
   add(rule_buffer_coverage(m, cursor));
-  for (std::size_t r = 0; r < count.size(); ++r)
-    if (count[r] > kMaxRecords) {
-      const auto id = static_cast<RuleId>(r);
-      out.push_back(make(id, "header", "found " + count_of(count[r] - kMaxRecords, "more finding") +
-                                           " of this rule beyond the " + std::to_string(kMaxRecords) + " listed"));
-    }
+  bound.append_counts(out, "header");
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "spec/checked_math.hpp"
+#include "spec/finding_bound.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
@@ -13,19 +14,14 @@ Finding make(RuleId id, std::string where, std::string message) {
   return Finding{id, Severity::Error, std::move(where), std::move(message), {}};
 }
 
-// As the format rules (reference_findings): each rule lists its first
-// kMaxRecords findings, then one finding says how many more there are, so an
-// index naming 100,000 missing shards gives a readable report.
+// The one bound on findings (spec/finding_bound.hpp): an index naming
+// 100,000 missing shards gives a readable report.
 Findings bounded(Findings all) {
+  FindingBound bound;
   Findings out;
-  std::array<std::uint64_t, kRuleCount> count{};
   for (Finding& f : all)
-    if (count[static_cast<std::size_t>(f.rule)]++ < kMaxRecords) out.push_back(std::move(f));
-  for (std::size_t r = 0; r < count.size(); ++r)
-    if (count[r] > kMaxRecords)
-      out.push_back(make(static_cast<RuleId>(r), "index",
-                         "found " + count_of(count[r] - kMaxRecords, "more finding") + " of this rule beyond the " +
-                             std::to_string(kMaxRecords) + " listed"));
+    if (bound.admit(f.rule)) out.push_back(std::move(f));
+  bound.append_counts(out, "index");
   return out;
 }
 }  // namespace

@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 
+#include "spec/finding_bound.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/quant/analyze.hpp"
 #include "src/load.hpp"
@@ -15,8 +16,16 @@
 namespace safespec {
 
 bool FileReport::ok() const {
-  return !io_error && std::none_of(findings.begin(), findings.end(),
-                                   [](const Finding& f) { return f.severity == Severity::Error; });
+  Consumer c{};
+  const bool one_consumer = profile_consumer(profile, c);
+  const auto fails = [&](const Finding& f) {
+    if (f.severity == Severity::Error || fail_on == FailOn::Warning) return true;
+    if (fail_on != FailOn::MisLoad) return false;
+    return std::any_of(f.verdicts.begin(), f.verdicts.end(), [&](const Verdict& v) {
+      return v.effect == Effect::MisLoads && (!one_consumer || v.consumer == c);
+    });
+  };
+  return !io_error && std::none_of(findings.begin(), findings.end(), fails);
 }
 
 const Finding* FileReport::reference_failure() const {
@@ -80,13 +89,14 @@ void fill_findings(FileReport& report, LoadedFile lf, Profile profile) {
 }  // namespace
 
 FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
-  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt};
+  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}};
   auto loaded = load_file(path, parser);
   if (!loaded) {
     report.io_error = loaded.error().message;
     return report;
   }
   fill_findings(report, std::move(loaded).value(), profile);
+  if (!report.model) report.hint = hint_for_path(path);
   return report;
 }
 
@@ -134,6 +144,14 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   judge(judged, a.sglang_config);
 }
 
+// The profile's view, then the one bound on findings (every rule family).
+void finish_report(FileReport& r, Profile profile, FailOn fail_on) {
+  apply_profile(r, profile);
+  r.profile = profile;
+  r.fail_on = fail_on;
+  r.findings = bound_findings(std::move(r.findings));
+}
+
 Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileReport& r) {
   // Most checkpoints have no marker tensor: then the file is not opened again.
   if (!has_marker_tensor(*r.model)) return std::vector<quant::MarkerBytes>{};
@@ -165,7 +183,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   }
   if (!loose.empty()) groups.push_back(std::move(loose));
   for (const auto& group : groups) check_checkpoint(reports, group, o, markers_on_disk);
-  for (FileReport& r : reports) apply_profile(r, o.profile);
+  for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
   return reports;
 }
 
@@ -173,7 +191,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;
   for (const MemoryFile& f : files) {
-    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false, std::nullopt};
+    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}};
     fill_findings(r, read_file_memory(f.bytes, parser), profile);
     group.push_back(reports.size());
     reports.push_back(std::move(r));
@@ -184,7 +202,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
     return IoError{"not a file of this checkpoint"};
   };
   check_checkpoint(reports, group, CheckOptions{profile, false, false}, from_memory);
-  for (FileReport& r : reports) apply_profile(r, profile);
+  for (FileReport& r : reports) finish_report(r, profile, FailOn::Error);
   return reports;
 }
 

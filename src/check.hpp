@@ -28,6 +28,11 @@ struct Outcome {
   std::vector<std::pair<std::string, std::string>> alternatives;
 };
 
+// What makes a report fail (`--fail-on`): an error finding; also a finding
+// the profile's consumer (any consumer, for strict and safetensors) loads
+// silently wrong; or any finding at all.
+enum class FailOn : unsigned char { Error, MisLoad, Warning };
+
 struct FileReport {
   std::string path;
   Findings findings;
@@ -41,8 +46,14 @@ struct FileReport {
   // one source of the safetensors verdict and of the container message every
   // Python consumer raises. Set for every .safetensors file that could be read.
   std::optional<reference::Answer> reference;
+  // What the file looks like when it is not a safetensors file at all (a Git
+  // LFS pointer, a JSON file): one sentence, or empty.
+  std::string hint;
+  // How the report is judged by ok() (check_paths sets them from its options).
+  Profile profile = Profile::Strict;
+  FailOn fail_on = FailOn::Error;
 
-  bool ok() const;  // readable and no error findings
+  bool ok() const;  // readable and no finding that fails it by fail_on (default: no error finding)
   // The reference reader's verdict: its error variant for the first failure
   // in its order, or empty when it accepts the file.
   std::string_view reference_verdict() const;
@@ -62,6 +73,7 @@ struct CheckOptions {
   Profile profile = Profile::Strict;
   bool data = false;      // run the --data rules (reads tensor bytes)
   bool separate = false;  // each loose path is its own checkpoint
+  FailOn fail_on = FailOn::Error;  // the CLI's default is MisLoad for the consumer profiles
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one

@@ -8,6 +8,9 @@
 
 namespace safespec {
 
+// The version of every --json document's layout: its top-level "schema" key.
+inline constexpr int kJsonSchema = 1;
+
 void append_json_string(std::string& out, std::string_view s);
 std::string json_string(std::string_view s);
 

@@ -70,4 +70,23 @@ Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderPars
   return finish(file.size(), n.value(), buf, parser);
 }
 
+std::string hint_for_bytes(std::span<const std::uint8_t> first) {
+  const std::string_view text(reinterpret_cast<const char*>(first.data()), first.size());
+  if (text.starts_with("version https://git-lfs.github.com/spec/v1"))
+    return "this is a Git LFS pointer file, not the tensors: fetch them with `git lfs pull`";
+  const auto start = text.find_first_not_of(" \t\r\n");
+  if (start != std::string_view::npos && (text[start] == '{' || text[start] == '['))
+    return "this is a JSON file, not a safetensors file (a shard index must be named *.index.json)";
+  return "";
+}
+
+std::string hint_for_path(const std::string& path) {
+  auto file = ByteFile::open(path);
+  if (!file) return "";
+  std::array<std::uint8_t, 64> first{};
+  const std::size_t n = file.value().size() < first.size() ? static_cast<std::size_t>(file.value().size()) : first.size();
+  if (!file.value().read_at(0, std::span(first).first(n))) return "";
+  return hint_for_bytes(std::span(first).first(n));
+}
+
 }  // namespace safespec

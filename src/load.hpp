@@ -34,4 +34,10 @@ LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser
 // into a padded buffer; never reads past `file`.
 Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser);
 
+// What a file that is not a safetensors file looks like, from its first
+// bytes: "this is a Git LFS pointer file, ...", "this is a JSON file, ...",
+// or "" when it looks like neither. hint_for_path reads the file's first bytes.
+std::string hint_for_bytes(std::span<const std::uint8_t> first);
+std::string hint_for_path(const std::string& path);
+
 }  // namespace safespec

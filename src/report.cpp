@@ -64,24 +64,32 @@ std::string rule_array(const std::vector<RuleId>& rules) {
   return out + "]";
 }
 
-std::string outcome_json(const Outcome& o, Consumer c) {
-  std::string out = fmt::format("{{\"loads\":{}", o.loads ? "true" : "false");
-  if (!o.loads) out += fmt::format(",\"error\":{},\"message\":{}", json_string(o.error), json_string(o.message));
-  // sglang's resolution returns None for a checkpoint without markers: null.
-  if (c == Consumer::Sglang && o.loads) out += ",\"config\":" + (o.config == "None" ? std::string("null") : json_string(o.config));
-  if (c == Consumer::Safetensors && !o.alternatives.empty()) {
-    out += ",\"reference_alternatives\":[";
-    for (std::size_t i = 0; i < o.alternatives.size(); ++i)
-      out += fmt::format("{}{{\"error\":{},\"message\":{}}}", i ? "," : "", json_string(o.alternatives[i].first),
-                         json_string(o.alternatives[i].second));
-    out += ']';
-  }
-  if (!o.mis_loads.empty()) out += ",\"mis_loads\":" + rule_array(o.mis_loads);
-  if (!o.warns.empty()) out += ",\"warns\":" + rule_array(o.warns);
-  return out + "}";
-}
+std::string nullable(bool present, const std::string& text) { return present ? json_string(text) : "null"; }
 
 }  // namespace
+
+std::string outcome_json(const Outcome& o, Consumer c) {
+  // Every consumer object has the same keys (issue 11): null or [] when empty.
+  std::string out = fmt::format("{{\"loads\":{},\"error\":{},\"message\":{}", o.loads ? "true" : "false",
+                                nullable(!o.loads, o.error), nullable(!o.loads, o.message));
+  // sglang's resolution returns None for a checkpoint without markers: null.
+  const bool config = c == Consumer::Sglang && o.loads && o.config != "None" && !o.config.empty();
+  out += ",\"config\":" + nullable(config, o.config);
+  out += ",\"mis_loads\":" + rule_array(o.mis_loads) + ",\"warns\":" + rule_array(o.warns);
+  out += ",\"reference_alternatives\":[";
+  for (std::size_t i = 0; i < o.alternatives.size(); ++i)
+    out += fmt::format("{}{{\"error\":{},\"message\":{}}}", i ? "," : "", json_string(o.alternatives[i].first),
+                       json_string(o.alternatives[i].second));
+  return out + "]}";
+}
+
+std::string consumers_json(const FileReport& r) {
+  std::string out = "{";
+  for (Consumer c : kConsumers)
+    out += fmt::format("{}{}:{}", c == Consumer::Safetensors ? "" : ",", json_string(consumer_name(c)),
+                       outcome_json(r.consumers[static_cast<std::size_t>(c)], c));
+  return out + '}';
+}
 
 std::string render_check_text(const std::vector<FileReport>& reports, Profile profile) {
   std::string out;
@@ -94,6 +102,7 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
     for (const Finding& f : r.findings) (f.severity == Severity::Error ? errors : warnings) += 1;
     out += fmt::format("{}: {} ({} error{}, {} warning{}, profile {})\n", r.path, r.ok() ? "OK" : "FAIL", errors,
                        errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", profile_name(profile));
+    if (!r.hint.empty()) out += "  hint: " + r.hint + "\n";
     for (const Finding& f : r.findings)
       out += fmt::format("  {:<7} {} at {}: {} [reference: {}]{}\n", severity_name(f.severity), rule_name(f.rule),
                          f.where, f.message, reference_of(f), effects_text(f));
@@ -104,12 +113,13 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
 }
 
 std::string render_check_json(const std::vector<FileReport>& reports, Profile profile) {
-  std::string out = fmt::format("{{\"profile\":{},\"files\":[", json_string(profile_name(profile)));
+  std::string out = fmt::format("{{\"schema\":{},\"profile\":{},\"files\":[", kJsonSchema, json_string(profile_name(profile)));
   for (std::size_t i = 0; i < reports.size(); ++i) {
     const FileReport& r = reports[i];
     if (i) out += ',';
     out += fmt::format("{{\"path\":{},\"ok\":{}", json_string(r.path), r.ok() ? "true" : "false");
     if (r.io_error) out += fmt::format(",\"error\":{}", json_string(*r.io_error));
+    out += ",\"hint\":" + (r.hint.empty() ? std::string("null") : json_string(r.hint));
     out += ",\"findings\":[";
     for (std::size_t k = 0; k < r.findings.size(); ++k) {
       const Finding& f = r.findings[k];
@@ -119,16 +129,25 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     }
     out += ']';
     if (r.judged) {
-      out += ",\"consumers\":{";
-      for (Consumer c : kConsumers)
-        out += fmt::format("{}{}:{}", c == Consumer::Safetensors ? "" : ",", json_string(consumer_name(c)),
-                           outcome_json(r.consumers[static_cast<std::size_t>(c)], c));
-      out += '}';
+      out += ",\"consumers\":" + consumers_json(r);
     }
     out += '}';
   }
   return out + "]}\n";
 }
+
+namespace {
+
+// ST-BUFFER-TRUNCATED when the tensors need more data than the file holds.
+std::optional<Finding> truncation(const Model& m) {
+  std::uint64_t end = 0;
+  for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) end = t->end;  // the reference's cursor (F13)
+  auto f = rule_buffer_coverage(m, end);
+  if (f && f->rule == RuleId::BufferTruncated) return f;
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::string render_inspect_text(const Model& m) {
   std::string out = fmt::format("header length {} bytes, data {} bytes, {} tensors\n", m.header_length,
@@ -144,10 +163,15 @@ std::string render_inspect_text(const Model& m) {
     out += fmt::format("metadata: {} keys\n", m.header.metadata.size());
     for (const auto& [k, v] : m.header.metadata) out += fmt::format("  {} = {}\n", quote_name(k), quote_name(v));
   }
+  if (const auto t = truncation(m)) out += fmt::format("truncated: {} at {}: {}\n", rule_name(t->rule), t->where, t->message);
   return out;
 }
 
 std::string render_inspect_json(const std::string& path, const Model& m) {
+  return fmt::format("{{\"schema\":{},", kJsonSchema) + inspect_object_json(path, m).substr(1) + "\n";
+}
+
+std::string inspect_object_json(const std::string& path, const Model& m) {
   std::string out = fmt::format("{{\"path\":{},\"file_size\":{},\"header_length\":{},\"tensors\":[", json_string(path),
                                 m.file_size, m.header_length);
   bool first = true;
@@ -168,6 +192,19 @@ std::string render_inspect_json(const std::string& path, const Model& m) {
                          json_string(m.header.metadata[i].second));
     out += '}';
   }
+  const auto t = truncation(m);
+  out += ",\"truncated\":" + (t ? fmt::format("{{\"rule\":{},\"where\":{},\"message\":{}}}", json_string(rule_name(t->rule)),
+                                             json_string(t->where), json_string(t->message))
+                               : std::string("null"));
+  return out + "}";
+}
+
+std::string render_inspect_error_json(const std::string& path, const std::string& message, const Error* parse_error) {
+  std::string out = fmt::format("{{\"schema\":{},\"path\":{},\"error\":{}", kJsonSchema, json_string(path),
+                                json_string(message));
+  if (parse_error)
+    out += fmt::format(",\"rule\":{},\"where\":{}", json_string(rule_name(parse_error->rule)),
+                       json_string(parse_error->where));
   return out + "}\n";
 }
 
@@ -180,7 +217,7 @@ std::string render_rules_text() {
 }
 
 std::string render_rules_json() {
-  std::string out = "{\"rules\":[";
+  std::string out = fmt::format("{{\"schema\":{},\"rules\":[", kJsonSchema);
   bool first = true;
   for (const RuleInfo& r : rule_catalogue()) {
     out += fmt::format("{}{{\"id\":{},\"severity\":\"{}\",\"rule_number\":{},\"reference\":{},\"description\":{}}}",

@@ -16,9 +16,21 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
 // One row per judged file, one column per consumer, then the exact message of
 // every rejection (src/report_table.cpp).
 std::string render_table(const std::vector<FileReport>& reports);
+// The same as one JSON document: per file its path and consumers (as in
+// check --json), or its read error.
+std::string render_table_json(const std::vector<FileReport>& reports);
+
+// One consumer's outcome, and a report's four, as check --json writes them.
+std::string outcome_json(const Outcome& o, Consumer c);
+std::string consumers_json(const FileReport& r);
 
 std::string render_inspect_text(const Model& m);
 std::string render_inspect_json(const std::string& path, const Model& m);
+// The same object without "schema" and the newline (a shard of an index).
+std::string inspect_object_json(const std::string& path, const Model& m);
+// inspect --json on a file it cannot list: {"schema":1,"path":…,"error":…}
+// (with "rule" and "where" when the header does not parse).
+std::string render_inspect_error_json(const std::string& path, const std::string& message, const Error* parse_error);
 
 std::string render_rules_text();
 std::string render_rules_json();

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "src/json_escape.hpp"
 #include "src/report.hpp"
 
 namespace safespec {
@@ -60,6 +61,19 @@ std::string render_table(const std::vector<FileReport>& reports) {
   }
   if (!notes.empty()) out += "\n" + notes;
   return out;
+}
+
+std::string render_table_json(const std::vector<FileReport>& reports) {
+  std::string out = fmt::format("{{\"schema\":{},\"files\":[", kJsonSchema);
+  bool first = true;
+  for (const FileReport& r : reports) {
+    if (!r.io_error && !r.judged) continue;  // a shard index: its shards have rows
+    out += fmt::format("{}{{\"path\":{}", first ? "" : ",", json_string(r.path));
+    first = false;
+    out += r.io_error ? ",\"error\":" + json_string(*r.io_error) : ",\"consumers\":" + consumers_json(r);
+    out += '}';
+  }
+  return out + "]}\n";
 }
 
 }  // namespace safespec

@@ -58,12 +58,16 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
     for (const Finding& f : r->findings)
       for (const Verdict& v : f.verdicts) {
         const auto c = static_cast<std::size_t>(v.consumer);
-        if (v.effect == Effect::MisLoads) shared[c].mis_loads.push_back(f.rule);
-        if (v.effect == Effect::Warns) shared[c].warns.push_back(f.rule);
+        // Each rule id once, in the order first seen.
+        std::vector<RuleId>* ids = v.effect == Effect::MisLoads ? &shared[c].mis_loads
+                                   : v.effect == Effect::Warns  ? &shared[c].warns
+                                                                : nullptr;
+        if (ids && std::find(ids->begin(), ids->end(), f.rule) == ids->end()) ids->push_back(f.rule);
         if (v.effect == Effect::Rejects && (!first[c] || v.order < first[c]->order)) first[c] = &v;
       }
   for (std::size_t c = 0; c < 4; ++c)
-    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", shared[c].mis_loads, shared[c].warns, {}};
+    // A consumer that rejects the checkpoint loads nothing, wrongly or not.
+    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}};
   if (shared[1].loads) shared[1].config = sglang_config;
   for (FileReport* r : checkpoint) {
     r->consumers = shared;

@@ -104,7 +104,10 @@ ConformanceCli::ConformanceCli(CLI::App& app) : o_(std::make_unique<Options>()) 
   o.numeric->add_option("--vectors", o.vectors, "the vectors directory (default corpus/vectors)");
   o.numeric->add_option("--semantics", o.semantics, "whose outputs to compare with: cuda (default) or eager")
       ->check(CLI::IsMember({"cuda", "eager"}));
-  o.numeric->add_option("--ulps", o.num_req.ulps, "accepted distance in ulps of the output dtype (default 0: bit-exact)");
+  o.numeric->add_option("--ulps", o.num_req.ulps, "accepted distance in ulps of the output dtype (default 0: bit-exact)")
+      ->check(CLI::Validator(
+          [](std::string& s) { return s.starts_with('-') ? "expected a count of ulps (0 or more), found " + s : std::string(); },
+          "ULPS"));
   o.numeric->add_option("--jobs", o.num_req.jobs, "children at a time (default: the number of CPUs)")
       ->check(CLI::Range(1u, 1024u));
   o.numeric->add_option("--timeout", o.num_req.timeout_s, "seconds per vector (default 60)")

@@ -11,6 +11,7 @@
 #include "src/check.hpp"
 #include "src/cli/conformance_cli.hpp"
 #include "src/compare.hpp"
+#include "src/inspect_command.hpp"
 #include "src/linear_command.hpp"
 #include "src/load.hpp"
 #include "src/report.hpp"
@@ -45,24 +46,6 @@ int emit(const CommandOutcome& o) {
   return o.exit_code;
 }
 
-int run_inspect(const std::string& path, bool json) {
-  FastHeaderParser parser;
-  auto loaded = load_model(path, parser);
-  if (!loaded) {
-    std::fprintf(stderr, "safespec: %s: %s\n", path.c_str(), loaded.error().message.c_str());
-    return kExitUsage;
-  }
-  const auto& parsed = loaded.value();
-  if (!parsed) {
-    const Error& e = parsed.error();
-    std::fprintf(stderr, "safespec: %s: %s at %s: %s\n", path.c_str(), std::string(rule_name(e.rule)).c_str(),
-                 e.where.c_str(), e.message.c_str());
-    return kExitFindings;
-  }
-  print(json ? render_inspect_json(path, parsed.value()) : render_inspect_text(parsed.value()));
-  return kExitOk;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,6 +68,12 @@ int main(int argc, char** argv) {
   check->add_flag("--json", json, "print one JSON document");
   check->add_flag("--data", options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
   check->add_flag("--separate", options.separate, "check each .safetensors path as its own checkpoint");
+  std::string fail_on_text;
+  check->add_option("--fail-on", fail_on_text,
+                    "what exits 1: error (an error finding; the default for strict and safetensors), misload (also "
+                    "a finding the profile's consumer, or any consumer for strict and safetensors, loads silently "
+                    "wrong; the default for sglang, comfyui, kitchen) or warning (any finding)")
+      ->check(CLI::IsMember({"error", "misload", "warning"}));
 
   std::vector<std::string> table_paths;
   CheckOptions table_options;
@@ -93,11 +82,13 @@ int main(int argc, char** argv) {
   table->add_option("paths", table_paths, "as for check")->required();
   table->add_flag("--separate", table_options.separate, "check each .safetensors path as its own checkpoint");
   table->add_flag("--data", table_options.data, "also check tensor values");
+  bool table_json = false;
+  table->add_flag("--json", table_json, "print one JSON document");
 
   std::string inspect_path;
   bool inspect_json = false;
   CLI::App* inspect = app.add_subcommand("inspect", "List a file's tensors and metadata");
-  inspect->add_option("path", inspect_path, "a safetensors file")->required();
+  inspect->add_option("path", inspect_path, "a safetensors file, or a shard index (*.index.json): its shards")->required();
   inspect->add_flag("--json", inspect_json, "print one JSON document");
 
   bool rules_json = false;
@@ -129,7 +120,10 @@ int main(int argc, char** argv) {
       "compare", "Compare two safetensors files tensor by tensor; exit 1 beyond the tolerance");
   compare->add_option("expected", cmp_expected, "the reference output")->required();
   compare->add_option("actual", cmp_actual, "the output to judge")->required();
-  compare->add_option("--ulps", ulps, "tolerance in units in the last place of each tensor's dtype (default 0)");
+  compare->add_option("--ulps", ulps, "tolerance in units in the last place of each tensor's dtype (default 0)")
+      ->check(CLI::Validator(
+          [](std::string& s) { return s.starts_with('-') ? "expected a count of ulps (0 or more), found " + s : std::string(); },
+          "ULPS"));
 
   cli::ConformanceCli conformance(app);
 
@@ -150,12 +144,15 @@ int main(int argc, char** argv) {
                                                   {"sglang", Profile::Sglang},   {"comfyui", Profile::Comfyui},
                                                   {"kitchen", Profile::Kitchen}};
     options.profile = profiles.at(profile_text);
+    const bool consumer = profile_text != "strict" && profile_text != "safetensors";
+    if (fail_on_text.empty()) fail_on_text = consumer ? "misload" : "error";
+    options.fail_on = fail_on_text == "error" ? FailOn::Error : fail_on_text == "misload" ? FailOn::MisLoad : FailOn::Warning;
     return run_check(paths, options, json);
   }
   if (*table) {
     FastHeaderParser parser;
     const std::vector<FileReport> reports = check_paths(table_paths, table_options, parser);
-    print(render_table(reports));
+    print(table_json ? render_table_json(reports) : render_table(reports));
     bool io = false;
     for (const FileReport& r : reports)
       if (r.io_error) {
@@ -164,7 +161,7 @@ int main(int argc, char** argv) {
       }
     return io ? kExitUsage : kExitOk;
   }
-  if (*inspect) return run_inspect(inspect_path, inspect_json);
+  if (*inspect) return emit(run_inspect(inspect_path, inspect_json));
   if (*linear) {
     linear_req.semantics = semantics == "eager" ? numerics::Semantics::Eager : numerics::Semantics::Cuda;
     return emit(run_linear(linear_req));

@@ -1,0 +1,248 @@
+// Issue 11, "Reports that claim only what was checked": the --json schema,
+// usage errors, hints, inspect on indexes, and what a report may claim.
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef SIMDJSON_THREADS_ENABLED
+#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
+#endif
+#include <simdjson.h>
+
+#include "props/catch.hpp"
+#include "props/gen/file_bytes.hpp"
+#include "props/unit_support.hpp"
+#include "src/writer.hpp"
+
+using namespace safespec;
+using test::Run;
+
+namespace {
+
+struct Scratch : test::CliScratch {
+  Scratch() : CliScratch("safespec_unit_reports") {}
+};
+
+std::string quoted(const std::string& p) { return test::shell_word(p); }
+
+const std::string kTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
+std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "    ", 16); }  // N = 64
+std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
+
+constexpr std::string_view kLoads =
+    R"({"loads":true,"error":null,"message":null,"config":null,"mis_loads":[],"warns":[],"reference_alternatives":[]})";
+
+std::string all_load() {
+  const std::string c(kLoads);
+  return R"({"safetensors":)" + c + R"(,"sglang":)" + c + R"(,"comfyui":)" + c + R"(,"kitchen":)" + c + "}";
+}
+
+std::vector<std::string> keys(simdjson::dom::object o) {
+  std::vector<std::string> out;
+  for (auto kv : o) out.emplace_back(kv.key);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer object has the same keys", "[reports]") {
+  Scratch s;
+  const auto good = s.file("ok.safetensors", canonical());
+  const Run r = s.run("check --json " + quoted(good));
+  CHECK(r.code == 0);
+  CHECK(r.out == R"({"schema":1,"profile":"strict","files":[{"path":)" + ("\"" + good + "\"") +
+                     R"(,"ok":true,"hint":null,"findings":[],"consumers":)" + all_load() + "}]}\n");
+
+  const auto bad = s.file("gap.safetensors", gap());
+  for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
+    INFO(profile);
+    const Run b = s.run(std::string("check --json --separate --profile ") + profile + " " + quoted(bad));
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    REQUIRE(parser.parse(b.out).get(doc) == simdjson::SUCCESS);
+    CHECK(std::int64_t(doc["schema"]) == 1);
+    const simdjson::dom::object consumers = simdjson::dom::array(doc["files"]).at(0)["consumers"];
+    for (auto kv : consumers) {
+      INFO(kv.key);
+      CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "config", "mis_loads", "warns",
+                                                       "reference_alternatives"});
+      CHECK(bool(kv.value["loads"]) == false);
+      CHECK(std::string_view(kv.value["error"]).size() > 0);
+      CHECK(kv.value["config"].is_null());
+    }
+  }
+}
+
+TEST_CASE("reports (issue 11): table --json, inspect --json and rules --json have schema 1", "[reports]") {
+  Scratch s;
+  const auto good = s.file("ok.safetensors", canonical());
+  const Run t = s.run("table --json " + quoted(good));
+  CHECK(t.code == 0);
+  CHECK(t.out == R"({"schema":1,"files":[{"path":")" + good + R"(","consumers":)" + all_load() + "}]}\n");
+  const Run missing = s.run("table --json " + quoted(good + ".missing"));
+  CHECK(missing.code == 2);
+  CHECK(missing.out.starts_with(R"({"schema":1,"files":[{"path":")" + good + R"(.missing","error":")"));
+  CHECK(s.run("inspect --json " + quoted(good)).out.starts_with(R"({"schema":1,"path":")" + good + "\","));
+  CHECK(s.run("rules --json").out.starts_with(R"({"schema":1,"rules":[)"));
+}
+
+TEST_CASE("reports (issue 11): inspect --json on a bad file prints a JSON error object and exits non-zero", "[reports]") {
+  Scratch s;
+  const auto broken = s.file("broken.safetensors", gen::file_with_header("{\"a\":", 0));
+  const Run r = s.run("inspect --json " + quoted(broken));
+  CHECK(r.code == 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  CHECK(std::int64_t(doc["schema"]) == 1);
+  CHECK(std::string_view(doc["path"]) == broken);
+  CHECK(std::string_view(doc["error"]).starts_with(std::string_view(doc["rule"])));
+  CHECK(std::string_view(doc["rule"]).starts_with("ST-"));
+
+  const Run gone = s.run("inspect --json " + quoted(broken + ".missing"));
+  CHECK(gone.code == 2);
+  REQUIRE(parser.parse(gone.out).get(doc) == simdjson::SUCCESS);
+  CHECK(std::string_view(doc["path"]) == broken + ".missing");
+  CHECK(std::string_view(doc["error"]).size() > 0);
+  CHECK(doc["rule"].error() == simdjson::NO_SUCH_FIELD);
+}
+
+TEST_CASE("reports (issue 11): compare --ulps -1 is a usage error", "[reports]") {
+  Scratch s;
+  const auto good = s.file("ok.safetensors", canonical());
+  const Run r = s.run("compare " + quoted(good) + " " + quoted(good) + " --ulps -1");
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "--ulps: expected a count of ulps (0 or more), found -1\nRun with --help for more information.\n");
+  CHECK(s.run("compare " + quoted(good) + " " + quoted(good) + " --ulps 3").code == 0);
+}
+
+TEST_CASE("reports (issue 11): inspect accepts a shard index and lists its shards", "[reports]") {
+  Scratch s;
+  const auto shard = s.file("s1.safetensors", canonical());
+  const auto index = s.text("model.safetensors.index.json",
+                            R"({"metadata":{"total_size":16},"weight_map":{"test":"s1.safetensors"}})");
+  const Run r = s.run("inspect " + quoted(index));
+  CHECK(r.code == 0);
+  CHECK(r.out == "shard index: 1 shard\nshard " + shard +
+                     ": header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n");
+  const Run j = s.run("inspect --json " + quoted(index));
+  CHECK(j.code == 0);
+  CHECK(j.out.starts_with(R"({"schema":1,"path":")" + index + R"(","shards":[{"path":")" + shard + "\","));
+}
+
+TEST_CASE("reports (issue 11): a Git LFS pointer or a JSON file given as a checkpoint says what it is", "[reports]") {
+  Scratch s;
+  const auto lfs = s.text("model.safetensors",
+                          "version https://git-lfs.github.com/spec/v1\noid sha256:00000000\nsize 1234\n");
+  const Run c = s.run("check " + quoted(lfs));
+  CHECK(c.code == 1);
+  CHECK(c.out.find("\n  hint: this is a Git LFS pointer file, not the tensors: fetch them with `git lfs pull`\n") !=
+        std::string::npos);
+  const Run i = s.run("inspect " + quoted(lfs));
+  CHECK(i.code != 0);
+  CHECK(i.err.find(" (this is a Git LFS pointer file, not the tensors: fetch them with `git lfs pull`)\n") !=
+        std::string::npos);
+  const auto json = s.text("config.json", "{\"weight_map\": {}}\n");
+  const Run j = s.run("check --json " + quoted(json));
+  CHECK(j.out.find(R"x("hint":"this is a JSON file, not a safetensors file (a shard index must be named *.index.json)")x") !=
+        std::string::npos);
+  const auto good = s.file("ok.safetensors", canonical());
+  CHECK(s.run("check " + quoted(good)).out.find("hint") == std::string::npos);
+}
+
+namespace {
+
+// `n` marker tensors without their layers' weights: one CQ-MARKER-ORPHAN each.
+std::vector<std::uint8_t> orphans(std::size_t n) {
+  const std::string marker = R"({"format": "float8_e4m3fn"})";
+  const std::vector<std::uint8_t> bytes(marker.begin(), marker.end());
+  std::vector<TensorView> tensors;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < n; ++i) names.push_back("l" + std::to_string(i) + ".comfy_quant");
+  for (const std::string& name : names) tensors.push_back({name, Dtype::U8, {bytes.size()}, bytes});
+  auto file = serialize(tensors, std::nullopt);
+  REQUIRE(file.ok());
+  return file.value();
+}
+
+std::size_t count(const std::string& text, std::string_view what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each rule id once per outcome", "[reports]") {
+  Scratch s;
+  const auto p = s.file("orphans.safetensors", orphans(1003));
+  const Run r = s.run("check " + quoted(p));
+  CHECK(count(r.out, " CQ-MARKER-ORPHAN at ") == 1001);
+  CHECK(r.out.find("  warning CQ-MARKER-ORPHAN at findings: found 3 more findings of this rule beyond the 1000 listed "
+                   "[reference: accepts]\n") != std::string::npos);
+  const Run j = s.run("check --json " + quoted(p));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
+  std::size_t listed = 0;
+  for (auto kv : simdjson::dom::object(simdjson::dom::array(doc["files"]).at(0)["consumers"]))
+    for (const char* key : {"mis_loads", "warns"}) {
+      std::vector<std::string_view> ids;
+      for (simdjson::dom::element id : simdjson::dom::array(kv.value[key])) ids.push_back(std::string_view(id));
+      INFO(kv.key << " " << key);
+      CHECK(std::set<std::string_view>(ids.begin(), ids.end()).size() == ids.size());
+      listed += ids.size();
+    }
+  CHECK(listed > 0);
+}
+
+TEST_CASE("reports (issue 11): a mis-load fails the consumer's profile; --fail-on chooses", "[reports]") {
+  Scratch s;
+  // ComfyUI loads it and casts the weight without its scale (README's table: "loads, mis-loads").
+  const std::string unmarked = quoted((test::vectors_dir().parent_path() / "examples" / "quant" /
+                                       "fp8_unmarked.safetensors").string());
+  CHECK(s.run("check --profile comfyui " + unmarked).code == 1);
+  CHECK(s.run("check --profile comfyui --fail-on misload " + unmarked).code == 1);
+  CHECK(s.run("check --profile comfyui --fail-on error " + unmarked).code == 0);
+  CHECK(s.run("check --profile kitchen " + unmarked).code == 0);
+  const Run json = s.run("check --json --profile comfyui " + unmarked);
+  CHECK(json.out.find(R"("ok":false)") != std::string::npos);
+  CHECK(s.run("check --fail-on sometimes " + unmarked).code == 2);
+  const auto good = s.file("ok.safetensors", canonical());
+  CHECK(s.run("check --fail-on warning " + quoted(good)).code == 0);
+  const auto gap_file = s.file("gap.safetensors", gap());
+  CHECK(s.run("check --profile sglang --fail-on warning " + quoted(gap_file)).code == 1);
+}
+
+TEST_CASE("reports (issue 11): a consumer that rejects the checkpoint has no mis-loads", "[reports]") {
+  Scratch s;
+  const auto quant = test::vectors_dir().parent_path() / "examples" / "quant";
+  // Read together: ComfyUI mis-loads the first and rejects the second's marker.
+  const Run r = s.run("check --json " + quoted((quant / "fp8_unmarked.safetensors").string()) + " " +
+                      quoted((quant / "marker_not_json.safetensors").string()));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  for (simdjson::dom::element file : simdjson::dom::array(doc["files"])) {
+    const simdjson::dom::element comfyui = file["consumers"]["comfyui"];
+    CHECK(bool(comfyui["loads"]) == false);
+    CHECK(std::string_view(comfyui["error"]) == "JSONDecodeError");
+    CHECK(simdjson::dom::array(comfyui["mis_loads"]).size() == 0);
+  }
+}
+
+TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {
+  Scratch s;
+  const auto p = s.file("short.safetensors", gen::file_with_header(kTest + "    ", 8));
+  const Run r = s.run("inspect " + quoted(p));
+  CHECK(r.out == "header length 64 bytes, data 8 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
+                 "truncated: ST-BUFFER-TRUNCATED at byte 80: expected a byte buffer of 16 bytes (the last tensor's end), "
+                 "found 8 bytes: the file is 8 bytes short\n");
+  const Run j = s.run("inspect --json " + quoted(p));
+  CHECK(j.out.ends_with(R"x(,"truncated":{"rule":"ST-BUFFER-TRUNCATED","where":"byte 80","message":"expected a byte buffer of 16 bytes (the last tensor's end), found 8 bytes: the file is 8 bytes short"}})x"
+                        "\n"));
+  const auto good = s.file("ok.safetensors", canonical());
+  CHECK(s.run("inspect --json " + quoted(good)).out.ends_with(",\"truncated\":null}\n"));
+}

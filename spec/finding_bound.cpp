@@ -1,0 +1,76 @@
+#include "spec/finding_bound.hpp"
+
+#include <charconv>
+#include <string_view>
+
+#include "spec/quote.hpp"
+#include "spec/rule_catalogue.hpp"
+
+namespace safespec {
+
+namespace {
+constexpr std::string_view kFound = "found ";
+const std::string kTail = " of this rule beyond the " + std::to_string(kMaxRecords) + " listed";
+}  // namespace
+
+Finding count_line(RuleId id, Severity severity, std::string where, std::uint64_t unlisted) {
+  return Finding{id, severity, std::move(where), std::string(kFound) + count_of(unlisted, "more finding") + kTail, {}};
+}
+
+std::optional<std::uint64_t> unlisted_in(const Finding& f) {
+  const std::string_view m = f.message;
+  if (!f.verdicts.empty() || !m.starts_with(kFound) || !m.ends_with(kTail)) return std::nullopt;
+  std::uint64_t n = 0;
+  const char* begin = m.data() + kFound.size();
+  const auto [end, ec] = std::from_chars(begin, m.data() + m.size(), n);
+  if (ec != std::errc() || end == begin) return std::nullopt;
+  const std::string_view rest(end, static_cast<std::size_t>(m.data() + m.size() - end));
+  if (rest != " more finding" + kTail && rest != " more findings" + kTail) return std::nullopt;
+  return n;
+}
+
+void FindingBound::append_counts(Findings& out, const std::string& where) const {
+  for (std::size_t r = 0; r < count_.size(); ++r)
+    if (count_[r] > kMaxRecords) {
+      const auto id = static_cast<RuleId>(r);
+      out.push_back(count_line(id, rule_info(id).severity, where, count_[r] - kMaxRecords));
+    }
+}
+
+Findings bound_findings(Findings all) {
+  std::array<std::uint64_t, kRuleCount> listed{}, dropped{};
+  std::array<std::optional<std::size_t>, kRuleCount> counted{};  // a producer's count line, in `out`
+  std::array<Severity, kRuleCount> severity{};
+  Findings out;
+  for (Finding& f : all) {
+    const auto r = static_cast<std::size_t>(f.rule);
+    if (const auto n = unlisted_in(f)) {
+      if (counted[r]) dropped[r] += *n;  // a second count line of the rule: merged into the first
+      else {
+        counted[r] = out.size();
+        out.push_back(std::move(f));
+      }
+      continue;
+    }
+    if (listed[r] < kMaxRecords) {
+      ++listed[r];
+      out.push_back(std::move(f));
+    } else {
+      ++dropped[r];
+      severity[r] = f.severity;
+    }
+  }
+  for (std::size_t r = 0; r < kRuleCount; ++r) {
+    if (dropped[r] == 0) continue;
+    const auto id = static_cast<RuleId>(r);
+    if (counted[r]) {
+      Finding& line = out[*counted[r]];
+      line = count_line(id, line.severity, line.where, *unlisted_in(line) + dropped[r]);
+    } else {
+      out.push_back(count_line(id, severity[r], "findings", dropped[r]));
+    }
+  }
+  return out;
+}
+
+}  // namespace safespec
