@@ -16,6 +16,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_number_formats_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/quant_support.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_markers_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_sglang_layers_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_analyze_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_fp8_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_nvfp4_test.cpp

@@ -11,6 +11,7 @@
 #include "src/check.hpp"
 #include "src/cli/conformance_cli.hpp"
 #include "src/compare.hpp"
+#include "src/layer_kinds_option.hpp"
 #include "src/linear_command.hpp"
 #include "src/load.hpp"
 #include "src/report.hpp"
@@ -85,6 +86,14 @@ int main(int argc, char** argv) {
   check->add_flag("--json", json, "print one JSON document");
   check->add_flag("--data", options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
   check->add_flag("--separate", options.separate, "check each .safetensors path as its own checkpoint");
+  std::vector<std::string> layer_args;
+  std::string layers_file;
+  bool all_linear = false;
+  check->add_option("--layer", layer_args,
+                    "NAME=linear or NAME=embedding: the kind of a marked layer in the model (repeatable); sglang's "
+                    "verdict on int8 embedding markers beside W4A8/NVFP4 layers depends on it");
+  check->add_option("--layers", layers_file, "a JSON object mapping layer names to \"linear\" or \"embedding\"");
+  check->add_flag("--all-linear", all_linear, "every marked layer not named by --layer/--layers is a Linear layer");
 
   std::vector<std::string> table_paths;
   CheckOptions table_options;
@@ -150,6 +159,12 @@ int main(int argc, char** argv) {
                                                   {"sglang", Profile::Sglang},   {"comfyui", Profile::Comfyui},
                                                   {"kitchen", Profile::Kitchen}};
     options.profile = profiles.at(profile_text);
+    auto kinds = layer_kinds_option(layer_args, layers_file, all_linear);
+    if (!kinds) {
+      std::fprintf(stderr, "safespec: %s\n", kinds.error().message.c_str());
+      return kExitUsage;
+    }
+    options.kinds = std::move(kinds).value();
     return run_check(paths, options, json);
   }
   if (*table) {
