@@ -66,7 +66,7 @@ struct Run {
 
 Run run_check(const std::string& path, Profile p) {
   FastHeaderParser parser;
-  const std::vector<FileReport> reports = check_paths({path}, CheckOptions{p, true, false}, parser);
+  const std::vector<FileReport> reports = check_paths({path}, CheckOptions{p, true, false, FailOn::Error, {}}, parser);
   Run run;
   const Finding* first_error = nullptr;
   for (const FileReport& r : reports) {

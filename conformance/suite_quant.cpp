@@ -5,6 +5,7 @@
 // _quantization_metadata, and every format in the checkpoints only ComfyUI
 // and comfy-kitchen load. One file each, with valid tensor values.
 #include <algorithm>
+#include <set>
 
 #include "conformance/suite_quant_support.hpp"
 #include "props/gen/quant_mutations.hpp"
@@ -61,7 +62,12 @@ void mutation_drafts(const q::QuantMutation& m, std::size_t index, std::size_t s
       if (!bytes || std::find(taken.begin(), taken.end(), *bytes) != taken.end()) continue;
       const std::vector<RuleId> found = strict_rules(*bytes);
       if (std::find(found.begin(), found.end(), m.rule) == found.end()) continue;
-      const bool exact = found == std::vector<RuleId>{m.rule};
+      // A marker of 1 MiB + 1 NUL bytes is also not JSON (M3): exact with that
+      // companion, as it was when safespec did not parse such markers.
+      const bool exact = found == std::vector<RuleId>{m.rule} ||
+                         (m.rule == RuleId::QuantMarkerTooLarge && !d.a.companions.empty() &&
+                          std::set<RuleId>(found.begin(), found.end()) ==
+                              std::set<RuleId>{RuleId::QuantMarkerTooLarge, RuleId::QuantMarkerJson});
       const bool small = bytes->size() <= kSmall || m.rule == RuleId::QuantMarkerTooLarge || m.rule == RuleId::QuantKInt32;
       const bool better = !best || (exact && !best_exact) ||
                           (exact == best_exact && bytes->size() < best->bytes.size());

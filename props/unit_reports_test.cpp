@@ -31,7 +31,7 @@ std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "  
 std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
 
 constexpr std::string_view kLoads =
-    R"({"loads":true,"error":null,"message":null,"config":null,"mis_loads":[],"warns":[],"reference_alternatives":[]})";
+    R"({"loads":true,"error":null,"message":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[]})";
 
 std::string all_load() {
   const std::string c(kLoads);
@@ -66,7 +66,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
     for (auto kv : consumers) {
       INFO(kv.key);
       CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "config", "mis_loads", "warns",
-                                                       "reference_alternatives"});
+                                                       "alternatives", "assumes"});
       CHECK(bool(kv.value["loads"]) == false);
       CHECK(std::string_view(kv.value["error"]).size() > 0);
       CHECK(kv.value["config"].is_null());

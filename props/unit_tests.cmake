@@ -16,6 +16,8 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_number_formats_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/quant_support.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_markers_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_sglang_layers_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_sglang_answers_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_analyze_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_fp8_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_nvfp4_test.cpp
@@ -47,6 +49,8 @@ set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
     SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")
 # The reference reader's answers on 3,000 headers (unit_reference_answers_test.cpp).
 list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_REFERENCE_ANSWERS_DIR="${PROJECT_SOURCE_DIR}/corpus/reference_answers")
+# sglang's own answers on the suite and the quant examples (unit_sglang_answers_test.cpp).
+list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_SGLANG_ANSWERS_DIR="${PROJECT_SOURCE_DIR}/corpus/sglang_answers")
 # The committed conformance suite (unit_conformance_suite_test.cpp).
 list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CONFORMANCE_DIR="${PROJECT_SOURCE_DIR}/corpus/conformance")
 

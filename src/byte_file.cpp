@@ -70,4 +70,6 @@ Result<Unit, IoError> ByteFile::read_at(std::uint64_t offset, std::span<std::uin
   return Unit{};
 }
 
+bool is_not_found(const IoError& e) { return e.message == std::string("cannot open: ") + std::strerror(ENOENT); }
+
 }  // namespace safespec

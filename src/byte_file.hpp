@@ -17,6 +17,9 @@ struct IoError {
   friend bool operator==(const IoError&, const IoError&) = default;
 };
 
+// The error of ByteFile::open for a path that does not exist (ENOENT).
+bool is_not_found(const IoError& e);
+
 // Test seam: when set, called by ByteFile::open after the size is taken and
 // before any byte is read, with the path. Tests (props/, the adversarial
 // replay) truncate the file there, which makes "the file shrank while being

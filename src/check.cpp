@@ -7,6 +7,7 @@
 #include "spec/finding_bound.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/quant/analyze.hpp"
+#include "spec/quant/order.hpp"
 #include "src/load.hpp"
 #include "src/marker_reader.hpp"
 #include "src/shard_index.hpp"
@@ -123,8 +124,16 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
                       const MarkerSource& markers_of) {
   std::vector<quant::CheckpointFile> files;
   std::vector<std::size_t> report_of;
+  std::vector<Verdict> stoppers;
   for (std::size_t g = 0; g < group.size(); ++g) {
     FileReport& r = reports[group[g]];
+    if (r.io_error && is_not_found(IoError{*r.io_error})) {
+      // safe_open (pyo3) raises FileNotFoundError with the path as given.
+      const std::string m = "No such file or directory: " + r.path;
+      stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "FileNotFoundError", m, quant::order::sg_container(g)});
+      stoppers.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, "FileNotFoundError", m, quant::order::cu_container(g)});
+      stoppers.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "FileNotFoundError", m, quant::order::kt_container(g)});
+    }
     attach_container_verdicts(r.findings, g, r.reference ? &*r.reference : nullptr);
     if (!r.model || r.io_error) continue;
     auto markers = markers_of(r);
@@ -136,12 +145,12 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
     report_of.push_back(group[g]);
   }
   std::unique_ptr<quant::TensorData> data = o.data ? std::make_unique<FileTensorData>(files) : nullptr;
-  quant::Analysis a = quant::analyze(files, data.get());
+  quant::Analysis a = quant::analyze(files, data.get(), o.kinds);
   for (quant::LocatedFinding& lf : a.findings) reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
   std::vector<FileReport*> judged;
   for (std::size_t i : group)
     if (!reports[i].io_error) judged.push_back(&reports[i]);
-  judge(judged, a.sglang_config);
+  judge(judged, a.sglang_config, a.assumptions, stoppers);
 }
 
 // The profile's view, then the one bound on findings (every rule family).
@@ -201,7 +210,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
       if (&reports[i] == &r) return read_markers(files[i].bytes, *r.model);
     return IoError{"not a file of this checkpoint"};
   };
-  check_checkpoint(reports, group, CheckOptions{profile, false, false}, from_memory);
+  check_checkpoint(reports, group, CheckOptions{profile, false, false, FailOn::Error, {}}, from_memory);
   for (FileReport& r : reports) finish_report(r, profile, FailOn::Error);
   return reports;
 }

@@ -9,6 +9,7 @@
 
 #include "spec/finding.hpp"
 #include "spec/model.hpp"
+#include "spec/quant/layer_kinds.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/fast_header.hpp"
@@ -23,9 +24,16 @@ struct Outcome {
   std::string config;   // sglang only, when it loads: the config its resolution picks ("None": not quantized)
   std::vector<RuleId> mis_loads;  // findings it loads silently wrong
   std::vector<RuleId> warns;      // findings it logs
-  // safetensors only: the other (variant, message) answers the reference
-  // gives on the same file in other processes (offset ties, X13).
+  // The other (error, message) answers the consumer gives on the same input
+  // in other processes: for safetensors, the reference's offset ties (X13);
+  // for sglang, ComfyUI and comfy-kitchen, the same ties in the container
+  // message they inherit, and for sglang the other layers of a Python set
+  // iterated in PYTHONHASHSEED order (S7).
   std::vector<std::pair<std::string, std::string>> alternatives;
+  // sglang only: the verdict holds if each of these layers is of the kind
+  // given; otherwise sglang raises the assumption's `otherwise` (the first
+  // wrong assumption in this order decides).
+  std::vector<quant::Assumption> assumes;
 };
 
 // What makes a report fail (`--fail-on`): an error finding; also a finding
@@ -74,6 +82,7 @@ struct CheckOptions {
   bool data = false;      // run the --data rules (reads tensor bytes)
   bool separate = false;  // each loose path is its own checkpoint
   FailOn fail_on = FailOn::Error;  // the CLI's default is MisLoad for the consumer profiles
+  quant::LayerKinds kinds;          // --layer, --layers, --all-linear
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one

@@ -16,7 +16,7 @@ struct Span {
 // Where a marker's bytes are in the file, when they are inside it and small
 // enough to read.
 std::optional<Span> marker_span(const Model& m, const TensorEntry& t) {
-  if (t.end < t.begin || t.end - t.begin > quant::kMaxMarkerBytes) return std::nullopt;
+  if (t.end < t.begin || t.end - t.begin > quant::kMaxMarkerReadBytes) return std::nullopt;
   if (m.file_size < 8 || m.header_length > m.file_size - 8 || t.end > m.buffer_size()) return std::nullopt;
   return Span{8 + m.header_length + t.begin, t.end - t.begin};
 }
@@ -31,6 +31,15 @@ std::vector<const TensorEntry*> marker_entries(const Model& m) {
   return out;
 }
 
+// Spends the file's budget for markers over kMaxMarkerBytes; false when the
+// marker does not fit in what is left.
+bool within_budget(const std::optional<Span>& span, std::uint64_t& large) {
+  if (!span || span->size <= quant::kMaxMarkerBytes) return true;
+  if (span->size > quant::kMaxLargeMarkerBytesPerFile - large) return false;
+  large += span->size;
+  return true;
+}
+
 }  // namespace
 
 bool has_marker_tensor(const Model& model) {
@@ -39,9 +48,11 @@ bool has_marker_tensor(const Model& model) {
 
 Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& file, const Model& model) {
   std::vector<quant::MarkerBytes> out;
+  std::uint64_t large = 0;
   for (const TensorEntry* t : marker_entries(model)) {
     quant::MarkerBytes mb{t->name, false, {}};
-    const auto span = marker_span(model, *t);
+    auto span = marker_span(model, *t);
+    if (!within_budget(span, large)) span.reset();
     if (span && span->offset + span->size <= file.size()) {
       mb.bytes.assign(span->size, '\0');
       auto r = file.read_at(span->offset, std::span(reinterpret_cast<std::uint8_t*>(mb.bytes.data()), mb.bytes.size()));
@@ -55,9 +66,11 @@ Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& fi
 
 std::vector<quant::MarkerBytes> read_markers(std::span<const std::uint8_t> file, const Model& model) {
   std::vector<quant::MarkerBytes> out;
+  std::uint64_t large = 0;
   for (const TensorEntry* t : marker_entries(model)) {
     quant::MarkerBytes mb{t->name, false, {}};
-    const auto span = marker_span(model, *t);
+    auto span = marker_span(model, *t);
+    if (!within_budget(span, large)) span.reset();
     if (span && span->offset <= file.size() && span->size <= file.size() - span->offset) {
       mb.bytes.assign(reinterpret_cast<const char*>(file.data() + span->offset), span->size);
       mb.read = true;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "spec/format_rules.hpp"
+#include "spec/quant/render.hpp"
 #include "spec/quote.hpp"
 #include "src/json_escape.hpp"
 
@@ -53,6 +54,17 @@ std::string outcome_text(const Outcome& o) {
   std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
   for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
   if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
+  for (std::size_t i = 0; i < o.assumes.size(); ++i)
+    out += fmt::format("{}{}", i ? (i + 1 == o.assumes.size() ? " and " : ", ") : " if ", quant::repr(o.assumes[i].layer));
+  if (!o.assumes.empty())
+    out += fmt::format(" {} {} layer{}", o.assumes.size() == 1 ? "is" : "are",
+                       o.assumes[0].kind == quant::LayerKind::Embedding ? (o.assumes.size() == 1 ? "an embedding" : "embedding")
+                                                                        : (o.assumes.size() == 1 ? "a Linear" : "Linear"),
+                       o.assumes.size() == 1 ? "" : "s");
+  for (const quant::Assumption& a : o.assumes)
+    out += fmt::format("; rejects ({}: {}) if {}{}", a.otherwise.error, a.otherwise.message,
+                       o.assumes.size() == 1 ? "" : quant::repr(a.layer) + " is ",
+                       a.kind == quant::LayerKind::Embedding ? "Linear" : "an embedding");
   if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
   if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
   return out;
@@ -76,10 +88,19 @@ std::string outcome_json(const Outcome& o, Consumer c) {
   const bool config = c == Consumer::Sglang && o.loads && o.config != "None" && !o.config.empty();
   out += ",\"config\":" + nullable(config, o.config);
   out += ",\"mis_loads\":" + rule_array(o.mis_loads) + ",\"warns\":" + rule_array(o.warns);
-  out += ",\"reference_alternatives\":[";
+  // The other answers the consumer gives in other processes (X13, S7), and
+  // for sglang the layer kinds its verdict assumes.
+  out += ",\"alternatives\":[";
   for (std::size_t i = 0; i < o.alternatives.size(); ++i)
     out += fmt::format("{}{{\"error\":{},\"message\":{}}}", i ? "," : "", json_string(o.alternatives[i].first),
                        json_string(o.alternatives[i].second));
+  out += "],\"assumes\":[";
+  for (std::size_t i = 0; i < o.assumes.size(); ++i) {
+    const quant::Assumption& a = o.assumes[i];
+    out += fmt::format("{}{{\"layer\":{},\"kind\":\"{}\",\"otherwise\":{{\"error\":{},\"message\":{}}}}}", i ? "," : "",
+                       json_string(a.layer), quant::layer_kind_name(a.kind), json_string(a.otherwise.error),
+                       json_string(a.otherwise.message));
+  }
   return out + "]}";
 }
 

@@ -51,9 +51,12 @@ void attach_container_verdicts(Findings& findings, std::size_t file, const refer
   findings.insert(findings.begin(), std::move(made));
 }
 
-void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config) {
+void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config,
+           const std::vector<quant::Assumption>& assumptions, const std::vector<Verdict>& stoppers) {
   std::array<Outcome, 4> shared{};
   std::array<const Verdict*, 4> first{};
+  std::array<const Finding*, 4> first_finding{};
+  std::array<const FileReport*, 4> first_report{};
   for (const FileReport* r : checkpoint)
     for (const Finding& f : r->findings)
       for (const Verdict& v : f.verdicts) {
@@ -63,11 +66,40 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
                                    : v.effect == Effect::Warns  ? &shared[c].warns
                                                                 : nullptr;
         if (ids && std::find(ids->begin(), ids->end(), f.rule) == ids->end()) ids->push_back(f.rule);
-        if (v.effect == Effect::Rejects && (!first[c] || v.order < first[c]->order)) first[c] = &v;
+        if (v.effect == Effect::Rejects && (!first[c] || v.order < first[c]->order)) {
+          first[c] = &v;
+          first_finding[c] = &f;
+          first_report[c] = r;
+        }
       }
-  for (std::size_t c = 0; c < 4; ++c)
+  for (const Verdict& v : stoppers) {
+    const auto c = static_cast<std::size_t>(v.consumer);
+    if (v.effect == Effect::Rejects && (!first[c] || v.order < first[c]->order)) {
+      first[c] = &v;
+      first_finding[c] = nullptr;
+      first_report[c] = nullptr;
+    }
+  }
+  for (std::size_t c = 1; c < 4; ++c) {
+    if (!first[c]) continue;
     // A consumer that rejects the checkpoint loads nothing, wrongly or not.
-    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}};
+    shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}, {}};
+    // A container error: the reference's ties are this consumer's too.
+    const FileReport* r = first_report[c];
+    if (!r) continue;
+    if (first_finding[c]->verdict(Consumer::Safetensors) && r->reference)
+      for (const reference::Failure& alt : r->reference->alternatives)
+        shared[c].alternatives.emplace_back("SafetensorError", alt.python_message());
+    // S7 iterates a set: any failing layer can be the one raised.
+    if (first_finding[c]->rule == RuleId::QuantMxfp8Global)
+      for (const FileReport* other : checkpoint)
+        for (const Finding& f : other->findings)
+          if (const Verdict* v = f.verdict(static_cast<Consumer>(c));
+              v && &f != first_finding[c] && f.rule == RuleId::QuantMxfp8Global && v->effect == Effect::Rejects)
+            shared[c].alternatives.emplace_back(v->error, v->message);
+  }
+  for (const quant::Assumption& a : assumptions)
+    if (!first[1] || a.otherwise.order < first[1]->order) shared[1].assumes.push_back(a);
   if (shared[1].loads) shared[1].config = sglang_config;
   for (FileReport* r : checkpoint) {
     r->consumers = shared;

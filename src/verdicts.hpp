@@ -27,8 +27,11 @@ void attach_container_verdicts(Findings& findings, std::size_t file, const refer
 
 // Fills r.consumers: safetensors from r's own findings; sglang, comfyui and
 // kitchen from every finding of the checkpoint (all its files' reports).
-// sglang_config: quant::Analysis::sglang_config.
-void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config);
+// sglang_config, assumptions: quant::Analysis's.
+// stoppers: rejections that belong to no judged file (a file of the
+// checkpoint that does not exist: FileNotFoundError at its place).
+void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config,
+           const std::vector<quant::Assumption>& assumptions = {}, const std::vector<Verdict>& stoppers = {});
 
 // The profile's view: for strict, the report as is; for a consumer profile,
 // only the findings that consumer acts on, in its order, each with that

@@ -175,6 +175,7 @@ Applied marker_json(QCheckpoint& c, std::set<std::string>& used);
 Applied marker_not_object(QCheckpoint& c, std::set<std::string>& used);
 Applied marker_too_large(QCheckpoint& c, std::set<std::string>& used);
 Applied marker_bom(QCheckpoint& c, std::set<std::string>& used);
+Applied marker_padded(QCheckpoint& c, std::set<std::string>& used);
 Applied marker_dtype(QCheckpoint& c, std::set<std::string>& used);
 Applied qmeta_json(QCheckpoint& c, std::set<std::string>& used);
 Applied qmeta_not_object(QCheckpoint& c, std::set<std::string>& used);

@@ -103,6 +103,8 @@ const QuantMutation kCatalogue[] = {
     {"awq-companions-missing", R::QuantAwqTensors, awq, awq_tensors, kAlone},
     {"awq-scale-shape", R::QuantAwqShapes, awq, awq_shapes, kAlone},
     {"int8-k-past-int32", R::QuantKInt32, valid_with<Format::Int8>, k_int32, kAlone},
+    // Last, so the seeds of the mutations above (by catalogue index) stay.
+    {"marker-over-1mib-valid", R::QuantMarkerTooLarge, any_valid, marker_padded, kAlone},
 };
 
 }  // namespace

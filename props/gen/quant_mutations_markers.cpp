@@ -36,10 +36,21 @@ Applied marker_not_object(QCheckpoint& c, std::set<std::string>&) {
 Applied marker_too_large(QCheckpoint& c, std::set<std::string>&) {
   const std::string key = fresh_prefix(c, "stray") + ".comfy_quant";
   c.files[any_file(c)].extra.push_back(QTensor{key, Dtype::U8, {(std::uint64_t{1} << 20) + 1}, {}});
-  Applied a;  // safespec does not read it, so it makes no consumer claim
+  Applied a;  // read and parsed all the same: 1,048,577 NUL bytes are not JSON (UTF-32-BE, M3)
   a.ok = true;
   a.what = "1 MiB + 1 marker " + key;
+  a.companions = {RuleId::QuantMarkerJson};
   return a;
+}
+
+Applied marker_padded(QCheckpoint& c, std::set<std::string>& used) {
+  QLayer* l = pick(c, used, [](const QLayer&) { return true; });
+  if (!l) return {};
+  l->site = Site::Tensor;
+  std::string bytes = json_dumps(l->marker);
+  bytes.resize((std::size_t{1} << 20) + 1, ' ');
+  l->marker_bytes = std::move(bytes);  // JSON whitespace after the value (M3)
+  return accepts("marker of " + l->prefix + " padded with spaces to 1 MiB + 1");
 }
 
 Applied marker_bom(QCheckpoint& c, std::set<std::string>& used) {

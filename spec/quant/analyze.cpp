@@ -135,7 +135,7 @@ bool sglang_accepts(const std::vector<LocatedFinding>& findings) {
 
 }  // namespace
 
-Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data) {
+Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, const LayerKinds& kinds) {
   Sink sink;
   const TensorTable table(files);
   Collected collected = collect_markers(files, table, sink);
@@ -155,6 +155,7 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data) 
   }
   check_resolution(collected.layers, table, formats, sink);
   Analysis a;
+  check_layer_kinds(collected.layers, table, kinds, sink, a.assumptions);
   a.findings = std::move(sink.findings());
   if (sglang_accepts(a.findings)) a.sglang_config = std::string(config);
   return a;

@@ -11,6 +11,7 @@
 #include "spec/quant/checkpoint.hpp"
 #include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"
+#include "spec/quant/layer_kinds.hpp"
 
 namespace safespec::quant {
 
@@ -20,9 +21,14 @@ struct Analysis {
   // check passes: a config class name, or "None" for a checkpoint without
   // markers (not quantized). Empty when sglang raises before or at resolution.
   std::string sglang_config;
+  // The layers whose kind (Linear or embedding) the sglang verdict depends on
+  // and that `kinds` does not settle, in sglang's order (layer_kinds.hpp).
+  std::vector<Assumption> assumptions;
 };
 
 // data: the tensor bytes for the --data rules, or nullptr to skip them.
-Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data = nullptr);
+// kinds: what the user said of the model's layers (Linear or embedding).
+Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data = nullptr,
+                 const LayerKinds& kinds = {});
 
 }  // namespace safespec::quant

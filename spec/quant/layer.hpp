@@ -20,7 +20,7 @@ namespace safespec::quant {
 
 struct Layer {
   std::string prefix;               // P: the marker key without ".comfy_quant", or the metadata layer name
-  const py::Value* marker;          // a py::Dict, never null: the first declaration sglang stored
+  const py::Value* marker;          // a py::Dict, never null: the last of equal declarations (sglang stores the later)
   std::size_t index = 0;            // insertion order (§3.1); also ComfyUI's and kitchen's layer order
   std::size_t file = 0;             // the file that declared it
   std::string format;               // str(marker.get("format")): "None" when absent

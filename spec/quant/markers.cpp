@@ -104,6 +104,7 @@ class Collector {
   Sink& out_;
   Collected c_;
   std::unordered_map<std::string, std::size_t> by_prefix_;
+  std::unordered_map<std::string, py::Value*> stored_;  // the marker sglang holds for each stored prefix
   std::set<std::string> tracked_;  // S5, sorted for S7 and S8
   std::set<std::string> global_formats_;
   // Layers ComfyUI sees marked in a file through _quantization_metadata,
@@ -196,16 +197,34 @@ class Collector {
     if (ref && (ref->entry->dtype != Dtype::U8 || ref->entry->shape.size() != 1))
       out_.add(f, RuleId::QuantMarkerDtype, where,
                "expected a 1-D U8 marker tensor, found " + dtype_str(*ref) + shape_str(*ref), {});
-    if (!mb.read) {
-      // safespec does not parse it, so it cannot say what the consumers do.
+    if (ref && ref->entry->end >= ref->entry->begin && ref->entry->end - ref->entry->begin > kMaxMarkerBytes &&
+        (mb.read || ref->entry->end <= files_[f].model->buffer_size())) {
+      // Real markers are tiny; the consumers parse it all the same (M3).
+      const TensorEntry& t = *ref->entry;
+      const std::uint64_t size = t.end - t.begin;
+      std::vector<Verdict> v;
+      if (!mb.read)  // over safespec's memory bound: not parsed, so never "loads"
+        for (C c : {C::Sglang, C::Comfyui})
+          v.push_back(Verdict{c, E::Rejects, "unchecked",
+                              "safespec does not read a marker of " + std::to_string(size) + " bytes (over " +
+                                  std::to_string(kMaxMarkerReadBytes) + " bytes, or past the file's budget of " +
+                                  std::to_string(kMaxLargeMarkerBytesPerFile) + " for markers over " +
+                                  std::to_string(kMaxMarkerBytes) + ")",
+                              c == C::Sglang ? order::sg_tensor_marker(f, i) : order::cu_layer(c_.layers.size(), 0)});
+      out_.add(f, RuleId::QuantMarkerTooLarge, where,
+               "expected marker data of at most " + std::to_string(kMaxMarkerBytes) + " bytes inside the file, found " +
+                   std::to_string(size) + " bytes at data_offsets [" + std::to_string(t.begin) + ", " +
+                   std::to_string(t.end) + "]",
+               std::move(v));
+      if (!mb.read) return;
+    } else if (!mb.read) {
+      // Outside the file (the reference reader refuses the file) or offsets
+      // reversed: nothing to parse.
       std::string found = "data that lies outside the file";
       if (ref) {
         const TensorEntry& t = *ref->entry;
         const std::string span = "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]";
-        found = t.end < t.begin ? span
-                : t.end - t.begin > kMaxMarkerBytes
-                    ? std::to_string(t.end - t.begin) + " bytes at " + span
-                    : std::to_string(t.end - t.begin) + " bytes at " + span + ", which lie outside the file";
+        found = t.end < t.begin ? span : std::to_string(t.end - t.begin) + " bytes at " + span + ", which lie outside the file";
       }
       out_.add(f, RuleId::QuantMarkerTooLarge, where,
                "expected marker data of at most " + std::to_string(kMaxMarkerBytes) + " bytes inside the file, found " +
@@ -216,7 +235,7 @@ class Collector {
     // ComfyUI never reads a tensor marker that the same file's metadata
     // replaces (M6).
     const bool comfy_reads = !comfy_metadata_layers_.count({f, prefix});
-    auto parsed = py::loads(mb.bytes, py::LoadLimits{kMaxMarkerBytes, 995});
+    auto parsed = py::loads(mb.bytes, py::LoadLimits{kMaxMarkerReadBytes, 995});
     if (!parsed) {
       const py::JsonLoadError& e = parsed.error();
       const bool caught = e.kind == py::JsonErrorKind::JSONDecodeError || e.kind == py::JsonErrorKind::UnicodeDecodeError;
@@ -259,20 +278,27 @@ class Collector {
     auto it = by_prefix_.find(prefix);
     if (it == by_prefix_.end()) {
       c_.values.push_back(std::move(marker));
-      const py::Value* stored = &c_.values.back();
+      py::Value* stored = &c_.values.back();
+      stored_[prefix] = stored;
       by_prefix_.emplace(prefix, c_.layers.size());
       c_.layers.push_back(Layer{prefix, stored, c_.layers.size(), f, sglang_format(*stored), {}});
       return;
     }
-    const Layer& first = c_.layers[it->second];
-    if (!py::py_equal(*first.marker, marker)) {
-      // ComfyUI keeps the metadata's declaration within a file (M6) and
-      // merges files key by key, so it loads one of them without a word.
-      out_.add(f, RuleId::QuantMarkerConflict, layer_where(prefix),
-               "expected every declaration of the layer to be equal, found " + source + " = " + py::repr(marker) +
-                   " after " + py::repr(*first.marker),
-               {verdict(kSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
+    Layer& first = c_.layers[it->second];
+    if (py::py_equal(*first.marker, marker)) {
+      // raw_markers[prefix] = marker: sglang keeps the later of two equal
+      // declarations (convrot 1 after true fails `is True`), at the first's
+      // position.
+      *stored_[prefix] = std::move(marker);
+      first.format = sglang_format(*first.marker);
+      return;
     }
+    // ComfyUI keeps the metadata's declaration within a file (M6) and
+    // merges files key by key, so it loads one of them without a word.
+    out_.add(f, RuleId::QuantMarkerConflict, layer_where(prefix),
+             "expected every declaration of the layer to be equal, found " + source + " = " + py::repr(marker) +
+                 " after " + py::repr(*first.marker),
+             {verdict(kSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
   }
 
   void legacy(std::size_t f, const TensorEntry& t) {

@@ -44,10 +44,17 @@ constexpr Resolution kResolutions[] = {
     {{"mxfp8"}, "MXFP8Config"},
 };
 
+std::string format_repr(const Layer& l) {
+  const py::Value* f = get(*l.marker, "format");
+  return f ? py::repr(*f) : "None";
+}
+
+}  // namespace
+
 // The private flags S9.6 sets on an int8 marker that passed its checks:
 // _is_tensorwise_scalar (I8 weight, F32 scalar scale, 2-D weight) or
 // _is_rowwise (I8, F32, 2-D weight, scale (N, 1)).
-bool int8_embedding_flags(const Layer& l, const TensorTable& t) {
+static bool int8_embedding_flags(const Layer& l, const TensorTable& t) {
   const TensorRef* w = t.find(tensor_name(l, "weight"));
   const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
   if (!w || !s || w->entry->dtype != Dtype::I8 || s->entry->dtype != Dtype::F32) return false;
@@ -67,13 +74,6 @@ bool is_rowwise_int8(const Layer& l, const TensorTable& t) {
   if (l.format != "int8_tensorwise" || !int8_embedding_flags(l, t)) return false;
   return !t.find(tensor_name(l, "weight_scale"))->entry->shape.empty();
 }
-
-std::string format_repr(const Layer& l) {
-  const py::Value* f = get(*l.marker, "format");
-  return f ? py::repr(*f) : "None";
-}
-
-}  // namespace
 
 std::string_view resolve_config(const std::vector<std::string>& sorted_formats) {
   if (sorted_formats.empty()) return "None";

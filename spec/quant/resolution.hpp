@@ -15,6 +15,14 @@ namespace safespec::quant {
 // "" for NotImplementedError. No formats (no markers): "None".
 std::string_view resolve_config(const std::vector<std::string>& sorted_formats);
 
+// is_comfy_int8_embedding (comfy_int8.py:29-35): an int8_tensorwise marker
+// without a truthy convrot whose layer passed S9.6 (scalar or row-wise), the
+// companion KitchenW4A8Config lets through (S12.3).
+bool is_int8_embedding(const Layer& l, const TensorTable& t);
+// A row-wise int8 layer (S9.6 _is_rowwise), the companion ComfyNvfp4Config
+// lets through (S19).
+bool is_rowwise_int8(const Layer& l, const TensorTable& t);
+
 // S11's NotImplementedError and each config constructor's refusal of a
 // marker it does not take (CQ-SGLANG-FORMATS, CQ-SGLANG-COMPANION).
 void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,

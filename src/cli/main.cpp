@@ -12,6 +12,7 @@
 #include "src/cli/conformance_cli.hpp"
 #include "src/compare.hpp"
 #include "src/inspect_command.hpp"
+#include "src/layer_kinds_option.hpp"
 #include "src/linear_command.hpp"
 #include "src/load.hpp"
 #include "src/report.hpp"
@@ -74,6 +75,14 @@ int main(int argc, char** argv) {
                     "a finding the profile's consumer, or any consumer for strict and safetensors, loads silently "
                     "wrong; the default for sglang, comfyui, kitchen) or warning (any finding)")
       ->check(CLI::IsMember({"error", "misload", "warning"}));
+  std::vector<std::string> layer_args;
+  std::string layers_file;
+  bool all_linear = false;
+  check->add_option("--layer", layer_args,
+                    "NAME=linear or NAME=embedding: the kind of a marked layer in the model (repeatable); sglang's "
+                    "verdict on int8 embedding markers beside W4A8/NVFP4 layers depends on it");
+  check->add_option("--layers", layers_file, "a JSON object mapping layer names to \"linear\" or \"embedding\"");
+  check->add_flag("--all-linear", all_linear, "every marked layer not named by --layer/--layers is a Linear layer");
 
   std::vector<std::string> table_paths;
   CheckOptions table_options;
@@ -147,6 +156,12 @@ int main(int argc, char** argv) {
     const bool consumer = profile_text != "strict" && profile_text != "safetensors";
     if (fail_on_text.empty()) fail_on_text = consumer ? "misload" : "error";
     options.fail_on = fail_on_text == "error" ? FailOn::Error : fail_on_text == "misload" ? FailOn::MisLoad : FailOn::Warning;
+    auto kinds = layer_kinds_option(layer_args, layers_file, all_linear);
+    if (!kinds) {
+      std::fprintf(stderr, "safespec: %s\n", kinds.error().message.c_str());
+      return kExitUsage;
+    }
+    options.kinds = std::move(kinds).value();
     return run_check(paths, options, json);
   }
   if (*table) {
