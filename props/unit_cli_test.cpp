@@ -345,7 +345,7 @@ TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values; without it they are 
   CHECK(r.out.find("verdict sglang: loads (config KitchenW4A8Config); mis-loads: CQ-DATA-SCALE") != std::string::npos);
 }
 
-TEST_CASE("CLI (S6.3, G27): loose paths are one checkpoint; --separate checks each alone") {
+TEST_CASE("CLI (S6.3, G27): --checkpoint reads loose paths as one checkpoint; alone they are separate") {
   Scratch s;
   const std::string q(R"({"format": "int8_tensorwise", "convrot": true, "convrot_groupsize": 16})");
   std::vector<std::uint8_t> qb(q.begin(), q.end()), w(4 * 16, 1), sc(4, 0);
@@ -356,12 +356,20 @@ TEST_CASE("CLI (S6.3, G27): loose paths are one checkpoint; --separate checks ea
   REQUIRE((m.ok() && t.ok()));
   const auto pm = s.file("markers.safetensors", m.value());
   const auto pt = s.file("weights.safetensors", t.value());
-  const Run together = s.run("check --profile sglang " + quoted(pm) + " " + quoted(pt));
+  const Run together = s.run("check --checkpoint --profile sglang " + quoted(pm) + " " + quoted(pt));
   CHECK(together.code == 0);
   CHECK(together.out.find("verdict sglang: loads (config KitchenInt8Config)") != std::string::npos);
-  const Run apart = s.run("check --separate --profile sglang " + quoted(pm) + " " + quoted(pt));
+  const Run apart = s.run("check --profile sglang " + quoted(pm) + " " + quoted(pt));
   CHECK(apart.code == 1);
   CHECK(apart.out.find("Quantized weights are missing comfy_quant metadata: ['blk']") != std::string::npos);
+  CHECK(s.run("check --separate --profile sglang " + quoted(pm) + " " + quoted(pt)).out == apart.out);
+  // A shard series is one checkpoint, and so is a directory given as the path.
+  const auto s1 = s.file("model-00001-of-00002.safetensors", m.value());
+  const auto s2 = s.file("model-00002-of-00002.safetensors", t.value());
+  const Run series = s.run("check --profile sglang " + quoted(s1) + " " + quoted(s2));
+  CHECK(series.code == 0);
+  CHECK(series.out.find("verdict sglang: loads (config KitchenInt8Config)") != std::string::npos);
+  CHECK(s.run("check --separate --profile sglang " + quoted(s1) + " " + quoted(s2)).code == 1);
   // A shard index is one checkpoint too.
   const auto index = s.text("model.safetensors.index.json",
                             R"({"weight_map":{"blk.comfy_quant":"markers.safetensors","blk.weight":"weights.safetensors",)"

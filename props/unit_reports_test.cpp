@@ -220,7 +220,7 @@ TEST_CASE("reports (issue 11): a consumer that rejects the checkpoint has no mis
   Scratch s;
   const auto quant = test::vectors_dir().parent_path() / "examples" / "quant";
   // Read together: ComfyUI mis-loads the first and rejects the second's marker.
-  const Run r = s.run("check --json " + quoted((quant / "fp8_unmarked.safetensors").string()) + " " +
+  const Run r = s.run("check --json --checkpoint " + quoted((quant / "fp8_unmarked.safetensors").string()) + " " +
                       quoted((quant / "marker_not_json.safetensors").string()));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

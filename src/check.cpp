@@ -1,13 +1,17 @@
 #include "src/check.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
+#include <unordered_map>
 
 #include "spec/finding_bound.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/order.hpp"
+#include "spec/quote.hpp"
 #include "src/load.hpp"
 #include "src/marker_reader.hpp"
 #include "src/shard_index.hpp"
@@ -15,6 +19,8 @@
 #include "src/verdicts.hpp"
 
 namespace safespec {
+
+namespace fs = std::filesystem;
 
 bool FileReport::ok() const {
   Consumer c{};
@@ -171,27 +177,131 @@ Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileRepor
 
 }  // namespace
 
+namespace {
+
+// "model-00001-of-00003.safetensors" -> ("dir/model", 3): the files of one
+// shard series, which from_pretrained reads as one checkpoint.
+std::optional<std::pair<std::string, std::string>> shard_series(const std::string& path) {
+  const fs::path p(path);
+  const std::string name = p.filename().string();
+  constexpr std::string_view kSuffix = ".safetensors";
+  // NAME-ddddd-of-ddddd.safetensors
+  if (name.size() < kSuffix.size() + 15 || !name.ends_with(kSuffix)) return std::nullopt;
+  const std::string stem = name.substr(0, name.size() - kSuffix.size());
+  const std::size_t of = stem.size() - 9;  // "-of-ddddd" is 9 bytes
+  const auto digits = [&](std::size_t at) {
+    return std::all_of(stem.begin() + static_cast<std::ptrdiff_t>(at), stem.begin() + static_cast<std::ptrdiff_t>(at + 5),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (stem.compare(of, 4, "-of-") != 0 || !digits(of + 4) || stem[of - 6] != '-' || !digits(of - 5)) return std::nullopt;
+  return std::pair{(p.parent_path() / stem.substr(0, of - 6)).string(), stem.substr(of + 4)};
+}
+
+// A directory given as a path, as from_pretrained(dir) reads it: its shard
+// index if it has one, else its .safetensors files as one checkpoint.
+std::vector<std::string> directory_paths(const std::string& dir, bool& is_index) {
+  std::vector<std::string> indexes, files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string p = e.path().string();
+    if (is_index_path(p)) indexes.push_back(p);
+    else if (e.path().extension() == ".safetensors") files.push_back(p);
+  }
+  std::sort(indexes.begin(), indexes.end());
+  std::sort(files.begin(), files.end());
+  is_index = !indexes.empty();
+  if (is_index) return {indexes.front()};
+  return files;
+}
+
+// The files of one checkpoint that came without an index: a tensor in two of
+// them is flagged as an index flags it (the loader would read one of them).
+void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group) {
+  std::unordered_map<std::string, std::size_t> first_file;
+  for (std::size_t i : group) {
+    FileReport& r = reports[i];
+    if (!r.model) continue;
+    for (const TensorEntry& t : r.model->header.tensors) {
+      const auto [it, fresh] = first_file.emplace(t.name, i);
+      if (fresh) continue;
+      r.findings.push_back(Finding{RuleId::IndexTensorInTwoShards, rule_info(RuleId::IndexTensorInTwoShards).severity,
+                                   tensor_where(t.name),
+                                   "expected the tensor in one file of the checkpoint, found it in " +
+                                       quote_name(reports[it->second].path) + " and " + quote_name(r.path),
+                                   {}});
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& o,
                                     FastHeaderParser& parser) {
   std::vector<FileReport> reports;
   std::vector<std::vector<std::size_t>> groups;
-  std::vector<std::size_t> loose;
+  std::vector<bool> indexed;  // per group: came from a shard index
+  std::vector<std::size_t> together;  // --checkpoint
+  std::map<std::pair<std::string, std::string>, std::size_t> series;  // shard series -> group
+  const auto add_index = [&](const std::string& path) {
+    std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser);
+    std::vector<std::size_t> group;
+    for (std::size_t i = 0; i < shard_reports.size(); ++i) {
+      if (i > 0) group.push_back(reports.size());  // the index's own report is not a safetensors file
+      reports.push_back(std::move(shard_reports[i]));
+    }
+    groups.push_back(std::move(group));
+    indexed.push_back(true);
+  };
   for (const std::string& path : paths) {
     if (is_index_path(path)) {
-      std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser);
-      std::vector<std::size_t> group;
-      for (std::size_t i = 0; i < shard_reports.size(); ++i) {
-        if (i > 0) group.push_back(reports.size());  // the index's own report is not a safetensors file
-        reports.push_back(std::move(shard_reports[i]));
-      }
-      groups.push_back(std::move(group));
+      add_index(path);
       continue;
     }
-    (o.separate ? groups.emplace_back() : loose).push_back(reports.size());
+    std::error_code ec;
+    bool is_index = false;
+    const std::vector<std::string> inside =
+        fs::is_directory(path, ec) ? directory_paths(path, is_index) : std::vector<std::string>{};
+    // A directory without a checkpoint in it is refused as the path it is.
+    if (!inside.empty()) {
+      if (is_index) {
+        add_index(inside.front());
+        continue;
+      }
+      groups.emplace_back();
+      indexed.push_back(false);
+      for (const std::string& p : inside) {
+        groups.back().push_back(reports.size());
+        reports.push_back(check_safetensors(p, o.profile, parser));
+      }
+      continue;
+    }
+    const std::size_t at = reports.size();
     reports.push_back(check_safetensors(path, o.profile, parser));
+    if (o.checkpoint) {
+      together.push_back(at);
+      continue;
+    }
+    const auto key = o.separate ? std::nullopt : shard_series(path);
+    if (key) {
+      const auto [it, fresh] = series.emplace(*key, groups.size());
+      if (fresh) {
+        groups.emplace_back();
+        indexed.push_back(false);
+      }
+      groups[it->second].push_back(at);
+      continue;
+    }
+    groups.push_back({at});
+    indexed.push_back(false);
   }
-  if (!loose.empty()) groups.push_back(std::move(loose));
-  for (const auto& group : groups) check_checkpoint(reports, group, o, markers_on_disk);
+  if (!together.empty()) {
+    groups.push_back(std::move(together));
+    indexed.push_back(false);
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!indexed[g] && groups[g].size() > 1) flag_collisions(reports, groups[g]);
+    check_checkpoint(reports, groups[g], o, markers_on_disk);
+  }
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
   return reports;
 }

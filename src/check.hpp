@@ -80,9 +80,10 @@ bool is_index_path(const std::string& path);
 struct CheckOptions {
   Profile profile = Profile::Strict;
   bool data = false;      // run the --data rules (reads tensor bytes)
-  bool separate = false;  // each loose path is its own checkpoint
+  bool separate = false;  // each loose path is its own checkpoint, shard series included
   FailOn fail_on = FailOn::Error;  // the CLI's default is MisLoad for the consumer profiles
   quant::LayerKinds kinds;          // --layer, --layers, --all-linear
+  bool checkpoint = false;          // all loose paths are one checkpoint (--checkpoint)
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one

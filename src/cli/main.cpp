@@ -68,7 +68,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"strict", "safetensors", "sglang", "comfyui", "kitchen"}));
   check->add_flag("--json", json, "print one JSON document");
   check->add_flag("--data", options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
-  check->add_flag("--separate", options.separate, "check each .safetensors path as its own checkpoint");
+  check->add_flag("--separate", options.separate,
+                  "check each .safetensors path alone, shard series included (loose paths are separate checkpoints "
+                  "anyway unless they form one NAME-0000i-of-0000n series)");
+  check->add_flag("--checkpoint", options.checkpoint, "read all the .safetensors paths given as one checkpoint");
   std::string fail_on_text;
   check->add_option("--fail-on", fail_on_text,
                     "what exits 1: error (an error finding; the default for strict and safetensors), misload (also "
@@ -89,7 +92,8 @@ int main(int argc, char** argv) {
   CLI::App* table = app.add_subcommand(
       "table", "Print which consumers load each file (a report: exit 0 unless a file cannot be read)");
   table->add_option("paths", table_paths, "as for check")->required();
-  table->add_flag("--separate", table_options.separate, "check each .safetensors path as its own checkpoint");
+  table->add_flag("--separate", table_options.separate, "check each .safetensors path alone, shard series included");
+  table->add_flag("--checkpoint", table_options.checkpoint, "read all the .safetensors paths given as one checkpoint");
   table->add_flag("--data", table_options.data, "also check tensor values");
   bool table_json = false;
   table->add_flag("--json", table_json, "print one JSON document");
