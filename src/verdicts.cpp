@@ -67,7 +67,7 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
       }
   for (std::size_t c = 0; c < 4; ++c)
     // A consumer that rejects the checkpoint loads nothing, wrongly or not.
-    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}};
+    if (first[c]) shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}, {}};
   if (shared[1].loads) shared[1].config = sglang_config;
   for (FileReport* r : checkpoint) {
     r->consumers = shared;
