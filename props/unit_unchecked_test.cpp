@@ -68,3 +68,26 @@ TEST_CASE("unchecked: a truncated file is one error; its unreadable marker is no
   CHECK(ok.code == 0);
   CHECK(ok.out.find(R"("findings":[],"complete":true,"unchecked":[],"consumers":)") != std::string::npos);
 }
+
+TEST_CASE("unchecked: compare prints what it compared and names the bound it stopped at", "[reports]") {
+  Scratch s;
+  // "big" is one byte over the 256 MiB read bound; the data is a hole.
+  const std::uint64_t big = (std::uint64_t{256} << 20) + 1;
+  const std::string header = test::pad8("{" + entry("big", "U8", "[" + std::to_string(big) + "]", 4, 4 + big) + "," +
+                                        entry("small", "F32", "[1]", 0, 4) + "}");
+  std::vector<std::uint8_t> head = gen::file_with_header(header, 4);
+  const float one = 1.0f;
+  std::memcpy(head.data() + head.size() - 4, &one, 4);
+  const auto a = s.file("a.safetensors", head);
+  const auto b = s.file("b.safetensors", head);
+  std::filesystem::resize_file(a, head.size() + big);
+  std::filesystem::resize_file(b, head.size() + big);
+  const Run r = s.run("compare " + test::shell_word(a) + " " + test::shell_word(b));
+  CHECK(r.code == 2);
+  const std::string why = a + ": tensor 'big': cannot read its data: over the read bound of 256 MiB per tensor: it "
+                              "has 268435457 bytes";
+  CHECK(r.out == "big: not compared: " + why + ": FAIL\n"
+                 "small: F32 [1]: 1/1 bit-exact, max 0 ulps, max abs err 0, max rel err 0: ok\n"
+                 "compare: 2 tensors, 1 beyond 0 ulps\n");
+  CHECK(r.err == "safespec: " + why + "\n");
+}
