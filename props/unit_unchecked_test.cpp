@@ -91,3 +91,34 @@ TEST_CASE("unchecked: compare prints what it compared and names the bound it sto
                  "compare: 2 tensors, 1 beyond 0 ulps\n");
   CHECK(r.err == "safespec: " + why + "\n");
 }
+
+TEST_CASE("unchecked: check --data lists a tensor over the read bound; a loading consumer says it", "[reports]") {
+  Scratch s;
+  // An fp8 layer whose weight_scale (a hole) is over the 256 MiB bound.
+  const std::uint64_t scale = std::uint64_t{67108865} * 4;
+  const std::string header = test::pad8("{" + entry("p.comfy_quant", "U8", "[26]", 0, 26) + "," +
+                                        entry("p.weight", "F8_E4M3", "[4,64]", 26, 282) + "," +
+                                        entry("p.weight_scale", "F32", "[67108865]", 282, 282 + scale) + "}");
+  std::vector<std::uint8_t> head = gen::file_with_header(header, 0);
+  head.insert(head.end(), kMarker.begin(), kMarker.end());
+  head.resize(head.size() + 256, 0x38);
+  const auto p = s.file("big_scale.safetensors", head);
+  std::filesystem::resize_file(p, head.size() + scale);
+  const Run r = s.run("check --data " + test::shell_word(p));
+  const std::string what = "data rules of tensor 'p.weight_scale'";
+  CHECK(r.out.ends_with("  not checked: " + what + " (over the read bound of 256 MiB per tensor: it has 268435460 "
+                        "bytes)\n"
+                        "  verdict safetensors: loads\n"
+                        "  verdict sglang: loads (config ComfyFp8Config); not checked: " + what + "\n"
+                        "  verdict comfyui: loads; not checked: " + what + "\n"
+                        "  verdict kitchen: loads; not checked: " + what + "\n"));
+  const Run j = s.run("check --data --json " + test::shell_word(p));
+  CHECK(j.out.find(R"("complete":false,"unchecked":[{"what":")" + what +
+                   R"(","why":"over the read bound of 256 MiB per tensor: it has 268435460 bytes"}],)") !=
+        std::string::npos);
+  CHECK(j.out.find(R"("config":"ComfyFp8Config","mis_loads":[],"warns":[],"reference_alternatives":[],)"
+                   R"("unchecked":[")" + what + R"("]})") != std::string::npos);
+  // Without --data the data rules are not asked for: nothing is unchecked.
+  CHECK(s.run("check --json " + test::shell_word(p)).out.find(R"("complete":true,"unchecked":[])") !=
+        std::string::npos);
+}
