@@ -51,7 +51,7 @@ std::vector<std::string> findings_of(const Bytes& file) {
 std::string_view verdict(const Bytes& file) {
   static FileReport r;
   const Model m = require_model(file);
-  r = FileReport{"mem", check_model(m, Profile::Safetensors), std::nullopt, m, {}, false, std::nullopt, {}};
+  r = FileReport{"mem", check_model(m, Profile::Safetensors), std::nullopt, m, {}, false, std::nullopt, {}, {}};
   return r.reference_verdict();
 }
 

@@ -30,9 +30,9 @@ using Bytes = std::vector<std::uint8_t>;
 // TensorData over memory: tensor name -> bytes.
 struct MemData final : quant::TensorData {
   std::map<std::string, Bytes> by_name;
-  std::optional<std::span<const std::uint8_t>> bytes(const quant::TensorRef& t) const override {
+  quant::TensorBytes bytes(const quant::TensorRef& t) const override {
     auto it = by_name.find(t.entry->name);
-    if (it == by_name.end()) return std::nullopt;
+    if (it == by_name.end()) return std::string("not in memory");
     return std::span<const std::uint8_t>(it->second);
   }
 };
@@ -418,7 +418,7 @@ fs::path fresh_dir() {
 
 }  // namespace
 
-TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing give nullopt", "[quant]") {
+TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing, and the bounds, give the reason", "[quant]") {
   const Bytes scale = f32s({kNan});
   const Bytes weight{1, 2, 3, 4, 5, 6};
   auto file = serialize({TensorView{"p.weight", Dtype::I8, {2, 3}, weight},
@@ -442,7 +442,7 @@ TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing
   REQUIRE(w);
   auto b = data.bytes(*w);
   REQUIRE(b);
-  CHECK(Bytes(b->begin(), b->end()) == weight);
+  CHECK(Bytes(b.value().begin(), b.value().end()) == weight);
   b = data.bytes(*w);  // cached: not read again
   REQUIRE(b);
   CHECK(data.bytes_read() == 6);
@@ -457,10 +457,10 @@ TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing
   // Hostile offsets: past EOF, begin > end, 64-bit overflow.
   TensorEntry past = model.header.tensors[0];
   past.end = model.buffer_size() + 1;
-  CHECK_FALSE(data.bytes(quant::TensorRef{&past, 0}));
+  CHECK(data.bytes(quant::TensorRef{&past, 0}).error() == "11 bytes at data_offsets [0, 11], which lie outside the file");
   TensorEntry inverted = model.header.tensors[0];
   inverted.begin = inverted.end + 1;
-  CHECK_FALSE(data.bytes(quant::TensorRef{&inverted, 0}));
+  CHECK(data.bytes(quant::TensorRef{&inverted, 0}).error() == "its data_offsets [5, 4] are reversed");
   TensorEntry huge = model.header.tensors[0];
   huge.begin = UINT64_MAX - 2;
   huge.end = UINT64_MAX;
@@ -476,13 +476,14 @@ TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing
 
   // The per-tensor and per-run bounds.
   FileTensorData small({FileTensorData::Source{path, &model}}, 4, 8);
-  CHECK_FALSE(small.bytes(*w));  // 6 > 4 per tensor
+  CHECK(small.bytes(*w).error() == "over the read bound of 4 bytes per tensor: it has 6 bytes");
   const quant::TensorRef* s = table.find("p.weight_scale");
   REQUIRE(s);
   CHECK(small.bytes(*s));  // 4 bytes
   TensorEntry s2 = *s->entry;  // a distinct entry, same bytes
   CHECK(small.bytes(quant::TensorRef{&s2, 0}));  // 8 in all
   TensorEntry s3 = *s->entry;
-  CHECK_FALSE(small.bytes(quant::TensorRef{&s3, 0}));  // over the run's 8
+  CHECK(small.bytes(quant::TensorRef{&s3, 0}).error() ==
+        "the read budget of 8 bytes per run is spent: 8 bytes read, this tensor has 4");
   fs::remove_all(dir);
 }

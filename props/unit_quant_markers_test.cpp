@@ -170,18 +170,26 @@ TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)", "[qua
   REQUIRE(findings_of(wa, RuleId::QuantMarkerEncoding).size() == 1);
   CHECK(findings_of(wa, RuleId::QuantMarkerEncoding)[0].message.ends_with("found a NUL byte at 1 (UTF-16 or UTF-32 text)"));
   CHECK(findings_of(wa, RuleId::QuantMarkerJson).empty());
-  auto size = findings_of(a, RuleId::QuantMarkerTooLarge);
-  REQUIRE(size.size() == 1);
-  CHECK(size[0].verdicts.empty());  // not parsed, so no consumer is simulated
-  // Small enough but not read: the reader found it outside the file.
-  CHECK(size[0].message ==
-        "expected marker data of at most 1048576 bytes inside the file, found 8 bytes at data_offsets [100, 108], "
-        "which lie outside the file");
+  // Small enough but not read: the reader found it outside the file. One
+  // cause, one error (the file's ST-BUFFER-TRUNCATED): the marker is listed
+  // as unchecked, neither too large nor missing.
+  CHECK(findings_of(a, RuleId::QuantMarkerTooLarge).empty());
+  CHECK(findings_of(a, RuleId::QuantMarkerMissing).empty());
+  REQUIRE(a.unchecked.size() == 1);
+  CHECK(a.unchecked[0].file == 0);
+  CHECK(a.unchecked[0].item.what == "marker tensor 'b.comfy_quant'");
+  CHECK(a.unchecked[0].item.why == "8 bytes at data_offsets [100, 108], which lie outside the file");
+  CHECK(a.unchecked[0].item.consumers == std::vector<Consumer>{Consumer::Sglang, Consumer::Comfyui, Consumer::Kitchen});
   Marked big;
   big.fx.tensor("c.comfy_quant", Dtype::U8, {2'000'000});
   big.markers.push_back({"c.comfy_quant", false, ""});
-  const auto b = findings_of(big.run(), RuleId::QuantMarkerTooLarge);
+  const auto big_analysis = big.run();
+  CHECK(big_analysis.unchecked.empty());
+  const auto b = findings_of(big_analysis, RuleId::QuantMarkerTooLarge);
   REQUIRE(b.size() == 1);
+  // Over the read bound: not parsed, so sglang and ComfyUI are never said to load it.
+  REQUIRE(b[0].verdicts.size() == 2);
+  CHECK(b[0].verdicts[0].error == "unchecked");
   CHECK(b[0].message ==
         "expected marker data of at most 1048576 bytes inside the file, found 2000000 bytes at data_offsets [0, "
         "2000000]");

@@ -31,7 +31,7 @@ std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "  
 std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
 
 constexpr std::string_view kLoads =
-    R"({"loads":true,"error":null,"message":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[]})";
+    R"({"loads":true,"error":null,"message":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[],"unchecked":[]})";
 
 std::string all_load() {
   const std::string c(kLoads);
@@ -52,7 +52,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
   const Run r = s.run("check --json " + quoted(good));
   CHECK(r.code == 0);
   CHECK(r.out == R"({"schema":1,"profile":"strict","files":[{"path":)" + ("\"" + good + "\"") +
-                     R"(,"ok":true,"hint":null,"findings":[],"consumers":)" + all_load() + "}]}\n");
+                     R"(,"ok":true,"hint":null,"findings":[],"complete":true,"unchecked":[],"consumers":)" + all_load() + "}]}\n");
 
   const auto bad = s.file("gap.safetensors", gap());
   for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
@@ -66,7 +66,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
     for (auto kv : consumers) {
       INFO(kv.key);
       CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "config", "mis_loads", "warns",
-                                                       "alternatives", "assumes"});
+                                                       "alternatives", "assumes", "unchecked"});
       CHECK(bool(kv.value["loads"]) == false);
       CHECK(std::string_view(kv.value["error"]).size() > 0);
       CHECK(kv.value["config"].is_null());
@@ -79,7 +79,7 @@ TEST_CASE("reports (issue 11): table --json, inspect --json and rules --json hav
   const auto good = s.file("ok.safetensors", canonical());
   const Run t = s.run("table --json " + quoted(good));
   CHECK(t.code == 0);
-  CHECK(t.out == R"({"schema":1,"files":[{"path":")" + good + R"(","consumers":)" + all_load() + "}]}\n");
+  CHECK(t.out == R"({"schema":1,"files":[{"path":")" + good + R"(","consumers":)" + all_load() + R"(,"complete":true,"unchecked":[]})" + "]}\n");
   const Run missing = s.run("table --json " + quoted(good + ".missing"));
   CHECK(missing.code == 2);
   CHECK(missing.out.starts_with(R"({"schema":1,"files":[{"path":")" + good + R"(.missing","error":")"));

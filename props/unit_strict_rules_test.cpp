@@ -37,7 +37,7 @@ std::vector<std::string> reference_of(const Bytes& file) {
 
 bool report_ok(const Bytes& file, Profile p) {
   const Model m = require_model(file);
-  return FileReport{"mem", check_model(m, p), std::nullopt, m, {}, false, std::nullopt, {}}.ok();
+  return FileReport{"mem", check_model(m, p), std::nullopt, m, {}, false, std::nullopt, {}, {}}.ok();
 }
 
 }  // namespace

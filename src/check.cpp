@@ -96,7 +96,7 @@ void fill_findings(FileReport& report, LoadedFile lf, Profile profile) {
 }  // namespace
 
 FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
-  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}};
+  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}};
   auto loaded = load_file(path, parser);
   if (!loaded) {
     report.io_error = loaded.error().message;
@@ -123,6 +123,19 @@ namespace {
 
 // Where a checkpoint's marker bytes come from: the files on disk, or memory.
 using MarkerSource = std::function<Result<std::vector<quant::MarkerBytes>, IoError>(const FileReport&)>;
+
+// A consumer that loads a file of the checkpoint gets, as a note, what was
+// not checked that could change that (a rejection stands on its own).
+void note_unchecked(const std::vector<FileReport*>& checkpoint, const std::vector<quant::LocatedUnchecked>& unchecked) {
+  for (FileReport* r : checkpoint)
+    for (Consumer c : kConsumers) {
+      Outcome& o = r->consumers[static_cast<std::size_t>(c)];
+      if (!o.loads) continue;
+      for (const quant::LocatedUnchecked& u : unchecked)
+        if (std::find(u.item.consumers.begin(), u.item.consumers.end(), c) != u.item.consumers.end())
+          o.unchecked.push_back(u.item.what);
+    }
+}
 
 // One checkpoint: container verdicts on every file, the quantized-layer
 // analysis over the files that parsed, then each consumer's outcome.
@@ -157,6 +170,8 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   for (std::size_t i : group)
     if (!reports[i].io_error) judged.push_back(&reports[i]);
   judge(judged, a.sglang_config, a.assumptions, stoppers);
+  note_unchecked(judged, a.unchecked);
+  for (quant::LocatedUnchecked& u : a.unchecked) reports[report_of[u.file]].unchecked.push_back(std::move(u.item));
 }
 
 // The profile's view, then the one bound on findings (every rule family).
@@ -310,7 +325,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;
   for (const MemoryFile& f : files) {
-    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}};
+    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}};
     fill_findings(r, read_file_memory(f.bytes, parser), profile);
     group.push_back(reports.size());
     reports.push_back(std::move(r));

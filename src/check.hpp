@@ -12,6 +12,7 @@
 #include "spec/quant/layer_kinds.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/rule_catalogue.hpp"
+#include "spec/unchecked.hpp"
 #include "src/fast_header.hpp"
 
 namespace safespec {
@@ -34,6 +35,9 @@ struct Outcome {
   // given; otherwise sglang raises the assumption's `otherwise` (the first
   // wrong assumption in this order decides).
   std::vector<quant::Assumption> assumes;
+  // When it loads: what was not checked that its verdict could depend on
+  // (Unchecked::what of the checkpoint's unchecked items naming it).
+  std::vector<std::string> unchecked;
 };
 
 // What makes a report fail (`--fail-on`): an error finding; also a finding
@@ -57,10 +61,15 @@ struct FileReport {
   // What the file looks like when it is not a safetensors file at all (a Git
   // LFS pointer, a JSON file): one sentence, or empty.
   std::string hint;
+  // What could not be checked, and why (spec/unchecked.hpp): empty when the
+  // report covers the whole file.
+  std::vector<Unchecked> unchecked;
   // How the report is judged by ok() (check_paths sets them from its options).
   Profile profile = Profile::Strict;
   FailOn fail_on = FailOn::Error;
 
+  // Readable, and nothing left unchecked.
+  bool complete() const { return !io_error && unchecked.empty(); }
   bool ok() const;  // readable and no finding that fails it by fail_on (default: no error finding)
   // The reference reader's verdict: its error variant for the first failure
   // in its order, or empty when it accepts the file.

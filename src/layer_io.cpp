@@ -201,9 +201,8 @@ LayerResult<std::vector<std::uint8_t>> CheckpointReader::bytes(const quant::Tens
   if (!expected || *expected % 8 != 0 || t.entry->end < t.entry->begin || t.entry->end - t.entry->begin != *expected / 8)
     return fail(tensor_where(t.entry->name) + ": its data_offsets do not match its shape and dtype");
   auto b = data_->bytes(t);
-  if (!b) return io_fail(tensor_where(t.entry->name) + ": cannot read its data (outside the file, or over " +
-                      std::to_string(FileTensorData::kMaxTensorBytes >> 20) + " MiB)");
-  return std::vector<std::uint8_t>(b->begin(), b->end());
+  if (!b) return io_fail(tensor_where(t.entry->name) + ": cannot read its data: " + b.error());
+  return std::vector<std::uint8_t>(b.value().begin(), b.value().end());
 }
 
 LayerResult<std::uint64_t> marker_uint(const quant::Layer& l, std::string_view key, std::uint64_t fallback) {

@@ -67,8 +67,14 @@ std::string outcome_text(const Outcome& o) {
                        a.kind == quant::LayerKind::Embedding ? "Linear" : "an embedding");
   if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
   if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
+  if (!o.unchecked.empty()) {
+    out += "; not checked:";
+    for (std::size_t i = 0; i < o.unchecked.size(); ++i) out += (i ? ", " : " ") + o.unchecked[i];
+  }
   return out;
 }
+
+
 
 std::string rule_array(const std::vector<RuleId>& rules) {
   std::string out = "[";
@@ -79,6 +85,14 @@ std::string rule_array(const std::vector<RuleId>& rules) {
 std::string nullable(bool present, const std::string& text) { return present ? json_string(text) : "null"; }
 
 }  // namespace
+
+std::string unchecked_json(const std::vector<Unchecked>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += fmt::format("{}{{\"what\":{},\"why\":{}}}", i ? "," : "", json_string(items[i].what),
+                       json_string(items[i].why));
+  return out + "]";
+}
 
 std::string outcome_json(const Outcome& o, Consumer c) {
   // Every consumer object has the same keys (issue 11): null or [] when empty.
@@ -101,6 +115,8 @@ std::string outcome_json(const Outcome& o, Consumer c) {
                        json_string(a.layer), quant::layer_kind_name(a.kind), json_string(a.otherwise.error),
                        json_string(a.otherwise.message));
   }
+  out += "],\"unchecked\":[";
+  for (std::size_t i = 0; i < o.unchecked.size(); ++i) out += (i ? "," : "") + json_string(o.unchecked[i]);
   return out + "]}";
 }
 
@@ -127,6 +143,7 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
     for (const Finding& f : r.findings)
       out += fmt::format("  {:<7} {} at {}: {} [reference: {}]{}\n", severity_name(f.severity), rule_name(f.rule),
                          f.where, f.message, reference_of(f), effects_text(f));
+    for (const Unchecked& u : r.unchecked) out += fmt::format("  not checked: {} ({})\n", u.what, u.why);
     if (!r.judged) continue;
     for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[static_cast<std::size_t>(c)]) + "\n";
   }
@@ -148,7 +165,7 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
                          k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where),
                          json_string(f.message), reference_of(f), effects_json(f));
     }
-    out += ']';
+    out += fmt::format("],\"complete\":{},\"unchecked\":{}", r.complete() ? "true" : "false", unchecked_json(r.unchecked));
     if (r.judged) {
       out += ",\"consumers\":" + consumers_json(r);
     }

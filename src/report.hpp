@@ -23,6 +23,8 @@ std::string render_table_json(const std::vector<FileReport>& reports);
 // One consumer's outcome, and a report's four, as check --json writes them.
 std::string outcome_json(const Outcome& o, Consumer c);
 std::string consumers_json(const FileReport& r);
+// [{"what":…,"why":…}, …]: a report's unchecked items.
+std::string unchecked_json(const std::vector<Unchecked>& items);
 
 std::string render_inspect_text(const Model& m);
 std::string render_inspect_json(const std::string& path, const Model& m);

@@ -19,6 +19,7 @@ std::string cell(const Outcome& o, Consumer c) {
   std::string out = "loads";
   if (c == Consumer::Sglang && !o.config.empty() && o.config != "None") out += " (" + o.config + ")";
   if (!o.mis_loads.empty()) out += ", mis-loads";
+  if (!o.unchecked.empty()) out += ", not checked";
   return out;
 }
 
@@ -47,6 +48,7 @@ std::string render_table(const std::vector<FileReport>& reports) {
       else it->second += ", " + std::string(consumer_name(c));
     }
     for (const auto& [what, who] : raised) notes += fmt::format("{}: {}: {}\n", r.path, who, what);
+    for (const Unchecked& u : r.unchecked) notes += fmt::format("{}: not checked: {} ({})\n", r.path, u.what, u.why);
     rows.push_back(std::move(row));
   }
   std::array<std::size_t, 5> width{};
@@ -71,6 +73,7 @@ std::string render_table_json(const std::vector<FileReport>& reports) {
     out += fmt::format("{}{{\"path\":{}", first ? "" : ",", json_string(r.path));
     first = false;
     out += r.io_error ? ",\"error\":" + json_string(*r.io_error) : ",\"consumers\":" + consumers_json(r);
+    out += fmt::format(",\"complete\":{},\"unchecked\":{}", r.complete() ? "true" : "false", unchecked_json(r.unchecked));
     out += '}';
   }
   return out + "]}\n";

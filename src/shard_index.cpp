@@ -62,7 +62,7 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
 
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser) {
   std::vector<FileReport> reports;
-  reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}});
+  reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}});
   auto file = ByteFile::open(path);
   if (!file) {
     reports[0].io_error = file.error().message;

@@ -36,9 +36,10 @@ class FileTensorData final : public quant::TensorData {
                           std::uint64_t max_run = kMaxRunBytes);
   explicit FileTensorData(std::span<const quant::CheckpointFile> files);
 
-  // The tensor's bytes, valid until the next call; nullopt when the file
-  // cannot be read, the offsets lie outside it, or a bound is reached.
-  std::optional<std::span<const std::uint8_t>> bytes(const quant::TensorRef& t) const override;
+  // The tensor's bytes, valid until the next call; or why they were not read:
+  // the file cannot be read, the offsets lie outside it, or a bound is
+  // reached ("256 MiB per tensor: it has 300000000 bytes").
+  quant::TensorBytes bytes(const quant::TensorRef& t) const override;
 
   std::uint64_t bytes_read() const { return read_; }
 
@@ -46,6 +47,7 @@ class FileTensorData final : public quant::TensorData {
   struct Open {
     bool tried = false;
     std::optional<ByteFile> file;
+    std::string error;  // why it could not be opened
   };
 
   std::vector<Source> sources_;

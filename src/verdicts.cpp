@@ -83,7 +83,7 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
   for (std::size_t c = 1; c < 4; ++c) {
     if (!first[c]) continue;
     // A consumer that rejects the checkpoint loads nothing, wrongly or not.
-    shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}, {}};
+    shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}, {}, {}};
     // A container error: the reference's ties are this consumer's too.
     const FileReport* r = first_report[c];
     if (!r) continue;

@@ -17,6 +17,9 @@ namespace safespec::quant {
 
 struct Analysis {
   std::vector<LocatedFinding> findings;
+  // What could not be evaluated: marker bytes outside the file, tensors the
+  // --data rules could not read (spec/unchecked.hpp).
+  std::vector<LocatedUnchecked> unchecked;
   // What sglang's resolve_comfy_checkpoint_quantization returns when every
   // check passes: a config class name, or "None" for a checkpoint without
   // markers (not quantized). Empty when sglang raises before or at resolution.

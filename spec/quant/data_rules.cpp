@@ -150,10 +150,24 @@ struct Found {
   Bytes bytes;
 };
 
-std::optional<Found> load(const Layer& l, const TensorTable& t, const TensorData& data, std::string_view suffix) {
+// A tensor's bytes, or nullopt with the tensor listed as unchecked. `judged`:
+// the rule's findings carry MisLoads verdicts, so the consumers they would
+// name could mis-load unseen (the range warnings name none).
+std::optional<Bytes> read(const Layer& l, const TensorRef& ref, const TensorData& data, Sink& out, bool judged = true) {
+  auto b = data.bytes(ref);
+  if (b) return b.value();
+  std::vector<Consumer> consumers;
+  if (judged)
+    for (const Verdict& v : misloads(l, 0)) consumers.push_back(v.consumer);
+  out.skip(ref.file, "data rules of tensor " + quote_name(ref.entry->name), b.error(), std::move(consumers));
+  return std::nullopt;
+}
+
+std::optional<Found> load(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out,
+                          std::string_view suffix, bool judged = true) {
   const TensorRef* ref = t.find(tensor_name(l, suffix));
   if (!ref) return std::nullopt;
-  auto b = data.bytes(*ref);
+  auto b = read(l, *ref, data, out, judged);
   if (!b) return std::nullopt;
   return Found{ref, *b};
 }
@@ -167,7 +181,7 @@ enum class ScaleKind : unsigned char {
 // CQ-DATA-SCALE (L10-L16).
 void check_scale(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out, std::string_view suffix,
                  ScaleKind kind, bool u8_as_e4m3, std::uint32_t step) {
-  const auto f = load(l, t, data, suffix);
+  const auto f = load(l, t, data, out, suffix, kind != ScaleKind::Ignored);
   if (!f) return;
   const auto r = reading_of(f->ref->entry->dtype, u8_as_e4m3);
   if (!r) return;
@@ -189,7 +203,7 @@ void check_scale(const Layer& l, const TensorTable& t, const TensorData& data, S
 // without a codebook) times inf is NaN in W4A8.1 (quant-numerics.md §5.2).
 // Negative values are allowed: they only flip a group's sign.
 void check_s_rel(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, "weight_s_rel");
+  const auto f = load(l, t, data, out, "weight_s_rel");
   if (!f) return;
   const Dtype d = f->ref->entry->dtype;
   if (d != Dtype::F8_E4M3 && d != Dtype::U8 && d != Dtype::F32) return;
@@ -206,7 +220,7 @@ void check_s_rel(const Layer& l, const TensorTable& t, const TensorData& data, S
 // code -> level table; the kitchen quantizers write an ascending Lloyd-Max
 // table (quant-numerics.md §5.11). Order is only judged on a finite table.
 void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, "weight_codebook");
+  const auto f = load(l, t, data, out, "weight_codebook");
   if (!f) return;
   const auto r = reading_of(f->ref->entry->dtype, false);
   if (!r) return;
@@ -246,7 +260,7 @@ void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data
 // float8_e8m0fnu and +inf for comfy-kitchen's decoder; the quantizer never
 // writes it. Every cell is scanned, padding included.
 void check_e8m0(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, "weight_scale");
+  const auto f = load(l, t, data, out, "weight_scale");
   if (!f) return;
   const Dtype d = f->ref->entry->dtype;
   if (d != Dtype::U8 && d != Dtype::F8_E8M0) return;
@@ -299,7 +313,7 @@ void check_swizzle_padding(const Layer& l, const TensorTable& t, const TensorDat
   if (!rp || !cp || *rp != ss[0] || *cp != ss[1] || *cp == 0) return;
   const auto cells = checked_mul(*rp, *cp);
   if (!cells) return;
-  const auto got = data.bytes(*s);
+  const auto got = read(l, *s, data, out);
   if (!got || got->size() != *cells) return;
   const Bytes b = *got;
   const std::uint64_t tiles = *cp / 4;  // 128 x 4 cells, 512 bytes each
@@ -335,7 +349,7 @@ void check_swizzle_padding(const Layer& l, const TensorTable& t, const TensorDat
 // quantizer clamps to -7..7 (quant-numerics.md §6.1), so -8 (nibble 8) is
 // decodable but never written by it. Index: the unpacked element index.
 void check_w4a4_range(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, "weight");
+  const auto f = load(l, t, data, out, "weight", false);
   if (!f) return;
   const Dtype d = f->ref->entry->dtype;
   if (d != Dtype::I8 && d != Dtype::U8) return;
@@ -359,7 +373,7 @@ void check_w4a4_range(const Layer& l, const TensorTable& t, const TensorData& da
 // CQ-DATA-INT8-RANGE (L14): the quantizer emits -127..127; -128 loads fine
 // (symmetric scale, one extra step on the negative side).
 void check_int8_range(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, "weight");
+  const auto f = load(l, t, data, out, "weight", false);
   if (!f) return;
   const Dtype d = f->ref->entry->dtype;
   if (d != Dtype::I8 && d != Dtype::U8) return;

@@ -5,20 +5,26 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
+
+#include "spec/result.hpp"
 
 #include "spec/quant/layer.hpp"
 
 namespace safespec::quant {
 
 // Tensor bytes on demand. src/ implements it over the files; tests over
-// memory. nullopt: the bytes were not read (over src/'s bound, or outside the
-// file); the data rules then skip that tensor. The span stays valid until the
-// next call of bytes(): the rules scan one tensor at a time, so an
-// implementation need hold only the latest one.
+// memory. An error: why the bytes were not read (over src/'s bounds, outside
+// the file, an I/O error), in words; the data rules then skip that tensor and
+// list it as unchecked. The span stays valid until the next call of bytes():
+// the rules scan one tensor at a time, so an implementation need hold only
+// the latest one.
+using TensorBytes = Result<std::span<const std::uint8_t>, std::string>;
+
 class TensorData {
  public:
   virtual ~TensorData() = default;
-  virtual std::optional<std::span<const std::uint8_t>> bytes(const TensorRef& t) const = 0;
+  virtual TensorBytes bytes(const TensorRef& t) const = 0;
 };
 
 // Every data rule for one layer, dispatched on l.format.

@@ -1,5 +1,7 @@
 #include "spec/quant/layer.hpp"
 
+#include <algorithm>
+
 #include "spec/rule_catalogue.hpp"
 
 namespace safespec::quant {
@@ -8,6 +10,17 @@ void Sink::add(std::size_t file, RuleId rule, std::string where, std::string mes
                std::vector<Verdict> verdicts) {
   findings_.push_back(LocatedFinding{
       file, Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)}});
+}
+
+void Sink::skip(std::size_t file, std::string what, std::string why, std::vector<Consumer> consumers) {
+  for (LocatedUnchecked& u : unchecked_) {
+    if (u.file != file || u.item.what != what) continue;
+    for (Consumer c : consumers)
+      if (std::find(u.item.consumers.begin(), u.item.consumers.end(), c) == u.item.consumers.end())
+        u.item.consumers.push_back(c);
+    return;
+  }
+  unchecked_.push_back(LocatedUnchecked{file, Unchecked{std::move(what), std::move(why), std::move(consumers)}});
 }
 
 std::vector<std::string> missing_tensors(const Layer& l, const TensorTable& t,

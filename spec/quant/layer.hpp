@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "spec/finding.hpp"
+#include "spec/unchecked.hpp"
 #include "spec/python_repr.hpp"
 #include "spec/quant/message.hpp"
 #include "spec/quant/tensor_table.hpp"
@@ -35,15 +36,25 @@ struct LocatedFinding {
   Finding finding;
 };
 
+struct LocatedUnchecked {
+  std::size_t file;  // index into the checkpoint's files
+  Unchecked item;
+};
+
 class Sink {
  public:
   // Severity comes from the rule catalogue.
   void add(std::size_t file, RuleId rule, std::string where, std::string message, std::vector<Verdict> verdicts);
   std::vector<LocatedFinding>& findings() { return findings_; }
   const std::vector<LocatedFinding>& findings() const { return findings_; }
+  // What a rule could not evaluate (spec/unchecked.hpp); each (file, what) once,
+  // with the union of the consumers named.
+  void skip(std::size_t file, std::string what, std::string why, std::vector<Consumer> consumers);
+  std::vector<LocatedUnchecked>& unchecked() { return unchecked_; }
 
  private:
   std::vector<LocatedFinding> findings_;
+  std::vector<LocatedUnchecked> unchecked_;
 };
 
 // The full name of a layer's companion tensor: "P.weight_scale".

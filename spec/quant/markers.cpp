@@ -110,6 +110,9 @@ class Collector {
   // Layers ComfyUI sees marked in a file through _quantization_metadata,
   // which overwrites that file's tensor markers (M6).
   std::set<std::pair<std::size_t, std::string>> comfy_metadata_layers_;
+  // Prefixes whose marker tensor's bytes are not in the file: unchecked, not
+  // missing (the consumers reject the file at safe_open).
+  std::set<std::string> unread_;
   bool legacy_ = false;
 
   void scan_file(std::size_t f) {
@@ -218,18 +221,18 @@ class Collector {
                std::move(v));
       if (!mb.read) return;
     } else if (!mb.read) {
-      // Outside the file (the reference reader refuses the file) or offsets
-      // reversed: nothing to parse.
-      std::string found = "data that lies outside the file";
-      if (ref) {
-        const TensorEntry& t = *ref->entry;
-        const std::string span = "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]";
-        found = t.end < t.begin ? span : std::to_string(t.end - t.begin) + " bytes at " + span + ", which lie outside the file";
-      }
-      out_.add(f, RuleId::QuantMarkerTooLarge, where,
-               "expected marker data of at most " + std::to_string(kMaxMarkerBytes) + " bytes inside the file, found " +
-                   found,
-               {});
+      // Its bytes are not in the file (ST-BUFFER-TRUNCATED, or reversed
+      // offsets): one cause, one error; the marker is unchecked, not missing.
+      const TensorEntry* t = ref ? ref->entry : nullptr;
+      const std::string span =
+          t ? "data_offsets [" + std::to_string(t->begin) + ", " + std::to_string(t->end) + "]" : std::string();
+      unread_.insert(prefix);
+      out_.skip(f, "marker tensor " + quote_name(mb.tensor),
+                !t                  ? std::string("its data is not in the file")
+                : t->end < t->begin ? "its " + span + " are reversed"
+                                    : std::to_string(t->end - t->begin) + " bytes at " + span +
+                                          ", which lie outside the file",
+                {C::Sglang, C::Comfyui, C::Kitchen});
       return;
     }
     // ComfyUI never reads a tensor marker that the same file's metadata
@@ -352,7 +355,7 @@ class Collector {
   void missing_markers() {
     std::vector<std::string> missing;
     for (const std::string& p : tracked_)
-      if (!by_prefix_.count(p)) missing.push_back(p);
+      if (!by_prefix_.count(p) && !unread_.count(p)) missing.push_back(p);
     std::set<std::string> comfy;
     for (std::string_view name : tensors_.names()) {
       constexpr std::string_view weight = ".weight";
@@ -361,6 +364,7 @@ class Collector {
       const Dtype d = t->entry->dtype;
       if (d != Dtype::F8_E4M3 && d != Dtype::F8_E5M2 && d != Dtype::I8 && d != Dtype::U8) continue;
       std::string prefix(name.substr(0, name.size() - weight.size()));
+      if (unread_.count(prefix)) continue;
       const bool comfy_marked = by_prefix_.count(prefix) && !synthesized_.count(prefix);
       if (!comfy_marked && !(legacy_ && tensors_.find(prefix + ".scale_weight")) && has_scale(prefix))
         comfy.insert(std::move(prefix));

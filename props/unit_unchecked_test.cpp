@@ -1,0 +1,124 @@
+// No silent limits (issue 11 follow-up): what a check could not look at is
+// listed ("complete", "unchecked", "not checked:"), and one cause gives one
+// error: a truncated file is ST-BUFFER-TRUNCATED, its unreadable marker is
+// unchecked, not missing.
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "props/catch.hpp"
+#include "props/gen/file_bytes.hpp"
+#include "props/unit_support.hpp"
+
+using namespace safespec;
+using test::Run;
+
+namespace {
+
+struct Scratch : test::CliScratch {
+  Scratch() : CliScratch("safespec_unit_unchecked") {}
+};
+
+const std::string kMarker = R"({"format":"float8_e4m3fn"})";  // 26 bytes
+
+std::string entry(const std::string& name, const std::string& dtype, const std::string& shape, std::uint64_t begin,
+                  std::uint64_t end) {
+  return "\"" + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape + ",\"data_offsets\":[" +
+         std::to_string(begin) + "," + std::to_string(end) + "]}";
+}
+
+// An fp8 layer whose marker is the last tensor, cut before the marker.
+std::vector<std::uint8_t> truncated_fp8() {
+  const std::string header = test::pad8("{" + entry("p.weight", "F8_E4M3", "[4,64]", 0, 256) + "," +
+                                        entry("p.weight_scale", "F32", "[]", 256, 260) + "," +
+                                        entry("p.comfy_quant", "U8", "[26]", 260, 286) + "}");
+  std::vector<std::uint8_t> file = gen::file_with_header(header, 260);
+  const float one = 1.0f;
+  std::memcpy(file.data() + file.size() - 4, &one, 4);
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("unchecked: a truncated file is one error; its unreadable marker is not checked, not missing", "[reports]") {
+  Scratch s;
+  const auto p = s.file("cut.safetensors", truncated_fp8());
+  const Run r = s.run("check " + test::shell_word(p));
+  CHECK(r.code == 1);
+  const std::string sg = "rejects (SafetensorError: Error while deserializing header: incomplete metadata, file not "
+                         "fully covered)\n";
+  CHECK(r.out == p + ": FAIL (1 error, 0 warnings, profile strict)\n"
+                     "  error   ST-BUFFER-TRUNCATED at byte 476: expected a byte buffer of 286 bytes (the last "
+                     "tensor's end), found 260 bytes: the file is 26 bytes short [reference: MetadataIncompleteBuffer] "
+                     "[sglang: rejects, comfyui: rejects, kitchen: rejects]\n"
+                     "  not checked: marker tensor 'p.comfy_quant' (26 bytes at data_offsets [260, 286], which lie "
+                     "outside the file)\n"
+                     "  verdict safetensors: rejects (MetadataIncompleteBuffer: incomplete metadata, file not fully "
+                     "covered)\n"
+                     "  verdict sglang: " + sg + "  verdict comfyui: " + sg + "  verdict kitchen: " + sg);
+  const Run j = s.run("check --json " + test::shell_word(p));
+  CHECK(j.out.find(R"("complete":false,"unchecked":[{"what":"marker tensor 'p.comfy_quant'","why":"26 bytes at )"
+                   R"(data_offsets [260, 286], which lie outside the file"}],"consumers":)") != std::string::npos);
+  // The whole file: complete, nothing unchecked, and no finding at all.
+  std::vector<std::uint8_t> whole = truncated_fp8();
+  whole.insert(whole.end(), kMarker.begin(), kMarker.end());
+  const auto w = s.file("whole.safetensors", whole);
+  const Run ok = s.run("check --json " + test::shell_word(w));
+  CHECK(ok.code == 0);
+  CHECK(ok.out.find(R"("findings":[],"complete":true,"unchecked":[],"consumers":)") != std::string::npos);
+}
+
+TEST_CASE("unchecked: compare prints what it compared and names the bound it stopped at", "[reports]") {
+  Scratch s;
+  // "big" is one byte over the 256 MiB read bound; the data is a hole.
+  const std::uint64_t big = (std::uint64_t{256} << 20) + 1;
+  const std::string header = test::pad8("{" + entry("big", "U8", "[" + std::to_string(big) + "]", 4, 4 + big) + "," +
+                                        entry("small", "F32", "[1]", 0, 4) + "}");
+  std::vector<std::uint8_t> head = gen::file_with_header(header, 4);
+  const float one = 1.0f;
+  std::memcpy(head.data() + head.size() - 4, &one, 4);
+  const auto a = s.file("a.safetensors", head);
+  const auto b = s.file("b.safetensors", head);
+  std::filesystem::resize_file(a, head.size() + big);
+  std::filesystem::resize_file(b, head.size() + big);
+  const Run r = s.run("compare " + test::shell_word(a) + " " + test::shell_word(b));
+  CHECK(r.code == 2);
+  const std::string why = a + ": tensor 'big': cannot read its data: over the read bound of 256 MiB per tensor: it "
+                              "has 268435457 bytes";
+  CHECK(r.out == "big: not compared: " + why + ": FAIL\n"
+                 "small: F32 [1]: 1/1 bit-exact, max 0 ulps, max abs err 0, max rel err 0: ok\n"
+                 "compare: 2 tensors, 1 beyond 0 ulps\n");
+  CHECK(r.err == "safespec: " + why + "\n");
+}
+
+TEST_CASE("unchecked: check --data lists a tensor over the read bound; a loading consumer says it", "[reports]") {
+  Scratch s;
+  // An fp8 layer whose weight_scale (a hole) is over the 256 MiB bound.
+  const std::uint64_t scale = std::uint64_t{67108865} * 4;
+  const std::string header = test::pad8("{" + entry("p.comfy_quant", "U8", "[26]", 0, 26) + "," +
+                                        entry("p.weight", "F8_E4M3", "[4,64]", 26, 282) + "," +
+                                        entry("p.weight_scale", "F32", "[67108865]", 282, 282 + scale) + "}");
+  std::vector<std::uint8_t> head = gen::file_with_header(header, 0);
+  head.insert(head.end(), kMarker.begin(), kMarker.end());
+  head.resize(head.size() + 256, 0x38);
+  const auto p = s.file("big_scale.safetensors", head);
+  std::filesystem::resize_file(p, head.size() + scale);
+  const Run r = s.run("check --data " + test::shell_word(p));
+  const std::string what = "data rules of tensor 'p.weight_scale'";
+  CHECK(r.out.ends_with("  not checked: " + what + " (over the read bound of 256 MiB per tensor: it has 268435460 "
+                        "bytes)\n"
+                        "  verdict safetensors: loads\n"
+                        "  verdict sglang: loads (config ComfyFp8Config); not checked: " + what + "\n"
+                        "  verdict comfyui: loads; not checked: " + what + "\n"
+                        "  verdict kitchen: loads; not checked: " + what + "\n"));
+  const Run j = s.run("check --data --json " + test::shell_word(p));
+  CHECK(j.out.find(R"("complete":false,"unchecked":[{"what":")" + what +
+                   R"(","why":"over the read bound of 256 MiB per tensor: it has 268435460 bytes"}],)") !=
+        std::string::npos);
+  CHECK(j.out.find(R"("config":"ComfyFp8Config","mis_loads":[],"warns":[],"reference_alternatives":[],)"
+                   R"("unchecked":[")" + what + R"("]})") != std::string::npos);
+  // Without --data the data rules are not asked for: nothing is unchecked.
+  CHECK(s.run("check --json " + test::shell_word(p)).out.find(R"("complete":true,"unchecked":[])") !=
+        std::string::npos);
+}
