@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "spec/quant/layer_kinds.hpp"
+#include "spec/quant/render.hpp"
 #include "src/json_escape.hpp"
 #include "src/report.hpp"
 
@@ -20,6 +22,7 @@ std::string cell(const Outcome& o, Consumer c) {
   if (c == Consumer::Sglang && !o.config.empty() && o.config != "None") out += " (" + o.config + ")";
   if (!o.mis_loads.empty()) out += ", mis-loads";
   if (!o.unchecked.empty()) out += ", not checked";
+  if (!o.assumes.empty()) out += ", if " + std::string(quant::layer_kind_name(o.assumes[0].kind)) + (o.assumes.size() > 1 ? "s" : "");
   return out;
 }
 
@@ -49,6 +52,13 @@ std::string render_table(const std::vector<FileReport>& reports) {
     }
     for (const auto& [what, who] : raised) notes += fmt::format("{}: {}: {}\n", r.path, who, what);
     for (const Unchecked& u : r.unchecked) notes += fmt::format("{}: not checked: {} ({})\n", r.path, u.what, u.why);
+    // A verdict that rests on what the model makes of a layer says so.
+    for (Consumer c : kConsumers)
+      for (const quant::Assumption& a : r.consumers[static_cast<std::size_t>(c)].assumes)
+        notes += fmt::format("{}: {}: loads if {} is {} layer; otherwise {}: {} (settle it with --layer)\n", r.path,
+                             consumer_name(c), quant::repr(a.layer),
+                             a.kind == quant::LayerKind::Embedding ? "an embedding" : "a Linear", a.otherwise.error,
+                             a.otherwise.message);
     rows.push_back(std::move(row));
   }
   std::array<std::size_t, 5> width{};
