@@ -391,3 +391,22 @@ TEST_CASE("CLI (issue 3): table prints one row per file and each rejection's mes
         std::string::npos);
   CHECK(s.run("table " + quoted((s.dir / "missing.safetensors").string())).code == 2);
 }
+
+TEST_CASE("CLI (S13.3, S19): table and check say when sglang's verdict rests on a layer kind, and --layer settles it") {
+  Scratch s;
+  const std::string path = (test::vectors_dir().parent_path() / "examples" / "quant" / "w4a8_int8_embedding_valid.safetensors").string();
+  const Run table = s.run("table " + quoted(path));
+  CHECK(table.out.find("loads (KitchenW4A8Config), if embedding") != std::string::npos);
+  CHECK(table.out.find(path + ": sglang: loads if 'model.embed_tokens' is an embedding layer; otherwise ValueError: "
+                              "Unsupported quantized linear marker for 'model.embed_tokens' (settle it with --layer)\n") !=
+        std::string::npos);
+  const Run linear = s.run("check --profile sglang --layer model.embed_tokens=linear " + quoted(path));
+  CHECK(linear.code == 1);
+  CHECK(linear.out.find("verdict sglang: rejects (ValueError: Unsupported quantized linear marker for 'model.embed_tokens')") !=
+        std::string::npos);
+  const Run embedding = s.run("check --profile sglang --layer model.embed_tokens=embedding --json " + quoted(path));
+  CHECK(embedding.code == 0);
+  CHECK(embedding.out.find("\"assumes\":[]") != std::string::npos);
+  const Run assumed = s.run("check --profile sglang --json " + quoted(path));
+  CHECK(assumed.out.find("\"assumes\":[{\"layer\":\"model.embed_tokens\",\"kind\":\"embedding\"") != std::string::npos);
+}
