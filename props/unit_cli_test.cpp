@@ -410,3 +410,17 @@ TEST_CASE("CLI (S13.3, S19): table and check say when sglang's verdict rests on 
   const Run assumed = s.run("check --profile sglang --json " + quoted(path));
   CHECK(assumed.out.find("\"assumes\":[{\"layer\":\"model.embed_tokens\",\"kind\":\"embedding\"") != std::string::npos);
 }
+
+TEST_CASE("CLI (ST-INDEX-SHARD-MISSING): a shard the index lists but that does not exist stops every Python consumer") {
+  Scratch s;
+  const std::string suite = (test::vectors_dir().parent_path() / "conformance").string();
+  const Run r = s.run("check --profile sglang " +
+                      quoted(suite + "/reject_ST-INDEX-SHARD-MISSING_third_shard/model.safetensors.index.json"));
+  CHECK(r.code == 1);
+  const std::string m = "FileNotFoundError: No such file or directory: " + suite +
+                        "/reject_ST-INDEX-SHARD-MISSING_third_shard/model-00003-of-00003.safetensors";
+  CHECK(r.out.find("verdict sglang: rejects (" + m + ")") != std::string::npos);
+  CHECK(r.out.find("verdict comfyui: rejects (" + m + ")") != std::string::npos);
+  CHECK(r.out.find("verdict kitchen: rejects (" + m + ")") != std::string::npos);
+  CHECK(r.out.find("verdict sglang: loads") == std::string::npos);
+}

@@ -32,6 +32,9 @@ bool FileReport::ok() const {
       return v.effect == Effect::MisLoads && (!one_consumer || v.consumer == c);
     });
   };
+  // A consumer profile fails when its consumer rejects, also for a cause no
+  // finding of this file carries (a missing file of the checkpoint).
+  if (judged && one_consumer && !consumers[static_cast<std::size_t>(c)].loads) return false;
   return !io_error && std::none_of(findings.begin(), findings.end(), fails);
 }
 
@@ -139,20 +142,26 @@ void note_unchecked(const std::vector<FileReport*>& checkpoint, const std::vecto
 
 // One checkpoint: container verdicts on every file, the quantized-layer
 // analysis over the files that parsed, then each consumer's outcome.
+// `missing`: files the checkpoint lists (an index's shards) that do not
+// exist; they stop every Python consumer after the files that were read.
 void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const CheckOptions& o,
-                      const MarkerSource& markers_of) {
+                      const MarkerSource& markers_of, const std::vector<std::string>& missing = {}) {
   std::vector<quant::CheckpointFile> files;
   std::vector<std::size_t> report_of;
   std::vector<Verdict> stoppers;
+  const auto not_found = [&](const std::string& path, std::size_t g) {
+    // safe_open (pyo3) raises FileNotFoundError with the path as given.
+    const std::string m = "No such file or directory: " + path;
+    stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "FileNotFoundError", m, quant::order::sg_container(g)});
+    stoppers.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, "FileNotFoundError", m, quant::order::cu_container(g)});
+    stoppers.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "FileNotFoundError", m, quant::order::kt_container(g)});
+  };
+  // Position: after the shards that exist (the order among shards of a
+  // missing one and a broken one is approximated this way).
+  for (std::size_t k = 0; k < missing.size(); ++k) not_found(missing[k], group.size() + k);
   for (std::size_t g = 0; g < group.size(); ++g) {
     FileReport& r = reports[group[g]];
-    if (r.io_error && is_not_found(IoError{*r.io_error})) {
-      // safe_open (pyo3) raises FileNotFoundError with the path as given.
-      const std::string m = "No such file or directory: " + r.path;
-      stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "FileNotFoundError", m, quant::order::sg_container(g)});
-      stoppers.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, "FileNotFoundError", m, quant::order::cu_container(g)});
-      stoppers.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "FileNotFoundError", m, quant::order::kt_container(g)});
-    }
+    if (r.io_error && is_not_found(IoError{*r.io_error})) not_found(r.path, g);
     attach_container_verdicts(r.findings, g, r.reference ? &*r.reference : nullptr);
     if (!r.model || r.io_error) continue;
     auto markers = markers_of(r);
@@ -255,10 +264,12 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   std::vector<FileReport> reports;
   std::vector<std::vector<std::size_t>> groups;
   std::vector<bool> indexed;  // per group: came from a shard index
+  std::vector<std::vector<std::string>> missing;  // per group: listed files that do not exist
   std::vector<std::size_t> together;  // --checkpoint
   std::map<std::pair<std::string, std::string>, std::size_t> series;  // shard series -> group
   const auto add_index = [&](const std::string& path) {
-    std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser);
+    std::vector<std::string> absent;
+    std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser, &absent);
     std::vector<std::size_t> group;
     for (std::size_t i = 0; i < shard_reports.size(); ++i) {
       if (i > 0) group.push_back(reports.size());  // the index's own report is not a safetensors file
@@ -266,6 +277,8 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     }
     groups.push_back(std::move(group));
     indexed.push_back(true);
+    missing.resize(groups.size());
+    missing.back() = std::move(absent);
   };
   for (const std::string& path : paths) {
     if (is_index_path(path)) {
@@ -313,9 +326,10 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     groups.push_back(std::move(together));
     indexed.push_back(false);
   }
+  missing.resize(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (!indexed[g] && groups[g].size() > 1) flag_collisions(reports, groups[g]);
-    check_checkpoint(reports, groups[g], o, markers_on_disk);
+    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g]);
   }
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
   return reports;

@@ -60,7 +60,8 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
   return index;
 }
 
-std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser) {
+std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
+                                          std::vector<std::string>* missing) {
   std::vector<FileReport> reports;
   reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}});
   auto file = ByteFile::open(path);
@@ -93,6 +94,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     ShardState& state = contents[shard];
     state.model = r.model;
     if (r.io_error) {  // the index's finding; the index itself was readable
+      if (missing && is_not_found(IoError{*r.io_error})) missing->push_back(dir + shard);
       state.problem = *r.io_error;
       continue;
     }

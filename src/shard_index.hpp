@@ -16,6 +16,9 @@ Result<ShardIndex> parse_shard_index(std::string_view text);
 
 // The index's report first (index findings), then one report per shard in
 // sorted order.
-std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser);
+// `missing` (optional) receives the paths of listed shards that do not exist,
+// which every Python consumer fails on (FileNotFoundError).
+std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
+                                          std::vector<std::string>* missing = nullptr);
 
 }  // namespace safespec
