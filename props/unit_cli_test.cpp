@@ -424,3 +424,13 @@ TEST_CASE("CLI (ST-INDEX-SHARD-MISSING): a shard the index lists but that does n
   CHECK(r.out.find("verdict kitchen: rejects (" + m + ")") != std::string::npos);
   CHECK(r.out.find("verdict sglang: loads") == std::string::npos);
 }
+
+TEST_CASE("CLI (S11): a finding about the whole checkpoint names the checkpoint, not its first file") {
+  Scratch s;
+  const std::string quant = (test::vectors_dir().parent_path() / "examples" / "quant").string();
+  const std::string mixed = quant + "/mixed_w4a8_fp8.safetensors";
+  CHECK(s.run("check " + quoted(mixed)).out.find("CQ-SGLANG-FORMATS at checkpoint '" + mixed + "':") != std::string::npos);
+  const std::string other = quant + "/w4a8_valid.safetensors";
+  const Run both = s.run("check --checkpoint " + quoted(other) + " " + quoted(mixed));
+  CHECK(both.out.find("CQ-SGLANG-FORMATS at checkpoint of '" + other + "', '" + mixed + "':") != std::string::npos);
+}

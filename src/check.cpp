@@ -144,8 +144,11 @@ void note_unchecked(const std::vector<FileReport*>& checkpoint, const std::vecto
 // analysis over the files that parsed, then each consumer's outcome.
 // `missing`: files the checkpoint lists (an index's shards) that do not
 // exist; they stop every Python consumer after the files that were read.
+// `name`: what the checkpoint is called in a checkpoint-level finding (its
+// index, its directory, its shard series, or its files).
 void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const CheckOptions& o,
-                      const MarkerSource& markers_of, const std::vector<std::string>& missing = {}) {
+                      const MarkerSource& markers_of, const std::vector<std::string>& missing = {},
+                      const std::string& name = {}) {
   std::vector<quant::CheckpointFile> files;
   std::vector<std::size_t> report_of;
   std::vector<Verdict> stoppers;
@@ -174,7 +177,11 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   }
   std::unique_ptr<quant::TensorData> data = o.data ? std::make_unique<FileTensorData>(files) : nullptr;
   quant::Analysis a = quant::analyze(files, data.get(), o.kinds);
-  for (quant::LocatedFinding& lf : a.findings) reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
+  for (quant::LocatedFinding& lf : a.findings) {
+    // A finding about the whole checkpoint names it, not the file it is listed under.
+    if (lf.finding.where == "checkpoint" && !name.empty()) lf.finding.where = "checkpoint " + name;
+    reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
+  }
   std::vector<FileReport*> judged;
   for (std::size_t i : group)
     if (!reports[i].io_error) judged.push_back(&reports[i]);
@@ -265,6 +272,11 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   std::vector<std::vector<std::size_t>> groups;
   std::vector<bool> indexed;  // per group: came from a shard index
   std::vector<std::vector<std::string>> missing;  // per group: listed files that do not exist
+  std::vector<std::string> names;                 // per group: how a checkpoint-level finding names it
+  const auto named = [&](std::string n) {
+    names.resize(groups.size());
+    names.back() = std::move(n);
+  };
   std::vector<std::size_t> together;  // --checkpoint
   std::map<std::pair<std::string, std::string>, std::size_t> series;  // shard series -> group
   const auto add_index = [&](const std::string& path) {
@@ -279,6 +291,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     indexed.push_back(true);
     missing.resize(groups.size());
     missing.back() = std::move(absent);
+    named(quote_name(path));
   };
   for (const std::string& path : paths) {
     if (is_index_path(path)) {
@@ -297,6 +310,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       }
       groups.emplace_back();
       indexed.push_back(false);
+      named(quote_name(path));
       for (const std::string& p : inside) {
         groups.back().push_back(reports.size());
         reports.push_back(check_safetensors(p, o.profile, parser));
@@ -315,21 +329,27 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       if (fresh) {
         groups.emplace_back();
         indexed.push_back(false);
+        named(quote_name(key->first + "-*-of-" + key->second + ".safetensors"));
       }
       groups[it->second].push_back(at);
       continue;
     }
     groups.push_back({at});
     indexed.push_back(false);
+    named(quote_name(path));
   }
   if (!together.empty()) {
+    std::string list;
+    for (std::size_t i : together) list += (list.empty() ? "" : ", ") + quote_name(reports[i].path);
     groups.push_back(std::move(together));
     indexed.push_back(false);
+    named("of " + list);
   }
   missing.resize(groups.size());
+  names.resize(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (!indexed[g] && groups[g].size() > 1) flag_collisions(reports, groups[g]);
-    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g]);
+    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], names[g]);
   }
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
   return reports;
