@@ -133,3 +133,13 @@ TEST_CASE("reference: Rust's texts (zmij floats, str Debug, Utf8Error)", "[refer
   CHECK(utf8_failure_text(*rust_utf8_check("a\xe2\x82")) == "incomplete utf-8 byte sequence from index 1");
   CHECK(utf8_failure_text(*rust_utf8_check("a\xe2\x82x")) == "invalid utf-8 sequence of 2 bytes from index 1");
 }
+
+TEST_CASE("reference: a Python consumer's container message carries the tensor name byte for byte", "[reference][F8]") {
+  // Quote, apostrophe, backslash and a control character in the name: the
+  // message is the reference's Display of the decoded name, not safespec's
+  // escaped place.
+  const auto bytes = file_of("{\"a'b\\\\c\\u0001\\\"q\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}", 2);
+  const Answer a = read_metadata(bytes, bytes.size());
+  REQUIRE(a.failure);
+  CHECK(a.failure->python_message() == std::string("Error while deserializing header: invalid offset for tensor `a'b\\c\x01\"q`"));
+}
