@@ -60,9 +60,11 @@ bool float_scale_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d
 // (K12) and falls back to dequantize_per_tensor_fp8 with the same None, which
 // fails in its backend dispatch (K3); a disabled fp8 format or
 // full_precision_matrix_mult goes straight to that dequantize. So kitchen
-// rejects the layer, with a message the reference does not record (K3 elides
-// how backends' reasons are joined): the verdict names the recorded prefix
-// and says the rest is not recorded, rather than guess it.
+// rejects the layer with NoCapableBackendError (its text, as a real traceback
+// shows it: "No backend can handle '<op>':" then one "\n    <backend>:
+// <reason>" line per installed backend). Which backends are installed, and so
+// the reason lines, depends on the machine: the verdict gives the fixed
+// first line and says what follows, rather than guess it.
 void tensors_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out) {
   auto absent = missing_tensors(l, t, {"weight", "weight_scale"});
   if (absent.empty()) return;
@@ -73,9 +75,9 @@ void tensors_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out)
                         {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(absent)}}));
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (!weight_missing)
-    v.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "(exception class not recorded, exceptions.py:24-40)",
-                        "No backend can handle 'dequantize_per_tensor_fp8': ... (the reasons are not recorded, K3; "
-                        "weight_scale is None)",
+    v.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "NoCapableBackendError",
+                        "No backend can handle 'dequantize_per_tensor_fp8': (then one line per installed backend with "
+                        "its reason, which depends on the machine; weight_scale is None)",
                         order::kt_operands(l.index, kKtStepFirstForward)});
   std::string msg = l.format + " layer needs weight and weight_scale; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
