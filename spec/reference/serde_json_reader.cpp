@@ -1,6 +1,5 @@
 #include "spec/reference/serde_json_reader.hpp"
 
-
 #include "spec/reference/rust_text.hpp"
 #include "spec/utf8.hpp"
 
