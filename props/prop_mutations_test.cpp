@@ -20,11 +20,11 @@ namespace {
 
 std::string findings_text(const Findings& fs) {
   std::string s;
-  for (const Finding& f : fs) s += std::string(rule_name(f.rule)) + " at " + f.where + ": " + f.message + "; ";
+  for (const Finding& f : fs) s += std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message + "; ";
   return s;
 }
 
-std::string error_text(const Error& e) { return std::string(rule_name(e.rule)) + " at " + e.where + ": " + e.message; }
+std::string error_text(const Error& e) { return std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message; }
 
 // The reference reader's verdict as the variant name it would report: the
 // parse error's, or the first error finding that the reference also has, or

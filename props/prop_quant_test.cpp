@@ -45,7 +45,7 @@ std::string text(const std::vector<FileReport>& rs) {
   for (const FileReport& r : rs)
     for (const Finding& f : r.findings)
       s += std::string(f.severity == Severity::Error ? "E " : "W ") + std::string(rule_name(f.rule)) + " at " +
-           gen::escaped_text(f.where) + ": " + gen::escaped_text(f.message) + "\n";
+           gen::escaped_text(f.where.text()) + ": " + gen::escaped_text(f.message) + "\n";
   return s;
 }
 

@@ -26,7 +26,7 @@ std::vector<std::uint8_t> written(const sg::FileSpec& spec) {
 
 std::string findings_text(const Findings& fs) {
   std::string s;
-  for (const Finding& f : fs) s += std::string(rule_name(f.rule)) + " at " + f.where + "; ";
+  for (const Finding& f : fs) s += std::string(rule_name(f.rule)) + " at " + f.where.text() + "; ";
   return s;
 }
 

@@ -17,7 +17,7 @@ using namespace safespec;
 
 namespace {
 
-std::string line(const Finding& f) { return std::string(rule_name(f.rule)) + " | " + f.where + " | " + f.message; }
+std::string line(const Finding& f) { return std::string(rule_name(f.rule)) + " | " + f.where.text() + " | " + f.message; }
 
 // Truncates the file to 12 bytes on its first open, after its size is taken.
 int opens = 0;

@@ -35,7 +35,7 @@ Bytes file_of(const std::vector<std::string>& entries, std::size_t data) {
 
 std::vector<std::string> lines(const Findings& fs) {
   std::vector<std::string> out;
-  for (const Finding& f : fs) out.push_back(std::string(rule_name(f.rule)) + " | " + f.where + " | " + f.message);
+  for (const Finding& f : fs) out.push_back(std::string(rule_name(f.rule)) + " | " + f.where.text() + " | " + f.message);
   return out;
 }
 
@@ -356,8 +356,8 @@ TEST_CASE("ST-OFFSET-GAP (F8): a rule lists its first 1000 findings, then counts
   const Findings f = check_model(m, Profile::Safetensors);
   REQUIRE(f.size() == 1001);
   CHECK(f[0].rule == RuleId::OffsetGap);
-  CHECK(f[999].where == "tensor 't1999'");
+  CHECK(f[999].where.text() == "tensor 't1999'");
   CHECK(f[1000].rule == RuleId::OffsetGap);
-  CHECK(f[1000].where == "header");
+  CHECK(f[1000].where.text() == "header");
   CHECK(f[1000].message == "found 3 more findings of this rule beyond the 1000 listed");
 }

@@ -62,7 +62,7 @@ TEST_CASE("ST-HEADER-TOO-LARGE (F3): N = 100,000,000 allowed, 100,000,001 reject
   const auto r2 = check_prefix(over, UINT64_MAX);
   REQUIRE_FALSE(r2.ok());
   CHECK(r2.error().rule == RuleId::HeaderTooLarge);
-  CHECK(r2.error().where == "byte 0");
+  CHECK(r2.error().where.text() == "byte 0");
 }
 
 TEST_CASE("F1 (checklist 1): the length prefix is read little-endian byte by byte") {

@@ -124,7 +124,7 @@ TEST_CASE("CQ-DATA-SCALE (L10): a NaN weight_scale mis-loads in sglang, ComfyUI 
   const auto f = of_rule(sink, RuleId::DataScale);
   REQUIRE(f.size() == 1);
   CHECK(f[0].severity == Severity::Error);
-  CHECK(f[0].where == "tensor 'p.weight_scale'");
+  CHECK(f[0].where.text() == "tensor 'p.weight_scale'");
   CHECK(f[0].message == "values must be finite and > 0, read as F32: 1 of 1 fail, the first at index 0 is nan");
   require_misloads(f[0], true);
   CHECK(sink.findings().size() == 1);
@@ -135,7 +135,7 @@ TEST_CASE("CQ-DATA-SCALE (L11, G11): float8_e5m2 is not sglang's, so no sglang v
   c.t("weight", Dtype::F8_E5M2, {4, 16}, Bytes(64, 0x3C)).t("input_scale", Dtype::F16, {1}, u16s({0x7C00}));
   const auto f = of_rule(c.run(R"({"format": "float8_e5m2"})"), RuleId::DataScale);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'p.input_scale'");
+  CHECK(f[0].where.text() == "tensor 'p.input_scale'");
   CHECK(f[0].message == "values must be finite and > 0, read as F16: 1 of 1 fail, the first at index 0 is inf");
   require_misloads(f[0], false);
 }
@@ -147,7 +147,7 @@ TEST_CASE("CQ-DATA-SCALE (L14): per-row scales, one finding per tensor with coun
   const auto sink = c.run(R"({"format": "int8_tensorwise"})");
   const auto f = of_rule(sink, RuleId::DataScale);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'blk\\'\\\\\xc3\xa9.weight_scale'");
+  CHECK(f[0].where.text() == "tensor 'blk\\'\\\\\xc3\xa9.weight_scale'");
   CHECK(f[0].message == "values must be finite and > 0, read as F32: 3 of 4 fail, the first at index 1 is -2.0");
   require_misloads(f[0], true);
 }
@@ -184,7 +184,7 @@ TEST_CASE("CQ-DATA-SCALE (L12, L3): nvfp4 block scales U8 read as E4M3; zero all
   c.data.by_name["p.weight_scale_2"] = f32s({0.f});
   const auto g = of_rule(c.run(R"({"format": "nvfp4"})"), RuleId::DataScale);
   REQUIRE(g.size() == 1);
-  CHECK(g[0].where == "tensor 'p.weight_scale_2'");
+  CHECK(g[0].where.text() == "tensor 'p.weight_scale_2'");
   CHECK(g[0].message == "values must be finite and > 0, read as F32: 1 of 1 fail, the first at index 0 is 0.0");
 }
 
@@ -216,7 +216,7 @@ TEST_CASE("CQ-DATA-S-REL (L16): zero and NaN s_rel in each accepted dtype", "[qu
   c.t("weight", Dtype::I8, {2, 16}, Bytes(32, 0x9F)).t("weight_s_rel", Dtype::U8, {2, 2}, Bytes{0x48, 0x80, 0x00, 0xFF});
   auto f = of_rule(c.run(R"({"format": "asym_w4a8_int8"})"), RuleId::DataSRel);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'p.weight_s_rel'");
+  CHECK(f[0].where.text() == "tensor 'p.weight_s_rel'");
   CHECK(f[0].message == "values must be finite and non-zero, read as F8_E4M3: 3 of 4 fail, the first at index 1 is -0.0");
   require_misloads(f[0], true);
 
@@ -236,7 +236,7 @@ TEST_CASE("CQ-DATA-SCALE (L16): W4A8 s_channel zero", "[quant]") {
   c.t("weight", Dtype::I8, {2, 16}, Bytes(32, 0x9F)).t("weight_s_channel", Dtype::F32, {2}, f32s({0.5f, 0.f}));
   const auto f = of_rule(c.run(R"({"format": "asym_w4a8_int8"})"), RuleId::DataScale);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'p.weight_s_channel'");
+  CHECK(f[0].where.text() == "tensor 'p.weight_s_channel'");
   CHECK(f[0].message == "values must be finite and > 0, read as F32: 1 of 2 fail, the first at index 1 is 0.0");
 }
 
@@ -285,7 +285,7 @@ TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3): nvfp4 with N = 20 (not a multiple of 12
   c.data.by_name["p.weight_scale"][swz(0, 1, 4)] = 0x30;   // column 1 >= Cb: padding, offset 1
   const auto f = of_rule(c.run(R"({"format": "nvfp4"})"), RuleId::DataSwizzlePadding);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'p.weight_scale'");
+  CHECK(f[0].where.text() == "tensor 'p.weight_scale'");
   CHECK(f[0].message ==
         "padding cells of the swizzled (128, 4) block scales of 20 rows x 1 blocks (L3) must be zero: 2 of 492 are "
         "not, the first at offset 1 (row 0, column 1) is 48");
@@ -367,7 +367,7 @@ TEST_CASE("NUM-K-INT32-OVERFLOW (quant-numerics.md §5.3 cuda.7, §6.2, §6.3, �
   CHECK(k_findings(Dtype::I8, 131071, R"({"format": "int8_tensorwise"})").empty());
   auto f = k_findings(Dtype::I8, 131072, R"({"format": "int8_tensorwise"})");
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "layer 'p'");
+  CHECK(f[0].where.text() == "layer 'p'");
   CHECK(f[0].verdicts.empty());
   CHECK(f[0].message == "K = 131072 exceeds 131071, the largest K for which the int32 accumulator of the int8 x int8 "
                         "GEMM cannot overflow (quant-numerics.md §7.1)");

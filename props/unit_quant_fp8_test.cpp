@@ -97,7 +97,7 @@ TEST_CASE("CQ-WEIGHT-CAST (C13): fp8 weights stored in their own fp8 dtype", "[q
     auto s = run_fp8(kE4, t(d, {3, 128}), t(Dtype::F32, {}));
     auto f = of_rule(s, RuleId::QuantWeightCast);
     REQUIRE(f.size() == 1);
-    CHECK(f[0].where == "tensor 'p.weight'");
+    CHECK(f[0].where.text() == "tensor 'p.weight'");
     REQUIRE(f[0].verdict(Consumer::Comfyui) != nullptr);
     CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
     CHECK(f[0].verdict(Consumer::Comfyui)->order == quant::order::cu_layer(0, 4));

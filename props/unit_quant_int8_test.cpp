@@ -62,7 +62,7 @@ TEST_CASE("CQ-INT8-TENSORS (S9.1, C12): a missing scale", "[quant]") {
   auto r = run_int8(kPlain, w({3, 128}), std::nullopt);
   auto f = of_rule(r.sink, RuleId::QuantInt8Tensors);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "layer 'p'");
+  CHECK(f[0].where.text() == "layer 'p'");
   CHECK(message_for(f[0], Consumer::Sglang) == "Comfy layer 'p' is missing checkpoint tensors: ['p.weight_scale']");
   CHECK(message_for(f[0], Consumer::Comfyui) == "Missing INT8 weight scale for layer p");
   CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::Rejects);
@@ -150,7 +150,7 @@ TEST_CASE("CQ-WEIGHT-CAST (C13): a float int8 weight is converted numerically", 
   auto r = run_int8(kPlain, w({3, 128}, Dtype::F16), sc({}));
   auto f = of_rule(r.sink, RuleId::QuantWeightCast);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'p.weight'");
+  CHECK(f[0].where.text() == "tensor 'p.weight'");
   REQUIRE(f[0].verdict(Consumer::Comfyui) != nullptr);
   CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
   CHECK(f[0].verdict(Consumer::Comfyui)->message.empty());

@@ -60,7 +60,7 @@ TEST_CASE("CQ-QMETA-JSON (S3.1, C2.1): unparsable _quantization_metadata", "[qua
   const auto a = m.run();
   const auto f = findings_of(a, RuleId::QuantMetaJson);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "__metadata__ '_quantization_metadata'");
+  CHECK(f[0].where.text() == "__metadata__['_quantization_metadata']");
   CHECK(message_for(f[0], Consumer::Sglang) == "Invalid _quantization_metadata in test.safetensors");
   CHECK(f[0].verdict(Consumer::Sglang)->error == "ValueError");
   CHECK(f[0].verdict(Consumer::Comfyui)->error == "JSONDecodeError");
@@ -115,7 +115,7 @@ TEST_CASE("CQ-MARKER-JSON (M3, S6.1, C7): marker bytes that are not JSON", "[qua
   int8_layer(m.fx, "blk.0");
   const auto f = findings_of(m.run(), RuleId::QuantMarkerJson);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'blk.0.comfy_quant'");
+  CHECK(f[0].where.text() == "tensor 'blk.0.comfy_quant'");
   CHECK(message_for(f[0], Consumer::Sglang) == "Invalid Comfy quantization marker 'blk.0.comfy_quant' in test.safetensors");
   CHECK(f[0].verdict(Consumer::Comfyui)->error == "JSONDecodeError");
   CHECK(message_for(f[0], Consumer::Comfyui) == "Extra data: line 1 column 21 (char 20)");
@@ -232,7 +232,7 @@ TEST_CASE("CQ-MARKER-MISSING (S5, S8, C8, G10): sorted, first five; ComfyUI mis-
         "Quantized weights are missing comfy_quant metadata: ['a', 'b', 'c', 'd', 'e']");
   CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
   CHECK(f[1].verdicts.empty());                       // 'b': sglang's one message names it; no scale for ComfyUI
-  CHECK(f[6].where == "layer 'z'");                   // F8_E5M2: sglang does not track it (S5) ...
+  CHECK(f[6].where.text() == "layer 'z'");                   // F8_E5M2: sglang does not track it (S5) ...
   CHECK(f[6].verdict(Consumer::Sglang) == nullptr);
   CHECK(f[6].verdict(Consumer::Comfyui)->effect == Effect::MisLoads);  // ... ComfyUI drops its scale (C8)
   CHECK(a.sglang_config.empty());

@@ -83,7 +83,7 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 
     auto sink = run(fx, "p");
     auto f = of_rule(sink, RuleId::QuantWeightCast);
     REQUIRE(f.size() == 1);
-    CHECK(f[0].where == "tensor 'p.weight'");
+    CHECK(f[0].where.text() == "tensor 'p.weight'");
     REQUIRE(f[0].verdicts.size() == 1);
     CHECK(f[0].verdicts[0].effect == Effect::MisLoads);
     auto dt = of_rule(sink, RuleId::QuantMxfp8Dtypes);

@@ -53,7 +53,7 @@ TEST_CASE("CQ-NVFP4-TENSORS (S9.1, C12): sglang and ComfyUI messages", "[quant]"
   auto sink = run(fx, "model.diffusion_model.blk.0");
   auto f = of_rule(sink, RuleId::QuantNvfp4Tensors);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "layer 'model.diffusion_model.blk.0'");
+  CHECK(f[0].where.text() == "layer 'model.diffusion_model.blk.0'");
   CHECK(message_for(f[0], Consumer::Sglang) ==
         "Comfy layer 'model.diffusion_model.blk.0' is missing checkpoint tensors: "
         "['model.diffusion_model.blk.0.weight_scale_2']");
@@ -115,7 +115,7 @@ TEST_CASE("CQ-NVFP4-GLOBAL-SCALE (S9.5.2): dtype and shape concatenated", "[quan
       return;
     }
     REQUIRE(f.size() == 1);
-    CHECK(f[0].where == "tensor 'p.weight_scale_2'");
+    CHECK(f[0].where.text() == "tensor 'p.weight_scale_2'");
     CHECK(message_for(f[0], Consumer::Sglang) == "Comfy NVFP4 layer 'p' needs a scalar F32 weight_scale_2, got " + want);
     CHECK(f[0].verdicts.size() == 1);
   };
@@ -249,7 +249,7 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-integer nvfp4 
   auto sink = run(fx, "p");
   auto f = of_rule(sink, RuleId::QuantWeightCast);
   REQUIRE(f.size() == 1);
-  CHECK(f[0].where == "tensor 'p.weight'");
+  CHECK(f[0].where.text() == "tensor 'p.weight'");
   REQUIRE(f[0].verdicts.size() == 1);
   CHECK(f[0].verdicts[0].consumer == Consumer::Comfyui);
   CHECK(f[0].verdicts[0].effect == Effect::MisLoads);

@@ -55,7 +55,7 @@ TEST_CASE("CQ-W4A4-TENSORS (S9.1, C12): missing weight_scale", "[quant]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.blocks.0.q.weight", Dtype::I8, {3, 128});
   auto f = only(run(fx, "model.diffusion_model.blocks.0.q", kMarker), RuleId::QuantW4a4Tensors);
-  CHECK(f.where == "layer 'model.diffusion_model.blocks.0.q'");
+  CHECK(f.where.text() == "layer 'model.diffusion_model.blocks.0.q'");
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy layer 'model.diffusion_model.blocks.0.q' is missing checkpoint tensors: "
         "['model.diffusion_model.blocks.0.q.weight_scale']");

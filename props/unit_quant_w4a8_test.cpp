@@ -60,7 +60,7 @@ TEST_CASE("CQ-W4A8-TENSORS (S9.1 A0, C12): missing companions", "[quant]") {
   fx.tensor("model.diffusion_model.b.weight", Dtype::I8, {3, 128});
   auto sink = run(fx, "model.diffusion_model.b", kMarker);
   auto f = only(sink, RuleId::QuantW4a8Tensors);
-  CHECK(f.where == "layer 'model.diffusion_model.b'");
+  CHECK(f.where.text() == "layer 'model.diffusion_model.b'");
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy layer 'model.diffusion_model.b' is missing checkpoint tensors: "
         "['model.diffusion_model.b.weight_s_channel', 'model.diffusion_model.b.weight_s_rel']");
@@ -157,7 +157,7 @@ TEST_CASE("CQ-W4A8-DTYPES (S9.3 A2, G2) and CQ-WEIGHT-CAST (C13)", "[quant]") {
   CHECK(message_for(only(sink, RuleId::QuantW4a8Dtypes), Consumer::Sglang) ==
         "Comfy W4A8 layer 'p' needs I8 weights and FP8 group scales, got F16 and F32");
   auto cast = only(sink, RuleId::QuantWeightCast);
-  CHECK(cast.where == "tensor 'p.weight'");
+  CHECK(cast.where.text() == "tensor 'p.weight'");
   REQUIRE(cast.verdict(Consumer::Comfyui));
   CHECK(cast.verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
   CHECK(cast.verdict(Consumer::Comfyui)->message.empty());
@@ -169,7 +169,7 @@ TEST_CASE("CQ-W4A8-CHANNEL-DTYPE (S9.3 A3)", "[quant]") {
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
       .tensor("p.weight_s_channel", Dtype::BF16, {3});
   auto f = only(run(fx, "p", kMarker), RuleId::QuantW4a8ChannelDtype);
-  CHECK(f.where == "tensor 'p.weight_s_channel'");
+  CHECK(f.where.text() == "tensor 'p.weight_s_channel'");
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A8 layer 'p' needs F32 channel scales, got BF16");
 }
 

@@ -180,7 +180,7 @@ TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each 
   const auto p = s.file("orphans.safetensors", orphans(1003));
   const Run r = s.run("check " + quoted(p));
   CHECK(count(r.out, " CQ-MARKER-ORPHAN at ") == 1001);
-  CHECK(r.out.find("  warning CQ-MARKER-ORPHAN at findings: found 3 more findings of this rule beyond the 1000 listed "
+  CHECK(r.out.find("  warning CQ-MARKER-ORPHAN at file: found 3 more findings of this rule beyond the 1000 listed "
                    "[reference: accepts]\n") != std::string::npos);
   const Run j = s.run("check --json " + quoted(p));
   simdjson::dom::parser parser;
@@ -241,7 +241,7 @@ TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {
                  "truncated: ST-BUFFER-TRUNCATED at byte 80: expected a byte buffer of 16 bytes (the last tensor's end), "
                  "found 8 bytes: the file is 8 bytes short\n");
   const Run j = s.run("inspect --json " + quoted(p));
-  CHECK(j.out.ends_with(R"x(,"truncated":{"rule":"ST-BUFFER-TRUNCATED","where":"byte 80","message":"expected a byte buffer of 16 bytes (the last tensor's end), found 8 bytes: the file is 8 bytes short"}})x"
+  CHECK(j.out.ends_with(R"x(,"truncated":{"rule":"ST-BUFFER-TRUNCATED","where":"byte 80","place":{"kind":"byte","name":null,"field":null,"path":[],"byte":80},"message":"expected a byte buffer of 16 bytes (the last tensor's end), found 8 bytes: the file is 8 bytes short"}})x"
                         "\n"));
   const auto good = s.file("ok.safetensors", canonical());
   CHECK(s.run("inspect --json " + quoted(good)).out.ends_with(",\"truncated\":null}\n"));

@@ -26,7 +26,7 @@ using Bytes = std::vector<std::uint8_t>;
 
 std::vector<std::string> lines(const Findings& fs) {
   std::vector<std::string> out;
-  for (const Finding& f : fs) out.push_back(std::string(rule_name(f.rule)) + " | " + f.where + " | " + f.message);
+  for (const Finding& f : fs) out.push_back(std::string(rule_name(f.rule)) + " | " + f.where.text() + " | " + f.message);
   return out;
 }
 
@@ -80,7 +80,7 @@ void require_index_json(std::string_view text, std::string_view where, std::stri
   const auto r = parse_shard_index(text);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().rule == RuleId::IndexJson);
-  CHECK(r.error().where == where);
+  CHECK(r.error().where.text() == where);
   CHECK(r.error().message == message);
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message") {
   const auto bad = parse_shard_index("{");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().rule == RuleId::IndexJson);
-  CHECK(bad.error().where == "index");
+  CHECK(bad.error().where.text() == "index");
   CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
 }
 

@@ -25,7 +25,7 @@ const std::string kA = R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})";
 std::vector<std::string> lines(const Findings& fs) {
   std::vector<std::string> out;
   for (const Finding& f : fs)
-    out.push_back(std::string(rule_name(f.rule)) + (f.severity == Severity::Error ? " E | " : " W | ") + f.where +
+    out.push_back(std::string(rule_name(f.rule)) + (f.severity == Severity::Error ? " E | " : " W | ") + f.where.text() +
                   " | " + f.message);
   return out;
 }

@@ -89,7 +89,7 @@ Run run_cli(const std::string& scratch, const std::string& args) {
 
 std::string describe(const Result<Model>& r) {
   if (r.ok()) return "ok: " + std::to_string(r.value().header.tensors.size()) + " tensors";
-  return std::string(rule_name(r.error().rule)) + " | " + r.error().where + " | " + r.error().message;
+  return std::string(rule_name(r.error().rule)) + " | " + r.error().where.text() + " | " + r.error().message;
 }
 
 Result<Model> parse_both(const Bytes& file) {
@@ -106,7 +106,7 @@ void require_error(const Bytes& file, std::string_view rule, std::string_view wh
   INFO(describe(r));
   REQUIRE_FALSE(r.ok());
   CHECK(std::string(rule_name(r.error().rule)) == rule);
-  CHECK(r.error().where == where);
+  CHECK(r.error().where.text() == where);
   CHECK(r.error().message == message);
 }
 

@@ -150,7 +150,7 @@ TEST_CASE("ST-OFFSET-OVERLAP (F8, X13, §9): test_json_attack, 10 F32 [2,2] all 
   require_verdict(f, "InvalidOffset", "ST-OFFSET-OVERLAP");
   const FileReport r = check_bytes(f);
   REQUIRE_FALSE(r.findings.empty());
-  CHECK(r.findings[0].where == "tensor 'weight_1'");  // X13: deterministic tie name
+  CHECK(r.findings[0].where.text() == "tensor 'weight_1'");  // X13: deterministic tie name
 }
 
 TEST_CASE("ST-HEADER-LENGTH (F4, §9): pread test_truncated_header_is_rejected") {

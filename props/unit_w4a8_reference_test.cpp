@@ -435,7 +435,7 @@ TEST_CASE("W4A8 §5.1 validity: errors are data", "[numerics]") {
   auto ideal = w4a8_ideal(example_a_layer(), Activations{2, FloatType::BF16, x.values});
   REQUIRE(!ideal.ok());
   CHECK(ideal.error().message == "expected 32 values, found 16");
-  CHECK(ideal.error().where == "x [M, K]");
+  CHECK(ideal.error().where.text() == "x [M, K]");
 }
 
 TEST_CASE("W4A8 §5.5: the CUDA entry point falls back to eager when CUTLASS declines N", "[numerics]") {

@@ -45,7 +45,7 @@ std::string header_of(const Bytes& file) {
 
 Bytes must_serialize(std::vector<TensorView> ts, const std::optional<Metadata>& md = std::nullopt) {
   auto r = serialize(std::move(ts), md);
-  if (!r.ok()) FAIL(std::string(rule_name(r.error().rule)) + " | " + r.error().where + " | " + r.error().message);
+  if (!r.ok()) FAIL(std::string(rule_name(r.error().rule)) + " | " + r.error().where.text() + " | " + r.error().message);
   return std::move(r).value();
 }
 
@@ -54,7 +54,7 @@ void require_refusal(std::vector<TensorView> ts, const std::optional<Metadata>& 
   const auto r = serialize(std::move(ts), md);
   REQUIRE_FALSE(r.ok());
   CHECK(std::string(rule_name(r.error().rule)) == rule);
-  CHECK(r.error().where == where);
+  CHECK(r.error().where.text() == where);
   CHECK(r.error().message == message);
 }
 
@@ -66,7 +66,7 @@ Model require_clean(const Bytes& file) {
   auto fast = read_model_fast(file, parser);
   CHECK(fast == m);
   const Findings f = check_model(m.value(), Profile::Strict);
-  for (const Finding& x : f) INFO(std::string(rule_name(x.rule)) + " " + x.where + " " + x.message);
+  for (const Finding& x : f) INFO(std::string(rule_name(x.rule)) + " " + x.where.text() + " " + x.message);
   CHECK(f.empty());
   return std::move(m).value();
 }

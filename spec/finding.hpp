@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/place.hpp"
 #include "spec/result.hpp"
 #include "spec/rule_id.hpp"
 
@@ -50,7 +51,7 @@ struct Verdict {
 struct Finding {
   RuleId rule;
   Severity severity;
-  std::string where;
+  Place where;
   std::string message;            // safespec's own: what was expected, what was found
   std::vector<Verdict> verdicts;  // at most one per consumer
 

@@ -13,7 +13,7 @@ constexpr std::string_view kFound = "found ";
 const std::string kTail = " of this rule beyond the " + std::to_string(kMaxRecords) + " listed";
 }  // namespace
 
-Finding count_line(RuleId id, Severity severity, std::string where, std::uint64_t unlisted) {
+Finding count_line(RuleId id, Severity severity, Place where, std::uint64_t unlisted) {
   return Finding{id, severity, std::move(where), std::string(kFound) + count_of(unlisted, "more finding") + kTail, {}};
 }
 
@@ -29,7 +29,7 @@ std::optional<std::uint64_t> unlisted_in(const Finding& f) {
   return n;
 }
 
-void FindingBound::append_counts(Findings& out, const std::string& where) const {
+void FindingBound::append_counts(Findings& out, const Place& where) const {
   for (std::size_t r = 0; r < count_.size(); ++r)
     if (count_[r] > kMaxRecords) {
       const auto id = static_cast<RuleId>(r);
@@ -67,7 +67,7 @@ Findings bound_findings(Findings all) {
       Finding& line = out[*counted[r]];
       line = count_line(id, line.severity, line.where, *unlisted_in(line) + dropped[r]);
     } else {
-      out.push_back(count_line(id, severity[r], "findings", dropped[r]));
+      out.push_back(count_line(id, severity[r], Place::file(), dropped[r]));
     }
   }
   return out;

@@ -22,14 +22,14 @@ class FindingBound {
   // Counts a finding of rule `id`; true while it is to be listed.
   bool admit(RuleId id) { return count_[static_cast<std::size_t>(id)]++ < kMaxRecords; }
   // One count line per rule past the bound, each at `where`.
-  void append_counts(Findings& out, const std::string& where) const;
+  void append_counts(Findings& out, const Place& where) const;
 
  private:
   std::array<std::uint64_t, kRuleCount> count_{};
 };
 
 // "found N more findings of this rule beyond the 1000 listed", at `where`.
-Finding count_line(RuleId id, Severity severity, std::string where, std::uint64_t unlisted);
+Finding count_line(RuleId id, Severity severity, Place where, std::uint64_t unlisted);
 // The N of a count line, or nullopt for any other finding.
 std::optional<std::uint64_t> unlisted_in(const Finding& f);
 

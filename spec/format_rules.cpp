@@ -20,7 +20,7 @@ std::string shape_text(std::span<const std::uint64_t> shape) {
   return s + "]";
 }
 
-Finding make(RuleId id, std::string where, std::string message) {
+Finding make(RuleId id, Place where, std::string message) {
   return Finding{id, rule_info(id).severity, std::move(where), std::move(message), {}};
 }
 
@@ -43,18 +43,18 @@ std::optional<Finding> rule_offset(const TensorEntry& t, std::uint64_t cursor) {
                                             : " (where the previous tensor in offset order ends)") +
                                ", found " + u64s(t.begin);
   if (t.begin > cursor)
-    return make(RuleId::OffsetGap, tensor_where(t.name), expected + ": a gap of " + count_of(t.begin - cursor, "byte"));
+    return make(RuleId::OffsetGap, Place::tensor(t.name), expected + ": a gap of " + count_of(t.begin - cursor, "byte"));
   if (t.begin < cursor)
-    return make(RuleId::OffsetOverlap, tensor_where(t.name),
+    return make(RuleId::OffsetOverlap, Place::tensor(t.name),
                 expected + ": an overlap of " + count_of(cursor - t.begin, "byte"));
-  return make(RuleId::OffsetReversed, tensor_where(t.name),
+  return make(RuleId::OffsetReversed, Place::tensor(t.name),
               "expected data_offsets end >= begin, found [" + u64s(t.begin) + ", " + u64s(t.end) + "]");
 }
 
 std::optional<Finding> rule_shape_overflow(const TensorEntry& t) {
   const ShapeProduct p = shape_product(t.shape);
   if (p.count) return std::nullopt;
-  return make(RuleId::ShapeOverflow, tensor_where(t.name),
+  return make(RuleId::ShapeOverflow, Place::tensor(t.name),
               "expected the element count of shape " + shape_text(t.shape) +
                   " to fit in 64 bits (folded left to right), found it overflows at shape[" +
                   std::to_string(p.failed_at) + "]");
@@ -63,7 +63,7 @@ std::optional<Finding> rule_shape_overflow(const TensorEntry& t) {
 std::optional<Finding> rule_nbits_overflow(const TensorEntry& t) {
   const auto n = shape_product(t.shape).count;
   if (!n || checked_mul(*n, dtype_bits(t.dtype))) return std::nullopt;
-  return make(RuleId::NbitsOverflow, tensor_where(t.name),
+  return make(RuleId::NbitsOverflow, Place::tensor(t.name),
               "expected " + count_of(*n, "element") + " x " + std::to_string(dtype_bits(t.dtype)) + " bits (" +
                   std::string(dtype_name(t.dtype)) + ") to fit in 64 bits, found it overflows");
 }
@@ -73,7 +73,7 @@ std::optional<Finding> rule_misaligned_bits(const TensorEntry& t) {
   if (!n) return std::nullopt;
   const auto bits = checked_mul(*n, dtype_bits(t.dtype));
   if (!bits || *bits % 8 == 0) return std::nullopt;
-  return make(RuleId::MisalignedBits, tensor_where(t.name),
+  return make(RuleId::MisalignedBits, Place::tensor(t.name),
               "expected a whole number of bytes, found " + count_of(*n, "element") + " x " +
                   std::to_string(dtype_bits(t.dtype)) + " bits (" + std::string(dtype_name(t.dtype)) +
                   ") = " + u64s(*bits) + " bits");
@@ -82,7 +82,7 @@ std::optional<Finding> rule_misaligned_bits(const TensorEntry& t) {
 std::optional<Finding> rule_size(const TensorEntry& t) {
   const auto bytes = tensor_byte_size(t.shape, t.dtype);
   if (!bytes || t.end < t.begin || t.end - t.begin == *bytes) return std::nullopt;
-  return make(RuleId::SizeMismatch, tensor_where(t.name),
+  return make(RuleId::SizeMismatch, Place::tensor(t.name),
               "expected data_offsets to span " + count_of(*bytes, "byte") + " (" + std::string(dtype_name(t.dtype)) +
                   " " + shape_text(t.shape) + "), found [" + u64s(t.begin) + ", " + u64s(t.end) + "] = " +
                   count_of(t.end - t.begin, "byte"));
@@ -94,14 +94,14 @@ std::optional<Finding> rule_buffer_coverage(const Model& m, std::uint64_t buffer
   const std::uint64_t data_start = 8 + m.header_length;
   if (buffer_end == have) return std::nullopt;
   if (m.header.tensors.empty())
-    return make(RuleId::BufferTrailing, "byte " + u64s(data_start),
+    return make(RuleId::BufferTrailing, Place::at_byte(data_start),
                 "expected no bytes after the header of a file without tensors, found " +
                     count_of(have, "trailing byte"));
   if (buffer_end < have)
-    return make(RuleId::BufferTrailing, "byte " + u64s(data_start + buffer_end),
+    return make(RuleId::BufferTrailing, Place::at_byte(data_start + buffer_end),
                 "expected the file to end where the last tensor ends (byte buffer of " + count_of(buffer_end, "byte") +
                     "), found " + count_of(have - buffer_end, "trailing byte"));
-  return make(RuleId::BufferTruncated, "byte " + u64s(m.file_size),
+  return make(RuleId::BufferTruncated, Place::at_byte(m.file_size),
               "expected a byte buffer of " + count_of(buffer_end, "byte") + " (the last tensor's end), found " +
                   count_of(have, "byte") + ": the file is " + count_of(buffer_end - have, "byte") + " short");
 }
@@ -154,7 +154,7 @@ Findings reference_findings(const Model& m) {
     cursor = t->end;
   }
   add(rule_buffer_coverage(m, cursor));
-  bound.append_counts(out, "header");
+  bound.append_counts(out, Place::header());
   return out;
 }
 
@@ -164,43 +164,43 @@ Findings strict_findings(const Model& m) {
   for (const DuplicateKey& d : h.duplicates) {
     switch (d.kind) {
       case DuplicateKind::MetadataKey:
-        out.push_back(make(RuleId::DuplicateMetadataKey, "__metadata__[" + quote_name(d.name) + "]",
+        out.push_back(make(RuleId::DuplicateMetadataKey, Place::metadata_key(d.name),
                            "expected each metadata key once, found it again (the reference keeps the last value)"));
         break;
       case DuplicateKind::Nested:
-        out.push_back(make(RuleId::DuplicateNestedKey, d.name,
+        out.push_back(make(RuleId::DuplicateNestedKey, d.nested,
                            std::string("expected each key of an object once, found it again") +
                                (d.same_spelling ? "" : " spelled differently") + " (the reference ignores this value)"));
         break;
       case DuplicateKind::Tensor:
         out.push_back(d.same_spelling
-                          ? make(RuleId::DuplicateTensor, tensor_where(d.name),
+                          ? make(RuleId::DuplicateTensor, Place::tensor(d.name),
                                  "expected each tensor name once, found it again (the reference keeps the last entry)")
-                          : make(RuleId::DuplicateTensorEscaped, tensor_where(d.name),
+                          : make(RuleId::DuplicateTensorEscaped, Place::tensor(d.name),
                                  "expected distinct tensor names, found two spellings that decode to the same name"));
         break;
     }
   }
   if (h.duplicates_unlisted > 0)
-    out.push_back(make(RuleId::DuplicateNestedKey, "header",
+    out.push_back(make(RuleId::DuplicateNestedKey, Place::header(),
                        "expected each key once, found " + count_of(h.duplicates_unlisted, "more repeated key") +
                            " beyond the " + std::to_string(kMaxRecords) + " listed"));
   if (h.leading_whitespace > 0)
-    out.push_back(make(RuleId::HeaderLeadingSpace, "byte 8",
+    out.push_back(make(RuleId::HeaderLeadingSpace, Place::at_byte(8),
                        "expected the header to begin with '{', found " +
                            count_of(h.leading_whitespace, "byte") + " of whitespace first"));
   if (m.header_length % 8 != 0)
-    out.push_back(make(RuleId::HeaderUnaligned, "byte 0",
+    out.push_back(make(RuleId::HeaderUnaligned, Place::at_byte(0),
                        "expected a header length that is a multiple of 8, found " + u64s(m.header_length)));
   if (h.metadata_state == MetadataState::Null)
-    out.push_back(make(RuleId::MetadataNull, "__metadata__",
+    out.push_back(make(RuleId::MetadataNull, Place::metadata(),
                        "expected __metadata__ to be an object or absent, found null"));
   const std::uint64_t data_start = 8 + m.header_length;
   for (const UnknownField& u : h.unknown_fields)
-    out.push_back(make(RuleId::TensorUnknownField, tensor_where(u.tensor),
+    out.push_back(make(RuleId::TensorUnknownField, Place::tensor(u.tensor),
                        "expected only dtype, shape and data_offsets, found the field " + quote_name(u.field)));
   if (h.unknown_fields_unlisted > 0)
-    out.push_back(make(RuleId::TensorUnknownField, "header",
+    out.push_back(make(RuleId::TensorUnknownField, Place::header(),
                        "expected only dtype, shape and data_offsets, found " +
                            count_of(h.unknown_fields_unlisted, "more unknown field") + " beyond the " +
                            std::to_string(kMaxRecords) + " listed"));
@@ -208,7 +208,7 @@ Findings strict_findings(const Model& m) {
     const std::uint64_t size = dtype_element_bytes(t.dtype);  // 1, 2, 4 or 8
     const std::uint64_t mask = size - 1;
     if (size > 1 && t.end > t.begin && (((data_start & mask) + (t.begin & mask)) & mask) != 0)
-      out.push_back(make(RuleId::TensorUnaligned, tensor_where(t.name),
+      out.push_back(make(RuleId::TensorUnaligned, Place::tensor(t.name),
                          "expected the data to start at a file offset that is a multiple of " + u64s(size) +
                              " (" + std::string(dtype_name(t.dtype)) + "), found data_offsets begin " +
                              u64s(t.begin) + " after a " + u64s(data_start) + "-byte prefix"));

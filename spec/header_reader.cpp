@@ -52,7 +52,7 @@ class ModelReader {
     c_.skip_space();
     h_.leading_whitespace = c_.pos();
     if (c_.peek() != JsonKind::Object)
-      return Error{RuleId::JsonNotObject, "header",
+      return Error{RuleId::JsonNotObject, Place::header(),
                    "expected the header to be a JSON object, found " + std::string(json_kind_phrase(c_.peek()))};
     const std::size_t members = count_members();
     h_.tensors.reserve(members);
@@ -97,7 +97,7 @@ class ModelReader {
 
   Status metadata() {
     if (metadata_seen_)
-      return Error{RuleId::MetadataDuplicate, "__metadata__",
+      return Error{RuleId::MetadataDuplicate, Place::metadata(),
                    "expected the key __metadata__ at most once, found it a second time"};
     metadata_seen_ = true;
     const JsonKind kind = c_.peek();
@@ -107,7 +107,7 @@ class ModelReader {
       return ok_status();
     }
     if (kind != JsonKind::Object)
-      return Error{RuleId::MetadataType, "__metadata__",
+      return Error{RuleId::MetadataType, Place::metadata(),
                    "expected __metadata__ to be an object of strings or null, found " + kind_phrase()};
     h_.metadata_state = MetadataState::Present;
     c_.try_consume('{');
@@ -117,7 +117,7 @@ class ModelReader {
       std::string key = JsonCursor::decode_string(raw);
       c_.try_consume(':');
       if (c_.peek() != JsonKind::String)
-        return Error{RuleId::MetadataType, "__metadata__[" + quote_name(key) + "]",
+        return Error{RuleId::MetadataType, Place::metadata_key(key),
                      "expected a string value, found " + kind_phrase()};
       std::string value = c_.read_string();
       insert(metadata_keys_, DuplicateKind::MetadataKey, raw, key, h_.metadata,
@@ -146,15 +146,16 @@ class ModelReader {
   Status tensor(std::string name, std::string_view raw) {
     // The place is spelled only when a finding needs it: a 50 MB name would
     // otherwise cost two more copies of itself (corpus/adversarial).
-    const auto where = [&name] { return tensor_where(name); };
+    const auto where = [&name] { return Place::tensor(name); };
     if (c_.peek() != JsonKind::Object)
       return Error{RuleId::TensorNotObject, where(),
                    "expected a tensor entry object with dtype, shape and data_offsets, found " + kind_phrase()};
     TensorEntry t;
     std::array<bool, 3> has{};
     std::unordered_map<std::string, std::string> unknown_seen;  // decoded field -> raw spelling
-    const auto report_nested = [this](std::string at, bool same) {
-      record_capped(h_.duplicates, h_.duplicates_unlisted, DuplicateKey{DuplicateKind::Nested, std::move(at), same});
+    const auto report_nested = [this](const Place& at, bool same) {
+      const std::string& key = at.path.empty() ? at.field : std::get<std::string>(at.path.back());
+      record_capped(h_.duplicates, h_.duplicates_unlisted, DuplicateKey{DuplicateKind::Nested, key, same, at});
     };
     c_.try_consume('{');
     if (!c_.try_consume('}')) {
@@ -164,7 +165,7 @@ class ModelReader {
         c_.try_consume(':');
         const Field f = field_of(key);
         if (f == Field::Unknown) {
-          const std::string at = where() + " field " + quote_name(key);
+          Place at = Place::tensor_field(name, key);
           if (const auto it = unknown_seen.find(key); it != unknown_seen.end())
             report_nested(at, it->second == raw_key);
           else if (unknown_seen.size() < kMaxKeysChecked)
@@ -195,10 +196,10 @@ class ModelReader {
 
   Status dtype(TensorEntry& t, std::string_view tensor) {
     const std::string expected = "expected dtype to be one of " + std::string(dtype_name_list()) + ", found ";
-    if (c_.peek() != JsonKind::String) return Error{RuleId::DtypeUnknown, tensor_where(tensor), expected + kind_phrase()};
+    if (c_.peek() != JsonKind::String) return Error{RuleId::DtypeUnknown, Place::tensor(tensor), expected + kind_phrase()};
     const std::string name = c_.read_string();
     const auto d = dtype_from_name(name);
-    if (!d) return Error{RuleId::DtypeUnknown, tensor_where(tensor), expected + quote_name(name)};
+    if (!d) return Error{RuleId::DtypeUnknown, Place::tensor(tensor), expected + quote_name(name)};
     t.dtype = *d;
     return ok_status();
   }
@@ -207,15 +208,15 @@ class ModelReader {
   Result<std::uint64_t> element(RuleId rule, std::string_view tensor, std::string_view field, std::size_t i) {
     const std::string expected = "expected " + std::string(field) + "[" + std::to_string(i) +
                                  "] to be an integer in [0, 2^64-1], found ";
-    if (c_.peek() != JsonKind::Number) return Error{rule, tensor_where(tensor), expected + kind_phrase()};
+    if (c_.peek() != JsonKind::Number) return Error{rule, Place::tensor(tensor), expected + kind_phrase()};
     const JsonNumber n = c_.read_number();
-    if (n.kind != NumberKind::U64) return Error{rule, tensor_where(tensor), expected + std::string(number_kind_phrase(n.kind))};
+    if (n.kind != NumberKind::U64) return Error{rule, Place::tensor(tensor), expected + std::string(number_kind_phrase(n.kind))};
     return n.value;
   }
 
   Status shape(TensorEntry& t, std::string_view tensor) {
     if (c_.peek() != JsonKind::Array)
-      return Error{RuleId::ShapeType, tensor_where(tensor), "expected shape to be an array of integers, found " + kind_phrase()};
+      return Error{RuleId::ShapeType, Place::tensor(tensor), "expected shape to be an array of integers, found " + kind_phrase()};
     c_.try_consume('[');
     if (c_.try_consume(']')) return ok_status();
     do {
@@ -229,7 +230,7 @@ class ModelReader {
 
   Status offsets(TensorEntry& t, std::string_view tensor) {
     const std::string expected = "expected data_offsets to be an array of exactly two integers [begin, end], found ";
-    if (c_.peek() != JsonKind::Array) return Error{RuleId::OffsetsType, tensor_where(tensor), expected + kind_phrase()};
+    if (c_.peek() != JsonKind::Array) return Error{RuleId::OffsetsType, Place::tensor(tensor), expected + kind_phrase()};
     c_.try_consume('[');
     std::size_t count = 0;
     std::array<std::uint64_t, 2> v{};
@@ -247,7 +248,7 @@ class ModelReader {
       c_.try_consume(']');
     }
     if (count != 2)
-      return Error{RuleId::OffsetsType, tensor_where(tensor), expected + "an array of " + count_of(count, "element")};
+      return Error{RuleId::OffsetsType, Place::tensor(tensor), expected + "an array of " + count_of(count, "element")};
     t.begin = v[0];
     t.end = v[1];
     return ok_status();
@@ -258,7 +259,7 @@ class ModelReader {
 
 Result<Header> read_header_reference(std::string_view text, std::uint64_t base) {
   if (const auto bad = first_invalid_utf8(text))
-    return Error{RuleId::HeaderUtf8, "byte " + std::to_string(base + *bad),
+    return Error{RuleId::HeaderUtf8, Place::at_byte(base + *bad),
                  "expected UTF-8 header text, found an invalid sequence starting with byte " +
                      hex_byte(static_cast<unsigned char>(text[*bad]))};
   if (Status s = validate_json_text(text, base); !s) return s.error();

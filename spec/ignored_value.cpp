@@ -2,12 +2,10 @@
 
 #include <unordered_map>
 
-#include "spec/quote.hpp"
 
 namespace safespec {
 
-void scan_ignored_value(JsonCursor& c, const std::string& path,
-                        const std::function<void(std::string, bool)>& report) {
+void scan_ignored_value(JsonCursor& c, Place& at, const std::function<void(const Place&, bool)>& report) {
   const JsonKind kind = c.peek();
   if (kind == JsonKind::Array) {
     c.try_consume('[');
@@ -15,10 +13,13 @@ void scan_ignored_value(JsonCursor& c, const std::string& path,
     std::size_t i = 0;
     do {
       const JsonKind item = c.peek();
-      if (item == JsonKind::Array || item == JsonKind::Object)
-        scan_ignored_value(c, path + "[" + std::to_string(i) + "]", report);  // depth <= 127, validated
-      else
+      if (item == JsonKind::Array || item == JsonKind::Object) {
+        at.path.emplace_back(std::uint64_t{i});
+        scan_ignored_value(c, at, report);  // depth <= 127, validated
+        at.path.pop_back();
+      } else {
         c.skip_value();
+      }
       ++i;
     } while (c.try_consume(','));
     c.try_consume(']');
@@ -35,17 +36,18 @@ void scan_ignored_value(JsonCursor& c, const std::string& path,
     const std::string_view raw = c.read_raw_string();
     std::string key = JsonCursor::decode_string(raw);
     c.try_consume(':');
-    const std::string where = path + " key " + quote_name(key);
+    at.path.emplace_back(key);
     const auto it = seen.find(key);
     if (it != seen.end())
-      report(where, it->second == raw);
+      report(at, it->second == raw);
     else if (seen.size() < kMaxKeysChecked)
       seen.emplace(std::move(key), std::string(raw));
     const JsonKind value = c.peek();
     if (value == JsonKind::Array || value == JsonKind::Object)
-      scan_ignored_value(c, where, report);
+      scan_ignored_value(c, at, report);
     else
       c.skip_value();
+    at.path.pop_back();
   } while (c.try_consume(','));
   c.try_consume('}');
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "spec/json_text.hpp"
+#include "spec/place.hpp"
 
 namespace safespec {
 
@@ -17,10 +18,11 @@ namespace safespec {
 inline constexpr std::size_t kMaxKeysChecked = 4096;
 
 // `report(where, same_spelling)` is called for each repeated key, `where`
-// naming it under `path` ("tensor 'a' field 'x' key 'k'", "...[2] key 'k'").
-// The cursor must be at the value's first byte of a validated text; it is
-// left after the value.
-void scan_ignored_value(JsonCursor& c, const std::string& path,
-                        const std::function<void(std::string where, bool same_spelling)>& report);
+// naming it below `at` (a TensorField place; steps are pushed while the
+// value is walked and popped after it, so `at` comes back unchanged and no
+// name is copied unless a key repeats). The cursor must be at the value's
+// first byte of a validated text; it is left after the value.
+void scan_ignored_value(JsonCursor& c, Place& at,
+                        const std::function<void(const Place& where, bool same_spelling)>& report);
 
 }  // namespace safespec

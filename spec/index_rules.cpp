@@ -10,7 +10,7 @@
 namespace safespec {
 
 namespace {
-Finding make(RuleId id, std::string where, std::string message) {
+Finding make(RuleId id, Place where, std::string message) {
   return Finding{id, Severity::Error, std::move(where), std::move(message), {}};
 }
 
@@ -21,7 +21,7 @@ Findings bounded(Findings all) {
   Findings out;
   for (Finding& f : all)
     if (bound.admit(f.rule)) out.push_back(std::move(f));
-  bound.append_counts(out, "index");
+  bound.append_counts(out, Place::index());
   return out;
 }
 }  // namespace
@@ -43,7 +43,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   for (const auto& [shard, state] : shards) {
     if (!state.model) {
       total_known = false;
-      out.push_back(make(RuleId::IndexShardMissing, "shard " + quote_name(shard),
+      out.push_back(make(RuleId::IndexShardMissing, Place::shard(shard),
                          "expected a readable safetensors shard, found: " + state.problem));
       continue;
     }
@@ -55,17 +55,17 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
       }
       auto [it, fresh] = home.emplace(t.name, &shard);
       if (!fresh) {
-        out.push_back(make(RuleId::IndexTensorInTwoShards, tensor_where(t.name),
+        out.push_back(make(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
                            "expected the tensor in one shard, found it in " + quote_name(*it->second) + " and " +
                                quote_name(shard)));
         continue;
       }
       const auto l = listed.find(t.name);
       if (l == listed.end())
-        out.push_back(make(RuleId::IndexTensorUnlisted, tensor_where(t.name),
+        out.push_back(make(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
                            "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry"));
       else if (*l->second != shard)
-        out.push_back(make(RuleId::IndexTensorUnlisted, tensor_where(t.name),
+        out.push_back(make(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
                            "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
                                quote_name(*l->second)));
     }
@@ -75,14 +75,14 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
     if (s == shards.end() || !s->second.model) continue;  // reported as a missing shard
     const auto h = home.find(tensor);
     if (h == home.end() || *h->second != shard)
-      out.push_back(make(RuleId::IndexTensorMissing, tensor_where(tensor),
+      out.push_back(make(RuleId::IndexTensorMissing, Place::tensor(tensor),
                          "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there"));
   }
   if (index.total_size && total_known && total_overflows)
-    out.push_back(make(RuleId::IndexTotalSize, "metadata.total_size",
+    out.push_back(make(RuleId::IndexTotalSize, Place::index_total_size(),
                        "expected the sum of the shards' tensor sizes, found that it exceeds 2^64-1 bytes"));
   else if (index.total_size && total_known && *index.total_size != total)
-    out.push_back(make(RuleId::IndexTotalSize, "metadata.total_size",
+    out.push_back(make(RuleId::IndexTotalSize, Place::index_total_size(),
                        "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
                            std::to_string(*index.total_size)));
   return bounded(std::move(out));

@@ -50,7 +50,7 @@ class Validator {
   }
 
   Status fail(std::string message, RuleId rule = RuleId::JsonSyntax) const {
-    return Error{rule, "byte " + std::to_string(base_ + pos_), std::move(message)};
+    return Error{rule, Place::at_byte(base_ + pos_), std::move(message)};
   }
 
   Status value(int depth) {

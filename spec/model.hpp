@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/dtype.hpp"
+#include "spec/place.hpp"
 
 namespace safespec {
 
@@ -32,8 +33,9 @@ enum class DuplicateKind : unsigned char { Tensor, MetadataKey, Nested };
 // (F6.9, F6.16) or ignores it; strict reports each repetition.
 struct DuplicateKey {
   DuplicateKind kind;
-  std::string name;     // decoded; for Nested, where it is: "tensor 'a' field 'x' key 'k'"
+  std::string name;     // decoded; for Nested, the repeated key itself
   bool same_spelling;   // false: the raw JSON spellings differ (escapes, F6.5)
+  Place nested{};       // Nested: where the repeated key is (tensor 'a' field 'x' key 'k')
 
   friend bool operator==(const DuplicateKey&, const DuplicateKey&) = default;
 };

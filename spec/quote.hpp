@@ -13,6 +13,5 @@ std::string quote_name(std::string_view name);
 // "1 byte", "2 bytes": a count and its noun, in the plural unless 1.
 std::string count_of(std::uint64_t n, std::string_view noun);
 
-inline std::string tensor_where(std::string_view name) { return "tensor " + quote_name(name); }
 
 }  // namespace safespec

@@ -7,13 +7,14 @@
 #include <utility>
 #include <variant>
 
+#include "spec/place.hpp"
 #include "spec/rule_id.hpp"
 
 namespace safespec {
 
 struct Error {
   RuleId rule;
-  std::string where;    // "byte 12", "tensor 'a.weight'", "__metadata__.key"
+  Place where;          // byte 12, tensor 'a.weight', __metadata__['key'], argument x
   std::string message;  // "expected ..., found ..."
 
   friend bool operator==(const Error&, const Error&) = default;

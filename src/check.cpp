@@ -179,7 +179,8 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   quant::Analysis a = quant::analyze(files, data.get(), o.kinds);
   for (quant::LocatedFinding& lf : a.findings) {
     // A finding about the whole checkpoint names it, not the file it is listed under.
-    if (lf.finding.where == "checkpoint" && !name.empty()) lf.finding.where = "checkpoint " + name;
+    Place& at = lf.finding.where;
+    if (at.kind == PlaceKind::Checkpoint && at.name.empty()) at.name = name;
     reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
   }
   std::vector<FileReport*> judged;
@@ -256,7 +257,7 @@ void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::si
       const auto [it, fresh] = first_file.emplace(t.name, i);
       if (fresh) continue;
       r.findings.push_back(Finding{RuleId::IndexTensorInTwoShards, rule_info(RuleId::IndexTensorInTwoShards).severity,
-                                   tensor_where(t.name),
+                                   Place::tensor(t.name),
                                    "expected the tensor in one file of the checkpoint, found it in " +
                                        quote_name(reports[it->second].path) + " and " + quote_name(r.path),
                                    {}});

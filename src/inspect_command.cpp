@@ -31,7 +31,7 @@ struct Listed {
 CommandOutcome failure(const std::string& path, const std::string& message, const Error* parse, bool json) {
   CommandOutcome o{parse ? kExitParse : kExitIo, "", ""};
   std::string text = message;
-  if (parse) text = std::string(rule_name(parse->rule)) + " at " + parse->where + ": " + parse->message;
+  if (parse) text = std::string(rule_name(parse->rule)) + " at " + parse->where.text() + ": " + parse->message;
   if (json) o.out = render_inspect_error_json(path, text, parse);
   o.err = "safespec: " + path + ": " + text + "\n";
   return o;

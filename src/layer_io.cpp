@@ -39,31 +39,31 @@ LayerResult<const quant::TensorRef*> need(const CheckpointReader& c, const std::
   if (std::find(dtypes.begin(), dtypes.end(), t->entry->dtype) == dtypes.end()) {
     std::string names;
     for (Dtype d : dtypes) names += (names.empty() ? "" : ", ") + std::string(dtype_name(d));
-    return fail(tensor_where(name) + ": expected dtype " + names + ", found " + std::string(dtype_name(t->entry->dtype)));
+    return fail(Place::tensor(name).text() + ": expected dtype " + names + ", found " + std::string(dtype_name(t->entry->dtype)));
   }
   return t;
 }
 
 LayerResult<Unit> shape_is(const quant::TensorRef& t, const std::vector<std::uint64_t>& expected) {
   if (t.entry->shape == expected) return Unit{};
-  return fail(tensor_where(t.entry->name) + ": expected shape " + shape_text(expected) + ", found " +
+  return fail(Place::tensor(t.entry->name).text() + ": expected shape " + shape_text(expected) + ", found " +
               shape_text(t.entry->shape));
 }
 
 LayerResult<Unit> two_d(const quant::TensorRef& t) {
   if (t.entry->shape.size() == 2) return Unit{};
-  return fail(tensor_where(t.entry->name) + ": expected a 2-D tensor, found shape " + shape_text(t.entry->shape));
+  return fail(Place::tensor(t.entry->name).text() + ": expected a 2-D tensor, found shape " + shape_text(t.entry->shape));
 }
 
 LayerResult<Unit> one_element(const quant::TensorRef& t) {
   if (element_count(*t.entry) == 1) return Unit{};
-  return fail(tensor_where(t.entry->name) + ": expected one element, found shape " + shape_text(t.entry->shape));
+  return fail(Place::tensor(t.entry->name).text() + ": expected one element, found shape " + shape_text(t.entry->shape));
 }
 
 // Values of a float tensor (F32, BF16, F16) as binary32.
 LayerResult<std::vector<float>> floats(const CheckpointReader& c, const quant::TensorRef& t) {
   const auto ft = float_type_of(t.entry->dtype);
-  if (!ft) return fail(tensor_where(t.entry->name) + ": expected a float dtype F32, BF16 or F16");
+  if (!ft) return fail(Place::tensor(t.entry->name).text() + ": expected a float dtype F32, BF16 or F16");
   auto b = c.bytes(t);
   if (!b) return b.error();
   return decode_floats(*ft, b.value());
@@ -144,7 +144,7 @@ LayerResult<std::unique_ptr<CheckpointReader>> CheckpointReader::open(const std:
   if (!loaded) return io_fail(path + ": " + loaded.error().message);
   if (!loaded.value()) {
     const Error& e = loaded.value().error();
-    return LayerError{path + ": " + std::string(rule_name(e.rule)) + " at " + e.where + ": " + e.message, true};
+    return LayerError{path + ": " + std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message, true};
   }
   c->model_ = std::make_unique<Model>(std::move(loaded.value()).value());
   auto file = ByteFile::open(path);
@@ -178,16 +178,18 @@ LayerResult<const quant::TensorRef*> CheckpointReader::only_tensor() const {
 }
 
 LayerResult<Unit> CheckpointReader::refuse_invalid(const quant::Layer& l, bool cuda_kernel) const {
-  const std::string at_layer = quant::layer_where(l.prefix);
-  std::string tensor_prefix = tensor_where(l.prefix + ".");
-  tensor_prefix.pop_back();  // the closing quote: any companion tensor of P
+  const std::string companion = l.prefix + ".";  // any tensor of P
+  const auto about_layer = [&](const Place& at) {
+    return (at.kind == PlaceKind::Layer && at.name == l.prefix) ||
+           (at.kind == PlaceKind::Tensor && at.name.starts_with(companion));
+  };
   for (const quant::LocatedFinding& lf : analysis_.findings) {
     const Finding& f = lf.finding;
     if (f.severity != Severity::Error || (f.rule == RuleId::QuantW4a8CudaGroupsize && !cuda_kernel)) continue;
-    if (f.where != at_layer && !f.where.starts_with(tensor_prefix)) continue;
+    if (!about_layer(f.where)) continue;
     for (const Verdict& v : f.verdicts) {
       if (v.effect != Effect::Rejects || (v.consumer != Consumer::Comfyui && v.consumer != Consumer::Kitchen)) continue;
-      return LayerError{path_ + ": " + std::string(rule_name(f.rule)) + " at " + f.where + ": " + f.message + " (" +
+      return LayerError{path_ + ": " + std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message + " (" +
                             std::string(consumer_name(v.consumer)) + ": " + v.error + ": " + v.message + ")",
                         true};
     }
@@ -199,9 +201,9 @@ LayerResult<std::vector<std::uint8_t>> CheckpointReader::bytes(const quant::Tens
   const auto count = shape_product(t.entry->shape).count;
   const auto expected = count ? checked_mul(*count, dtype_bits(t.entry->dtype)) : std::nullopt;
   if (!expected || *expected % 8 != 0 || t.entry->end < t.entry->begin || t.entry->end - t.entry->begin != *expected / 8)
-    return fail(tensor_where(t.entry->name) + ": its data_offsets do not match its shape and dtype");
+    return fail(Place::tensor(t.entry->name).text() + ": its data_offsets do not match its shape and dtype");
   auto b = data_->bytes(t);
-  if (!b) return io_fail(tensor_where(t.entry->name) + ": cannot read its data: " + b.error());
+  if (!b) return io_fail(Place::tensor(t.entry->name).text() + ": cannot read its data: " + b.error());
   return std::vector<std::uint8_t>(b.value().begin(), b.value().end());
 }
 
@@ -211,7 +213,7 @@ LayerResult<std::uint64_t> marker_uint(const quant::Layer& l, std::string_view k
   auto i = py::py_int(*v);
   const auto n = i ? quant::as_int64(i.value()) : std::nullopt;
   if (!n || *n < 0)
-    return fail(quant::layer_where(l.prefix) + ": expected marker key \"" + std::string(key) +
+    return fail(Place::layer(l.prefix).text() + ": expected marker key \"" + std::string(key) +
                 "\" to be a non-negative int, found " + py::repr(*v));
   return static_cast<std::uint64_t>(*n);
 }
@@ -231,14 +233,14 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
   if (!g) return g.error();
   auto conv = marker_uint(l, "convrot_groupsize", 256);
   if (!conv) return conv.error();
-  if (g.value() == 0) return fail(quant::layer_where(l.prefix) + ": expected group_size >= 4, found 0");
+  if (g.value() == 0) return fail(Place::layer(l.prefix).text() + ": expected group_size >= 4, found 0");
 
   auto w = need(c, quant::tensor_name(l, "weight"), {Dtype::I8, Dtype::U8});
   if (!w) return w.error();
   if (auto s = two_d(*w.value()); !s) return s.error();
   const std::uint64_t n = w.value()->entry->shape[0];
   const auto k = quant::times2(w.value()->entry->shape[1]);
-  if (!k) return fail(tensor_where(w.value()->entry->name) + ": K = 2 * packed columns overflows 64 bits");
+  if (!k) return fail(Place::tensor(w.value()->entry->name).text() + ": K = 2 * packed columns overflows 64 bits");
   const std::uint64_t groups = *k / g.value();
 
   auto s_rel = need(c, quant::tensor_name(l, "weight_s_rel"), {Dtype::F8_E4M3, Dtype::U8, Dtype::F32});
@@ -320,7 +322,7 @@ LayerResult<deq::Int8Weight> read_int8(const CheckpointReader& c, const quant::L
   const auto& shape = sc.value()->entry->shape;
   const bool rowwise = shape == std::vector<std::uint64_t>{n, 1};
   if (!rowwise && element_count(*sc.value()->entry) != 1)  // L14: [N] would broadcast along K
-    return fail(tensor_where(sc.value()->entry->name) + ": expected shape () or " + shape_text({n, 1}) + ", found " +
+    return fail(Place::tensor(sc.value()->entry->name).text() + ": expected shape () or " + shape_text({n, 1}) + ", found " +
                 shape_text(shape));
   std::uint64_t conv = 0;
   const py::Value* on = quant::comfy_get(*l.marker, "convrot");
@@ -365,7 +367,7 @@ LayerResult<deq::Nvfp4Weight> read_nvfp4(const CheckpointReader& c, const quant:
   if (!gs) return gs.error();
   if (auto s = one_element(*gs.value()); !s) return s.error();
   const auto cols = quant::times2(w.value()->entry->shape[1]);
-  if (!cols) return fail(tensor_where(w.value()->entry->name) + ": 2 * packed columns overflows");
+  if (!cols) return fail(Place::tensor(w.value()->entry->name).text() + ": 2 * packed columns overflows");
   auto b = raw(c, *w.value());
   if (!b) return b.error();
   auto sb = raw(c, *bs.value());

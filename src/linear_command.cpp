@@ -24,7 +24,7 @@ CommandOutcome usage(std::string message) { return {kExitUsage, "", "safespec: "
 CommandOutcome from(const LayerError& e) { return {e.refused ? kExitRefused : kExitUsage, "", "safespec: " + e.message + "\n"}; }
 CommandOutcome refused(const std::string& layer, const Error& e) {
   return {kExitRefused, "",
-          "safespec: layer " + quote_name(layer) + " refused: " + std::string(rule_name(e.rule)) + " at " + e.where + ": " +
+          "safespec: layer " + quote_name(layer) + " refused: " + std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " +
               e.message + "\n"};
 }
 
@@ -68,10 +68,10 @@ LayerResult<Input> read_input(const std::string& path, const std::string& tensor
   }
   const TensorEntry& e = *ref->entry;
   const auto t = float_type_of(e.dtype);
-  if (!t) return LayerError{path + ": " + tensor_where(e.name) + ": expected dtype F32, BF16 or F16, found " +
+  if (!t) return LayerError{path + ": " + Place::tensor(e.name).text() + ": expected dtype F32, BF16 or F16, found " +
                                 std::string(dtype_name(e.dtype)), false};
   if (e.shape.size() != 2)
-    return LayerError{path + ": " + tensor_where(e.name) + ": expected a 2-D tensor [M, K], found " +
+    return LayerError{path + ": " + Place::tensor(e.name).text() + ": expected a 2-D tensor [M, K], found " +
                           std::to_string(e.shape.size()) + " dimensions", false};
   auto b = r.bytes(*ref);
   if (!b) return LayerError{path + ": " + b.error().message, false};
@@ -138,7 +138,7 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
 // (its linear_dtype divergence) and nothing else.
 CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, const quant::Layer& l, const Input& x) {
   const Dtype t = dtype_of(x.t);
-  Result<deq::LinearTrace> trace = Error{RuleId::QuantW4a4Shapes, "", ""};
+  Result<deq::LinearTrace> trace = Error{RuleId::QuantW4a4Shapes, Place{}, ""};
   std::uint64_t n = 0, k = 0;
   std::optional<std::vector<float>> bias;
   if (l.format == "int8_tensorwise") {
@@ -234,7 +234,7 @@ CommandOutcome run_dequant(const DequantRequest& r) {
   const CheckpointReader& cr = *c.value();
   const quant::Layer& layer = *l.value();
   const std::string& f = layer.format;
-  Result<deq::Mat<float>> w = Error{RuleId::QuantW4a8Shapes, "", ""};
+  Result<deq::Mat<float>> w = Error{RuleId::QuantW4a8Shapes, Place{}, ""};
   const auto run = [&](auto read, auto compute) -> std::optional<CommandOutcome> {
     auto stored = read(cr, layer);
     if (!stored) return from(stored.error());

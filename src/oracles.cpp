@@ -22,7 +22,7 @@ namespace {
 
 std::string describe(const Result<Model>& r) {
   if (r.ok()) return "a model of " + std::to_string(r.value().header.tensors.size()) + " tensors";
-  return std::string(rule_name(r.error().rule)) + " at " + r.error().where + ": " + r.error().message;
+  return std::string(rule_name(r.error().rule)) + " at " + r.error().where.text() + ": " + r.error().message;
 }
 
 bool has_errors(const Findings& f) {
@@ -118,7 +118,7 @@ std::string verdict_text(const Verdict& v) {
 
 std::string finding_text(const Finding& f) {
   std::string out = std::string(rule_name(f.rule)) + (f.severity == Severity::Error ? " error" : " warning") +
-                    " at " + f.where + ": " + f.message;
+                    " at " + f.where.text() + ": " + f.message;
   for (const Verdict& v : f.verdicts) out += "\n    " + verdict_text(v);
   return out;
 }
@@ -342,16 +342,16 @@ std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file,
     using Key = std::tuple<RuleId, std::string, Severity>;
     std::map<Key, int> expected;
     std::map<Key, int> shown;
-    for (const Finding& f : view.findings) ++shown[Key{f.rule, f.where, f.severity}];
+    for (const Finding& f : view.findings) ++shown[Key{f.rule, f.where.text(), f.severity}];
     if (consumer == Consumer::Safetensors) {
-      for (const Finding& f : strict.findings) ++expected[Key{f.rule, f.where, f.severity}];
+      for (const Finding& f : strict.findings) ++expected[Key{f.rule, f.where.text(), f.severity}];
       for (const auto& [k, n] : shown)
         if (expected[k] < n) return "safetensors profile shows a finding strict lacks:\n" + describe_report(view);
       continue;
     }
     for (const Finding& f : strict.findings)
       if (const Verdict* v = f.verdict(consumer))
-        ++expected[Key{f.rule, f.where, v->effect == Effect::Rejects ? Severity::Error : Severity::Warning}];
+        ++expected[Key{f.rule, f.where.text(), v->effect == Effect::Rejects ? Severity::Error : Severity::Warning}];
     if (shown != expected)
       return name + " profile's findings are not strict's findings that carry its verdict:\n" + strict_text + "\n" +
              describe_report(view);

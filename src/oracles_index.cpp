@@ -19,25 +19,25 @@ bool same(const ShardIndex& a, const ShardIndex& b) {
   return a.weight_map == b.weight_map && a.total_size == b.total_size;
 }
 
-using Place = std::pair<RuleId, std::string>;  // a finding's rule and where
+using RulePlace = std::pair<RuleId, std::string>;  // a finding's rule and readable place
 
 std::string text_of(const Findings& fs) {
   std::string out;
-  for (const Finding& f : fs) out += "\n  " + std::string(rule_name(f.rule)) + " at " + f.where + ": " + f.message;
+  for (const Finding& f : fs) out += "\n  " + std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message;
   return out.empty() ? " none" : out;
 }
 
 // check_index on `shards` gives exactly the findings at `expected` (in any
 // order), each an error with a message, and the same findings twice.
 std::optional<std::string> findings_differ(const ShardIndex& index, const ShardContents& shards,
-                                           std::vector<Place> expected, std::string_view case_name) {
+                                           std::vector<RulePlace> expected, std::string_view case_name) {
   const Findings got = check_index(index, shards);
   if (check_index(index, shards) != got) return std::string(case_name) + ": check_index is not deterministic";
-  std::vector<Place> places;
+  std::vector<RulePlace> places;
   for (const Finding& f : got) {
     if (f.severity != Severity::Error || f.where.empty() || f.message.empty())
       return std::string(case_name) + ": a finding without a place, message or error severity:" + text_of(got);
-    places.emplace_back(f.rule, f.where);
+    places.emplace_back(f.rule, f.where.text());
   }
   std::sort(places.begin(), places.end());
   std::sort(expected.begin(), expected.end());
@@ -60,7 +60,7 @@ std::optional<std::string> index_breaks_laws(std::span<const std::uint8_t> bytes
     const Error& e = parsed.error();
     if (e.rule != RuleId::IndexJson || e.where.empty() || e.message.empty())
       return "a refusal that is not an ST-INDEX-JSON error with a place and message: " +
-             std::string(rule_name(e.rule)) + " at '" + e.where + "': " + e.message;
+             std::string(rule_name(e.rule)) + " at '" + e.where.text() + "': " + e.message;
     return std::nullopt;
   }
   const ShardIndex& index = parsed.value();
@@ -86,8 +86,8 @@ std::optional<std::string> index_breaks_laws(std::span<const std::uint8_t> bytes
     m.header.tensors.push_back(TensorEntry{tensor, Dtype::U8, {size}, begin, begin + size});
     total += size;
   }
-  std::vector<Place> expected;
-  if (index.total_size && *index.total_size != total) expected.emplace_back(RuleId::IndexTotalSize, "metadata.total_size");
+  std::vector<RulePlace> expected;
+  if (index.total_size && *index.total_size != total) expected.emplace_back(RuleId::IndexTotalSize, Place::index_total_size().text());
   if (auto why = findings_differ(index, shards, expected, "consistent shards")) return why;
   if (shards.empty()) return std::nullopt;
 
@@ -103,14 +103,14 @@ std::optional<std::string> index_breaks_laws(std::span<const std::uint8_t> bytes
   ShardContents extra = shards;
   TensorEntry& last = extra[first].model->header.tensors.back();
   extra[first].model->header.tensors.push_back(TensorEntry{unlisted, Dtype::U8, {0}, last.end, last.end});
-  expected.emplace_back(RuleId::IndexTensorUnlisted, tensor_where(unlisted));
+  expected.emplace_back(RuleId::IndexTensorUnlisted, Place::tensor(unlisted).text());
   if (auto why = findings_differ(index, extra, expected, "an unlisted tensor")) return why;
 
   if (shards.size() < 2) return std::nullopt;
   const TensorEntry copy = shards.begin()->second.model->header.tensors.front();
   ShardContents twice = extra;
   std::next(twice.begin())->second.model->header.tensors.push_back(TensorEntry{copy.name, Dtype::U8, {0}, 0, 0});
-  expected.emplace_back(RuleId::IndexTensorInTwoShards, tensor_where(copy.name));
+  expected.emplace_back(RuleId::IndexTensorInTwoShards, Place::tensor(copy.name).text());
   return findings_differ(index, twice, expected, "a tensor in two shards");
 }
 

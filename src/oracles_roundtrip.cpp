@@ -24,7 +24,7 @@ constexpr Profile kProfiles[] = {Profile::Strict, Profile::Safetensors, Profile:
                                  Profile::Kitchen};
 
 std::string describe(const Result<Model>& r) {
-  if (!r) return std::string(rule_name(r.error().rule)) + " at " + r.error().where + ": " + r.error().message;
+  if (!r) return std::string(rule_name(r.error().rule)) + " at " + r.error().where.text() + ": " + r.error().message;
   const Model& m = r.value();
   std::string out = "file_size " + std::to_string(m.file_size) + ", N " + std::to_string(m.header_length) + ", " +
                     std::to_string(m.header.tensors.size()) + " tensors:";
@@ -118,7 +118,7 @@ std::optional<std::string> model_roundtrip_fails(const ModelDescription& d, Fast
   if (!written) {
     if (std::find(broken.begin(), broken.end(), written.error().rule) != broken.end()) return std::nullopt;
     return "the writer refuses with " + std::string(rule_name(written.error().rule)) + " at " +
-           written.error().where + " (" + written.error().message + "), a rule the description does not break";
+           written.error().where.text() + " (" + written.error().message + "), a rule the description does not break";
   }
   if (!broken.empty())
     return "the writer accepts a description that breaks " + std::string(rule_name(broken.front()));

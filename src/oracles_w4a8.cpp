@@ -15,7 +15,7 @@ namespace safespec {
 namespace {
 
 std::string describe_error(const Error& e) {
-  return std::string(rule_name(e.rule)) + " at " + e.where + ": " + e.message;
+  return std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message;
 }
 
 // Same bits, or both NaN: a NaN's sign and payload are not part of the spec

@@ -6,6 +6,7 @@
 #include "spec/quant/render.hpp"
 #include "spec/quote.hpp"
 #include "src/json_escape.hpp"
+#include "src/place_json.hpp"
 
 namespace safespec {
 
@@ -142,7 +143,7 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
     if (!r.hint.empty()) out += "  hint: " + r.hint + "\n";
     for (const Finding& f : r.findings)
       out += fmt::format("  {:<7} {} at {}: {} [reference: {}]{}\n", severity_name(f.severity), rule_name(f.rule),
-                         f.where, f.message, reference_of(f), effects_text(f));
+                         f.where.text(), f.message, reference_of(f), effects_text(f));
     for (const Unchecked& u : r.unchecked) out += fmt::format("  not checked: {} ({})\n", u.what, u.why);
     if (!r.judged) continue;
     for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[static_cast<std::size_t>(c)]) + "\n";
@@ -161,9 +162,9 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     out += ",\"findings\":[";
     for (std::size_t k = 0; k < r.findings.size(); ++k) {
       const Finding& f = r.findings[k];
-      out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"message\":{},\"reference\":\"{}\",\"consumers\":{}}}",
-                         k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where),
-                         json_string(f.message), reference_of(f), effects_json(f));
+      out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"place\":{},\"message\":{},\"reference\":\"{}\",\"consumers\":{}}}",
+                         k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where.text()),
+                         place_json(f.where), json_string(f.message), reference_of(f), effects_json(f));
     }
     out += fmt::format("],\"complete\":{},\"unchecked\":{}", r.complete() ? "true" : "false", unchecked_json(r.unchecked));
     if (r.judged) {
@@ -201,7 +202,7 @@ std::string render_inspect_text(const Model& m) {
     out += fmt::format("metadata: {} keys\n", m.header.metadata.size());
     for (const auto& [k, v] : m.header.metadata) out += fmt::format("  {} = {}\n", quote_name(k), quote_name(v));
   }
-  if (const auto t = truncation(m)) out += fmt::format("truncated: {} at {}: {}\n", rule_name(t->rule), t->where, t->message);
+  if (const auto t = truncation(m)) out += fmt::format("truncated: {} at {}: {}\n", rule_name(t->rule), t->where.text(), t->message);
   return out;
 }
 
@@ -231,8 +232,9 @@ std::string inspect_object_json(const std::string& path, const Model& m) {
     out += '}';
   }
   const auto t = truncation(m);
-  out += ",\"truncated\":" + (t ? fmt::format("{{\"rule\":{},\"where\":{},\"message\":{}}}", json_string(rule_name(t->rule)),
-                                             json_string(t->where), json_string(t->message))
+  out += ",\"truncated\":" + (t ? fmt::format("{{\"rule\":{},\"where\":{},\"place\":{},\"message\":{}}}",
+                                             json_string(rule_name(t->rule)), json_string(t->where.text()),
+                                             place_json(t->where), json_string(t->message))
                                : std::string("null"));
   return out + "}";
 }
@@ -241,8 +243,8 @@ std::string render_inspect_error_json(const std::string& path, const std::string
   std::string out = fmt::format("{{\"schema\":{},\"path\":{},\"error\":{}", kJsonSchema, json_string(path),
                                 json_string(message));
   if (parse_error)
-    out += fmt::format(",\"rule\":{},\"where\":{}", json_string(rule_name(parse_error->rule)),
-                       json_string(parse_error->where));
+    out += fmt::format(",\"rule\":{},\"where\":{},\"place\":{}", json_string(rule_name(parse_error->rule)),
+                       json_string(parse_error->where.text()), place_json(parse_error->where));
   return out + "}\n";
 }
 

@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::uint64_t kMaxIndexSize = 256u << 20;  // indexes of the largest models are a few MB
 
-Error index_error(std::string where, std::string message) {
+Error index_error(Place where, std::string message) {
   return Error{RuleId::IndexJson, std::move(where), std::move(message)};
 }
 
@@ -26,24 +26,24 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
   const simdjson::padded_string padded(text);
   dom::element root;
   if (auto err = parser.parse(padded).get(root); err)
-    return index_error("index", std::string("expected a JSON document, found: ") + simdjson::error_message(err));
+    return index_error(Place::index(), std::string("expected a JSON document, found: ") + simdjson::error_message(err));
   dom::object top;
-  if (root.get_object().get(top)) return index_error("index", "expected a JSON object at the top level");
+  if (root.get_object().get(top)) return index_error(Place::index(), "expected a JSON object at the top level");
   ShardIndex index;
   dom::element map_value;
   dom::object weight_map;
   if (top["weight_map"].get(map_value) || map_value.get_object().get(weight_map))
-    return index_error("weight_map", "expected a weight_map object mapping tensor names to shard files");
+    return index_error(Place::weight_map(), "expected a weight_map object mapping tensor names to shard files");
   std::unordered_set<std::string_view> seen;
   for (dom::key_value_pair kv : weight_map) {
     std::string_view shard;
     if (kv.value.get_string().get(shard))
-      return index_error("weight_map[" + quote_name(kv.key) + "]", "expected a shard file name string");
+      return index_error(Place::index_entry(kv.key), "expected a shard file name string");
     if (!seen.insert(kv.key).second)
-      return index_error("weight_map[" + quote_name(kv.key) + "]", "expected each tensor once, found it twice");
+      return index_error(Place::index_entry(kv.key), "expected each tensor once, found it twice");
     std::string name(shard);
     if (!is_plain_shard_name(name))
-      return index_error("weight_map[" + quote_name(kv.key) + "]",
+      return index_error(Place::index_entry(kv.key),
                          "expected a file name beside the index, found the path " + quote_name(name));
     index.weight_map.emplace_back(std::string(kv.key), std::move(name));
   }
@@ -53,7 +53,7 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
     if (!metadata["total_size"].get(total)) {
       std::uint64_t v = 0;
       if (total.get_uint64().get(v))
-        return index_error("metadata.total_size", "expected an integer byte count");
+        return index_error(Place::index_total_size(), "expected an integer byte count");
       index.total_size = v;
     }
   }
@@ -71,7 +71,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   }
   if (file.value().size() > kMaxIndexSize) {
     reports[0].findings.push_back(to_finding(
-        index_error("index", "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes")));
+        index_error(Place::index(), "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes")));
     return reports;
   }
   std::string text(file.value().size(), '\0');

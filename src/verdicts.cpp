@@ -46,7 +46,7 @@ void attach_container_verdicts(Findings& findings, std::size_t file, const refer
     return;
   }
   const RuleId rule = rule_for_variant(variant);
-  Finding made{rule, Severity::Error, "header", "the reference reader rejects the file: " + failure.display, {}};
+  Finding made{rule, Severity::Error, Place::header(), "the reference reader rejects the file: " + failure.display, {}};
   set_container_verdicts(made, file, variant, failure.display, failure.python_message());
   findings.insert(findings.begin(), std::move(made));
 }

@@ -92,25 +92,25 @@ Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, con
   });
   // F5: the reader rejects a header that is not UTF-8, so neither a name nor
   // a metadata string may carry invalid bytes (Rust strings cannot; ours can).
-  const auto not_utf8 = [](std::string_view text, std::string where) -> std::optional<Error> {
+  const auto not_utf8 = [](std::string_view text, Place where) -> std::optional<Error> {
     const auto bad = first_invalid_utf8(text);
     if (!bad) return std::nullopt;
     return Error{RuleId::HeaderUtf8, std::move(where),
                  "expected UTF-8 text, found an invalid sequence at byte " + std::to_string(*bad)};
   };
   for (const TensorView& t : tensors)
-    if (auto e = not_utf8(t.name, tensor_where(t.name))) return *e;
+    if (auto e = not_utf8(t.name, Place::tensor(t.name))) return *e;
   if (metadata)
     for (const auto& [k, v] : *metadata) {
-      if (auto e = not_utf8(k, "__metadata__[" + quote_name(k) + "]")) return *e;
-      if (auto e = not_utf8(v, "__metadata__[" + quote_name(k) + "]")) return *e;
+      if (auto e = not_utf8(k, Place::metadata_key(k))) return *e;
+      if (auto e = not_utf8(v, Place::metadata_key(k))) return *e;
     }
   if (metadata) {
     Metadata keys = *metadata;
     std::sort(keys.begin(), keys.end());
     for (std::size_t i = 1; i < keys.size(); ++i)
       if (keys[i].first == keys[i - 1].first)
-        return Error{RuleId::DuplicateMetadataKey, "__metadata__[" + quote_name(keys[i].first) + "]",
+        return Error{RuleId::DuplicateMetadataKey, Place::metadata_key(keys[i].first),
                      "expected each metadata key once, found it twice"};
   }
   ObjectText obj;
@@ -119,27 +119,27 @@ Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, con
   std::unordered_set<std::string_view> names;
   for (const TensorView& t : tensors) {
     if (t.name == "__metadata__")
-      return Error{RuleId::TensorNameReserved, tensor_where(t.name),
+      return Error{RuleId::TensorNameReserved, Place::tensor(t.name),
                    "expected a tensor name other than __metadata__, which readers take as the metadata (X10)"};
     if (!names.insert(t.name).second)
-      return Error{RuleId::DuplicateTensor, tensor_where(t.name), "expected each tensor name once, found it twice"};
+      return Error{RuleId::DuplicateTensor, Place::tensor(t.name), "expected each tensor name once, found it twice"};
     TensorEntry probe{t.name, t.dtype, t.shape, 0, 0};
     for (auto f : {rule_shape_overflow(probe), rule_nbits_overflow(probe), rule_misaligned_bits(probe)})
       if (f) return Error{f->rule, f->where, f->message};
     const std::uint64_t bytes = *tensor_byte_size(t.shape, t.dtype);
     if (bytes != t.data.size())
-      return Error{RuleId::SizeMismatch, tensor_where(t.name),
+      return Error{RuleId::SizeMismatch, Place::tensor(t.name),
                    "expected " + count_of(bytes, "byte") + " of data for the shape and dtype, found " +
                        std::to_string(t.data.size())};
     const auto end = checked_add(offset, bytes);
-    if (!end) return Error{RuleId::NbitsOverflow, tensor_where(t.name), "expected the data section to fit in 64 bits"};
+    if (!end) return Error{RuleId::NbitsOverflow, Place::tensor(t.name), "expected the data section to fit in 64 bits"};
     append_entry(obj.next(), t.name, t.dtype, t.shape, offset, *end);
     offset = *end;
   }
   std::string header = std::move(obj).finish();
   header.resize((header.size() + 7) / 8 * 8, ' ');  // W5
   if (header.size() > kMaxHeaderSize)
-    return Error{RuleId::HeaderTooLarge, "header",
+    return Error{RuleId::HeaderTooLarge, Place::header(),
                  "expected a padded header of at most 100000000 bytes, found " + std::to_string(header.size())};
   std::vector<std::uint8_t> out;
   out.reserve(8 + header.size() + offset);

@@ -73,7 +73,7 @@ void add_nesting(std::vector<AdversarialCase>& out) {
   std::string escaped = "{\\\"format_version\\\":\\\"1.0\\\",\\\"layers\\\":{\\\"l\\\":" + deep(10'000) + "}}";
   out.push_back(committed("C_nesting_10000_in_quantization_metadata.safetensors",
                           "__metadata__._quantization_metadata holding 10,000 nested arrays",
-                          fail("CQ-QMETA-JSON", "__metadata__ '_quantization_metadata'", "RecursionError"),
+                          fail("CQ-QMETA-JSON", "__metadata__['_quantization_metadata']", "RecursionError"),
                           pad8("{\"__metadata__\":{\"_quantization_metadata\":\"" + escaped + "\"}," + valid + "}")));
 }
 

@@ -131,7 +131,7 @@ Seen from_reports(const std::vector<FileReport>& reports) {
       if (f.severity != Severity::Error) continue;
       if (seen.status == 0) seen.status = 1;
       if (seen.errors++ == 0 && seen.first_error.empty())
-        seen.first_error = std::string(rule_name(f.rule)) + " at " + f.where + ": " + f.message;
+        seen.first_error = std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message;
     }
   }
   return seen;

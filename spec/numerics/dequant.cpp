@@ -15,13 +15,13 @@ std::string shape_str(std::uint64_t r, std::uint64_t c) { return "[" + std::to_s
 Status check_shape(const char* what, std::uint64_t rows, std::uint64_t cols, std::size_t values, RuleId rule) {
   const auto n = checked_mul(rows, cols);
   if (!n || *n != values)
-    return Error{rule, what, std::string("expected ") + shape_str(rows, cols) + " = rows * cols values, found " + std::to_string(values)};
+    return Error{rule, Place::argument(what), std::string("expected ") + shape_str(rows, cols) + " = rows * cols values, found " + std::to_string(values)};
   return ok_status();
 }
 
 Status check_dtype(Dtype t, RuleId rule) {
   if (is_compute_dtype(t)) return ok_status();
-  return Error{rule, "dtype", "expected an output dtype F32, BF16 or F16, found " + std::string(dtype_name(t))};
+  return Error{rule, Place::argument("dtype"), "expected an output dtype F32, BF16 or F16, found " + std::string(dtype_name(t))};
 }
 
 // T(f32(a * b)): one elementwise product of a T-typed computation (§1.3).
@@ -66,7 +66,7 @@ Result<Mat<float>> dequant_int8(const Int8Weight& w, Dtype t) {
   if (auto s = check_dtype(t, RuleId::QuantInt8Shapes); !s) return s.error();
   if (auto s = check_shape("weight", w.q.rows, w.q.cols, w.q.v.size(), RuleId::QuantInt8Shapes); !s) return s.error();
   if (w.scale.size() != 1 && w.scale.size() != w.q.rows)
-    return Error{RuleId::QuantInt8Shapes, "weight_scale",
+    return Error{RuleId::QuantInt8Shapes, Place::argument("weight_scale"),
                  "expected 1 (tensor-wise) or N = " + std::to_string(w.q.rows) + " (row-wise [N, 1]) scale values, found " +
                      std::to_string(w.scale.size())};
   Mat<float> wrot(w.q.rows, w.q.cols, std::vector<float>(w.q.v.size()));
@@ -83,7 +83,7 @@ Result<Mat<float>> dequant_int8(const Int8Weight& w, Dtype t) {
 Result<Mat<std::int8_t>> w4a4_codes(const W4a4Weight& w) {
   if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), RuleId::QuantW4a4Shapes); !s) return s.error();
   const auto k = checked_mul(w.packed.cols, 2);
-  if (!k) return Error{RuleId::QuantW4a4Shapes, "weight", "K = 2 * packed columns does not fit in 64 bits"};
+  if (!k) return Error{RuleId::QuantW4a4Shapes, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
   Mat<std::int8_t> v(w.packed.rows, *k, std::vector<std::int8_t>(w.packed.v.size() * 2));
   for (std::uint64_t n = 0; n < v.rows; ++n)
     for (std::uint64_t c = 0; c < v.cols; ++c) v.at(n, c) = static_cast<std::int8_t>(num::signed_int4(low_first_code(w.packed, n, c)));
@@ -96,7 +96,7 @@ Result<Mat<float>> dequant_convrot_w4a4(const W4a4Weight& w, Dtype t) {
   if (!codes) return codes.error();
   const Mat<std::int8_t>& v = codes.value();
   if (w.scale.size() != v.rows)
-    return Error{RuleId::QuantW4a4Shapes, "weight_scale",
+    return Error{RuleId::QuantW4a4Shapes, Place::argument("weight_scale"),
                  "expected N = " + std::to_string(v.rows) + " scale values, found " + std::to_string(w.scale.size())};
   Mat<float> wrot(v.rows, v.cols, std::vector<float>(v.v.size()));
   for (std::uint64_t n = 0; n < v.rows; ++n)
@@ -114,9 +114,9 @@ namespace {
 Status check_block_data(std::uint64_t data_rows, std::uint64_t data_k, std::uint64_t rows, std::uint64_t cols,
                         std::uint64_t block, RuleId rule) {
   if (data_k % block != 0)
-    return Error{rule, "weight", "expected a padded K divisible by " + std::to_string(block) + ", found " + std::to_string(data_k)};
+    return Error{rule, Place::argument("weight"), "expected a padded K divisible by " + std::to_string(block) + ", found " + std::to_string(data_k)};
   if (rows > data_rows || cols > data_k)
-    return Error{rule, "weight",
+    return Error{rule, Place::argument("weight"),
                  "expected the logical shape " + shape_str(rows, cols) + " within the stored " + shape_str(data_rows, data_k)};
   return ok_status();
 }
@@ -128,7 +128,7 @@ Result<Mat<float>> dequant_nvfp4(const Nvfp4Weight& w, Dtype t) {
   if (auto s = check_dtype(t, rule); !s) return s.error();
   if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), rule); !s) return s.error();
   const auto k16 = checked_mul(w.packed.cols, 2);
-  if (!k16) return Error{rule, "weight", "K = 2 * packed columns does not fit in 64 bits"};
+  if (!k16) return Error{rule, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
   if (auto s = check_block_data(w.packed.rows, *k16, w.rows, w.cols, 16, rule); !s) return s.error();
   // Step 3: the block scales, un-swizzled to [N16, K16/16] and decoded.
   auto bs = unswizzle(w.block_scales, w.packed.rows, *k16 / 16, RuleId::QuantNvfp4Layout);
@@ -172,18 +172,18 @@ Result<Mat<float>> dequant_awq_w4a16(const AwqWeight& w) {
   if (auto s = check_shape("weight_scale", w.scale.rows, w.scale.cols, w.scale.v.size(), rule); !s) return s.error();
   if (auto s = check_shape("weight_zeros", w.zeros.rows, w.zeros.cols, w.zeros.v.size(), rule); !s) return s.error();
   const auto k = checked_mul(w.packed.cols, 2);
-  if (!k) return Error{rule, "weight", "K = 2 * packed columns does not fit in 64 bits"};
+  if (!k) return Error{rule, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
   const std::uint64_t n_rows = w.packed.rows, g = w.group_size;
   if (g == 0 || *k % g != 0)
-    return Error{rule, "group_size", "expected a group size dividing K = " + std::to_string(*k) + ", found " + std::to_string(g)};
+    return Error{rule, Place::argument("group_size"), "expected a group size dividing K = " + std::to_string(*k) + ", found " + std::to_string(g)};
   for (const auto* m : {&w.scale, &w.zeros})
     if (m->rows != *k / g || m->cols != n_rows)
-      return Error{rule, m == &w.scale ? "weight_scale" : "weight_zeros",
+      return Error{rule, Place::argument(m == &w.scale ? "weight_scale" : "weight_zeros"),
                    "expected [K/G, N] = " + shape_str(*k / g, n_rows) + ", found " + shape_str(m->rows, m->cols)};
   for (const auto* m : {&w.scale, &w.zeros})
     for (float v : m->v)
       if (!is_t_value(t, v))
-        return Error{rule, m == &w.scale ? "weight_scale" : "weight_zeros",
+        return Error{rule, Place::argument(m == &w.scale ? "weight_scale" : "weight_zeros"),
                      "expected values of the scale dtype " + std::string(dtype_name(t)) + ", found " + std::to_string(v)};
   Mat<float> out(n_rows, *k, std::vector<float>(w.packed.v.size() * 2));
   for (std::uint64_t n = 0; n < n_rows; ++n)

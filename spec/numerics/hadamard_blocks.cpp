@@ -22,13 +22,13 @@ int hadamard_sign(std::uint64_t c, std::uint64_t i, std::uint64_t j) {
 
 Result<Mat<float>> hadamard_blocks(const Mat<float>& in, std::uint64_t c, Dtype t, RuleId rule) {
   if (!is_power_of_4(c))
-    return Error{rule, "convrot_groupsize",
+    return Error{rule, Place::argument("convrot_groupsize"),
                  "expected a ConvRot group size that is a power of 4 and at least 4, found " + std::to_string(c)};
-  if (!in.shape_ok()) return Error{rule, "matrix", "expected rows * cols values"};
+  if (!in.shape_ok()) return Error{rule, Place::argument("matrix"), "expected rows * cols values"};
   if (in.cols % c != 0)
-    return Error{rule, "convrot_groupsize",
+    return Error{rule, Place::argument("convrot_groupsize"),
                  "expected K divisible by the ConvRot group size " + std::to_string(c) + ", found K = " + std::to_string(in.cols)};
-  if (!is_compute_dtype(t)) return Error{rule, "dtype", "expected F32, BF16 or F16, found " + std::string(dtype_name(t))};
+  if (!is_compute_dtype(t)) return Error{rule, Place::argument("dtype"), "expected F32, BF16 or F16, found " + std::string(dtype_name(t))};
   const int k = log4_of(c);
   auto out = Mat<float>::zeros(in.rows, in.cols);
   for (std::uint64_t r = 0; r < in.rows; ++r)

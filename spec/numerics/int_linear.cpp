@@ -24,19 +24,19 @@ std::string shape_str(std::uint64_t r, std::uint64_t c) { return "[" + std::to_s
 // x's K against the weight's, the bias length, the int32 bound.
 Status check_input(const LinearInput& in, std::uint64_t n, std::uint64_t k, std::uint64_t bound, RuleId rule) {
   if (!is_compute_dtype(in.t))
-    return Error{rule, "x", "expected an activation dtype F32, BF16 or F16, found " + std::string(dtype_name(in.t))};
-  if (!in.x.shape_ok()) return Error{rule, "x", "expected rows * cols values"};
+    return Error{rule, Place::argument("x"), "expected an activation dtype F32, BF16 or F16, found " + std::string(dtype_name(in.t))};
+  if (!in.x.shape_ok()) return Error{rule, Place::argument("x"), "expected rows * cols values"};
   if (in.x.cols != k)
-    return Error{rule, "x",
+    return Error{rule, Place::argument("x"),
                  "expected x [M, K] with K = " + std::to_string(k) + " for the weight [N, K] = " + shape_str(n, k) +
                      ", found x " + shape_str(in.x.rows, in.x.cols)};
   for (float v : in.x.v)
     if (!is_t_value(in.t, v))
-      return Error{rule, "x", "expected values of " + std::string(dtype_name(in.t)) + ", found " + std::to_string(v)};
+      return Error{rule, Place::argument("x"), "expected values of " + std::string(dtype_name(in.t)) + ", found " + std::to_string(v)};
   if (in.bias && in.bias->size() != n)
-    return Error{rule, "bias", "expected N = " + std::to_string(n) + " values, found " + std::to_string(in.bias->size())};
+    return Error{rule, Place::argument("bias"), "expected N = " + std::to_string(n) + " values, found " + std::to_string(in.bias->size())};
   if (k > bound)
-    return Error{RuleId::QuantKInt32, "x",
+    return Error{RuleId::QuantKInt32, Place::argument("x"),
                  "expected K <= " + std::to_string(bound) + " so that the int32 accumulator cannot overflow, found K = " +
                      std::to_string(k)};
   return ok_status();
@@ -156,11 +156,11 @@ std::uint64_t k_bound(int a, int w) {
 
 Result<LinearTrace> int8_linear(const LinearInput& in, const Int8Weight& w) {
   constexpr RuleId rule = RuleId::QuantInt8Shapes;
-  if (!w.q.shape_ok()) return Error{rule, "weight", "expected rows * cols values"};
+  if (!w.q.shape_ok()) return Error{rule, Place::argument("weight"), "expected rows * cols values"};
   const std::uint64_t n = w.q.rows, k = w.q.cols;
   if (auto s = check_input(in, n, k, k_bound(128, 128), rule); !s) return s.error();
   if (w.scale.size() != 1 && w.scale.size() != n)
-    return Error{rule, "weight_scale",
+    return Error{rule, Place::argument("weight_scale"),
                  "expected 1 or N = " + std::to_string(n) + " scale values, found " + std::to_string(w.scale.size())};
   LinearTrace tr;
   auto xr = rotate_or_copy(in, w.convrot_groupsize, RuleId::QuantInt8ConvrotGroupsize);  // step 2
@@ -193,10 +193,10 @@ Result<LinearTrace> convrot_w4a4_linear(const LinearInput& in, const W4a4Weight&
   if (auto s = check_input(in, n, k, path == W4a4LinearDtype::Int4 ? k_bound(7, 8) : k_bound(128, 8), RuleId::QuantW4a4Shapes); !s)
     return s.error();
   if (w.scale.size() != n)
-    return Error{RuleId::QuantW4a4Shapes, "weight_scale",
+    return Error{RuleId::QuantW4a4Shapes, Place::argument("weight_scale"),
                  "expected N = " + std::to_string(n) + " scale values, found " + std::to_string(w.scale.size())};
   if (k % 64 != 0)  // the hard-wired quant_group_size (L15, K9)
-    return Error{RuleId::QuantW4a4K, "x", "expected K divisible by 64 (quant_group_size), found K = " + std::to_string(k)};
+    return Error{RuleId::QuantW4a4K, Place::argument("x"), "expected K divisible by 64 (quant_group_size), found K = " + std::to_string(k)};
   LinearTrace tr;
   auto xr = rotate_or_copy(in, w.convrot_groupsize, RuleId::QuantW4a4Groupsize);
   if (!xr) return xr.error();

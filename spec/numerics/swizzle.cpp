@@ -34,10 +34,10 @@ std::pair<std::uint64_t, std::uint64_t> unswizzle_position(std::uint64_t offset,
 }
 
 Result<Mat<std::uint8_t>> swizzle(const Mat<std::uint8_t>& logical, RuleId rule) {
-  if (!logical.shape_ok()) return Error{rule, "block scales", "expected rows * cols values"};
+  if (!logical.shape_ok()) return Error{rule, Place::argument("block scales"), "expected rows * cols values"};
   const auto shape = swizzled_shape(logical.rows, logical.cols);
   const auto bytes = shape ? checked_mul(shape->rows, shape->cols) : std::nullopt;
-  if (!bytes) return Error{rule, "block scales", "the padded shape does not fit in 64 bits"};
+  if (!bytes) return Error{rule, Place::argument("block scales"), "the padded shape does not fit in 64 bits"};
   auto stored = Mat<std::uint8_t>::zeros(shape->rows, shape->cols);
   for (std::uint64_t r = 0; r < logical.rows; ++r)
     for (std::uint64_t c = 0; c < logical.cols; ++c) stored.v[swizzle_offset(r, c, shape->cols)] = logical.at(r, c);
@@ -45,10 +45,10 @@ Result<Mat<std::uint8_t>> swizzle(const Mat<std::uint8_t>& logical, RuleId rule)
 }
 
 Result<Mat<std::uint8_t>> unswizzle(const Mat<std::uint8_t>& stored, std::uint64_t rows, std::uint64_t blocks, RuleId rule) {
-  if (!stored.shape_ok()) return Error{rule, "block scales", "expected rows * cols values"};
+  if (!stored.shape_ok()) return Error{rule, Place::argument("block scales"), "expected rows * cols values"};
   const auto shape = swizzled_shape(rows, blocks);
   if (!shape || shape->rows != stored.rows || shape->cols != stored.cols)
-    return Error{rule, "block scales",
+    return Error{rule, Place::argument("block scales"),
                  "expected the swizzled shape of " + shape_str(rows, blocks) + " scales" +
                      (shape ? ", " + shape_str(shape->rows, shape->cols) : std::string()) + ", found " +
                      shape_str(stored.rows, stored.cols)};

@@ -35,7 +35,7 @@ std::int8_t clamp_round(float v, float lo, float hi) {
 std::string size_text(std::uint64_t v) { return std::to_string(v); }
 
 Error shape_error(const std::string& what, std::uint64_t expected, std::uint64_t found) {
-  return Error{RuleId::QuantW4a8Shapes, what,
+  return Error{RuleId::QuantW4a8Shapes, Place::argument(what),
                "expected " + size_text(expected) + " values, found " + size_text(found)};
 }
 
@@ -43,7 +43,7 @@ Error shape_error(const std::string& what, std::uint64_t expected, std::uint64_t
 std::optional<std::uint64_t> count(std::uint64_t rows, std::uint64_t cols) { return checked_mul(rows, cols); }
 
 Status check_size(const std::string& what, std::optional<std::uint64_t> expected, std::size_t found) {
-  if (!expected) return Error{RuleId::QuantW4a8Shapes, what, "expected a value count that fits 64 bits"};
+  if (!expected) return Error{RuleId::QuantW4a8Shapes, Place::argument(what), "expected a value count that fits 64 bits"};
   if (*expected != found) return shape_error(what, *expected, found);
   return ok_status();
 }
@@ -56,24 +56,24 @@ Status validate(const W4a8Layer& l, const Activations& x, const W4a8Options& o) 
   const std::size_t K = l.k, G = l.group_size, C = l.convrot_groupsize;
   const std::string k_text = "K = " + size_text(K);
   if (G < 4)
-    return Error{RuleId::QuantW4a8GroupSize, "group_size", "expected G >= 4, found " + size_text(G)};
+    return Error{RuleId::QuantW4a8GroupSize, Place::argument("group_size"), "expected G >= 4, found " + size_text(G)};
   if (!(16 % G == 0 || G % 16 == 0))
-    return Error{RuleId::QuantW4a8K, "group_size",
+    return Error{RuleId::QuantW4a8K, Place::argument("group_size"),
                  "expected G to divide 16 or be a multiple of 16, found " + size_text(G)};
   if (!log4_exact(C))
-    return Error{RuleId::QuantW4a8Hadamard, "convrot_groupsize",
+    return Error{RuleId::QuantW4a8Hadamard, Place::argument("convrot_groupsize"),
                  "expected a power of 4 that is at least 4 (Regular Hadamard size must be a power of 4), found " +
                      size_text(C)};
   if (K % 16 != 0 || K % G != 0 || K % C != 0)
-    return Error{RuleId::QuantW4a8K, "K",
+    return Error{RuleId::QuantW4a8K, Place::argument("K"),
                  "expected K divisible by 16, G = " + size_text(G) + " and C = " + size_text(C) + ", found " +
                      k_text};
   if (K > kW4a8MaxK)
-    return Error{RuleId::QuantKInt32, "K",
+    return Error{RuleId::QuantKInt32, Place::argument("K"),
                  "expected K <= " + size_text(kW4a8MaxK) + " (beyond it int32 accumulation can overflow, cuda.7), found " +
                      k_text};
   if (o.semantics == Semantics::Cuda && C != 256 && !o.cuda_any_block_size)
-    return Error{RuleId::QuantW4a8CudaGroupsize, "convrot_groupsize",
+    return Error{RuleId::QuantW4a8CudaGroupsize, Place::argument("convrot_groupsize"),
                  "expected 256 (the CUDA activation kernel's only size), found " + size_text(C)};
   const std::uint64_t groups = K / G;
   for (const Status& s : {check_size("weight [N, K/2]", count(l.n, K / 2), l.weight.size()),
@@ -91,7 +91,7 @@ Status validate(const W4a8Layer& l, const Activations& x, const W4a8Options& o) 
   }
   for (std::size_t i = 0; i < x.values.size(); ++i)
     if (!representable(x.dtype, x.values[i]))
-      return Error{RuleId::QuantW4a8Shapes, "x element " + size_text(i),
+      return Error{RuleId::QuantW4a8Shapes, Place::argument("x element " + size_text(i)),
                    "expected a value of " + std::string(name(x.dtype)) + ", found a binary32 value that is not one"};
   return ok_status();
 }

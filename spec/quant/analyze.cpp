@@ -42,7 +42,7 @@ bool comfy_knows(std::string_view f) {
 // sglang's S9.1 (in each module) rejects the validated formats.
 void check_orphan(const Layer& l, const TensorTable& t, Sink& out) {
   if (t.find(tensor_name(l, "weight"))) return;
-  out.add(l.file, RuleId::QuantMarkerOrphan, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantMarkerOrphan, Place::layer(l.prefix),
           "expected the marked layer to have a tensor " + quote_name(tensor_name(l, "weight")) + ", found none",
           {verdict(kCuMissingWeight, order::cu_layer(l.index, 0), {{"layer_name", comfy_layer_name(l.prefix)}})});
 }
@@ -52,7 +52,7 @@ void check_format(const Layer& l, Sink& out) {
   const py::Value* f = get(*l.marker, "format");
   const CheckOrder at = order::cu_layer(l.index, 1);
   if (!f || std::holds_alternative<py::None>(f->data)) {
-    out.add(l.file, RuleId::QuantFormatMissing, layer_where(l.prefix), "expected a \"format\" key, found none",
+    out.add(l.file, RuleId::QuantFormatMissing, Place::layer(l.prefix), "expected a \"format\" key, found none",
             {verdict(kCuUnknownFormat, at, {{"layer_name", comfy_layer_name(l.prefix)}})});
     return;
   }
@@ -60,7 +60,7 @@ void check_format(const Layer& l, Sink& out) {
   if (s && comfy_knows(*s)) return;
   const std::string_view type = type_name(*f);
   const bool unhashable = type == "list" || type == "dict";
-  out.add(l.file, RuleId::QuantFormatUnknown, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantFormatUnknown, Place::layer(l.prefix),
           "expected a format ComfyUI knows, found " + py::repr(*f),
           {unhashable ? verdict(kCuUnhashable, at, {{"type", std::string(type)}})
                       : verdict(kCuKeyError, at, {{"format!r", py::repr(*f)}})});
@@ -82,7 +82,7 @@ void check_key_types(const Layer& l, Sink& out) {
     const py::Value* v = get(*l.marker, k.name);
     if (!v || type_name(*v) == k.type) continue;
     if (k.name == "format" && std::holds_alternative<py::None>(v->data)) continue;  // CQ-FORMAT-MISSING
-    out.add(l.file, RuleId::QuantKeyType, layer_where(l.prefix),
+    out.add(l.file, RuleId::QuantKeyType, Place::layer(l.prefix),
             "expected \"" + std::string(k.name) + "\" to be a JSON " + std::string(k.type == "str" ? "string" : k.type == "dict" ? "object" : k.type == "int" ? "integer" : "boolean") +
                 ", found " + py::repr(*v),
             {});
@@ -105,7 +105,7 @@ void check_params(const Layer& l, Sink& out) {
                                                        : py::Value(*nested);
     std::vector<Verdict> v;
     if (!py::py_equal(fallback, *nested)) v.push_back(Verdict{C::Sglang, E::MisLoads, "", "", order::sg_layer(l.index, 0)});
-    out.add(l.file, RuleId::QuantParamsNested, layer_where(l.prefix),
+    out.add(l.file, RuleId::QuantParamsNested, Place::layer(l.prefix),
             "expected \"" + std::string(key) + "\" at the marker's top level, found it only in params (" +
                 py::repr(*nested) + "): ComfyUI uses it, sglang uses its default",
             std::move(v));

@@ -48,7 +48,7 @@ void tensors_rule(const Layer& l, const TensorTable& t, const Tensors& ts, Sink&
     v.push_back(verdict(kCuMissingScales, order::cu_layer(l.index, kCuStepScales), {{"layer_name", layer_name}}));
   std::string msg = "awq_w4a16 layer needs weight, weight_scale and weight_zeros; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
-  out.add(l.file, RuleId::QuantAwqTensors, layer_where(l.prefix), std::move(msg), std::move(v));
+  out.add(l.file, RuleId::QuantAwqTensors, Place::layer(l.prefix), std::move(msg), std::move(v));
 }
 
 void key_int_rule(const Layer& l, Sink& out) {
@@ -58,7 +58,7 @@ void key_int_rule(const Layer& l, Sink& out) {
   const py::Value* raw = get(*l.marker, "group_size");
   std::vector<Verdict> v;
   v.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, e.type, e.message, order::cu_layer(l.index, kCuStepInt)});
-  out.add(l.file, RuleId::QuantKeyInt, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantKeyInt, Place::layer(l.prefix),
           "group_size " + (raw ? py::repr(*raw) : std::string("None")) + " does not survive Python int(): " + e.type +
               ": " + e.message,
           std::move(v));
@@ -119,7 +119,7 @@ void shapes_rule(const Layer& l, const Tensors& ts, Sink& out) {
   if (problems.empty()) return;
   std::string msg = "awq_w4a16 layout (weight I8 [N, K/2], weight_scale and weight_zeros [K/G, N]): ";
   for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-  out.add(l.file, RuleId::QuantAwqShapes, layer_where(l.prefix), std::move(msg), {});
+  out.add(l.file, RuleId::QuantAwqShapes, Place::layer(l.prefix), std::move(msg), {});
 }
 
 // C13: the weight is value-cast to int8; U8 keeps its bits.
@@ -127,7 +127,7 @@ void weight_cast_rule(const Layer& l, const Tensors& ts, Sink& out) {
   if (!ts.weight || ts.weight->entry->dtype == Dtype::I8 || ts.weight->entry->dtype == Dtype::U8) return;
   std::vector<Verdict> v;
   v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
-  out.add(l.file, RuleId::QuantWeightCast, tensor_where(tensor_name(l, "weight")),
+  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(tensor_name(l, "weight")),
           "awq_w4a16 weight must be stored I8 (or U8), found " + dtype_str(*ts.weight) +
               ", which ComfyUI converts numerically to int8",
           std::move(v));

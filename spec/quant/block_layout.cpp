@@ -59,7 +59,7 @@ void check_comfy_mmap(const Layer& l, const TensorTable& t, std::initializer_lis
   if (bad.empty()) return;
   std::string list;
   for (const TensorRef* r : bad) list += (list.empty() ? "" : ", ") + quote_name(r->entry->name) + " " + dtype_str(*r);
-  out.add(l.file, RuleId::QuantDtypeComfyMmap, layer_where(l.prefix), std::string(advice) + "; got " + list,
+  out.add(l.file, RuleId::QuantDtypeComfyMmap, Place::layer(l.prefix), std::string(advice) + "; got " + list,
           {verdict(kCuMmapKeyError, order::cu_container(bad.front()->file), {{"dtype!r", repr(dtype_str(*bad.front()))}})});
 }
 

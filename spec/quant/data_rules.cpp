@@ -194,7 +194,7 @@ void check_scale(const Layer& l, const TensorTable& t, const TensorData& data, S
   std::string msg = block ? "block scale values must be finite and >= 0" : "values must be finite and > 0";
   msg += ", read as " + std::string(reading_name(*r)) + ": " + n_of(b) + " fail, the first at index " +
          py::repr_uint(b.first) + " is " + py::repr_float(b.value);
-  out.add(f->ref->file, RuleId::DataScale, tensor_where(f->ref->entry->name), std::move(msg),
+  out.add(f->ref->file, RuleId::DataScale, Place::tensor(f->ref->entry->name), std::move(msg),
           kind == ScaleKind::Ignored ? std::vector<Verdict>{} : misloads(l, step));
 }
 
@@ -210,7 +210,7 @@ void check_s_rel(const Layer& l, const TensorTable& t, const TensorData& data, S
   const Reading r = d == Dtype::F32 ? Reading::F32 : Reading::E4M3;
   const Bad b = scan_values(f->bytes, r, [](double v) { return !std::isfinite(v) || v == 0; });
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataSRel, tensor_where(f->ref->entry->name),
+  out.add(f->ref->file, RuleId::DataSRel, Place::tensor(f->ref->entry->name),
           "values must be finite and non-zero, read as " + std::string(reading_name(r)) + ": " + n_of(b) +
               " fail, the first at index " + py::repr_uint(b.first) + " is " + py::repr_float(b.value),
           misloads(l, kDataStep + 2));
@@ -224,7 +224,7 @@ void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data
   if (!f) return;
   const auto r = reading_of(f->ref->entry->dtype, false);
   if (!r) return;
-  const std::string where = tensor_where(f->ref->entry->name);
+  const Place where = Place::tensor(f->ref->entry->name);
   const Bad b = scan_values(f->bytes, *r, [](double v) { return !std::isfinite(v); });
   if (b.count != 0) {
     out.add(f->ref->file, RuleId::DataCodebook, where,
@@ -269,7 +269,7 @@ void check_e8m0(const Layer& l, const TensorTable& t, const TensorData& data, Si
   for (std::uint64_t i = 0; i < b.total; ++i)
     if (f->bytes[i] == 0xFF && b.count++ == 0) b.first = i;
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataE8m0, tensor_where(f->ref->entry->name),
+  out.add(f->ref->file, RuleId::DataE8m0, Place::tensor(f->ref->entry->name),
           "E8M0 block scales must not be 0xFF (NaN): " + n_of(b) + " are, the first at index " +
               py::repr_uint(b.first),
           misloads(l, kDataStep + 4));
@@ -337,7 +337,7 @@ void check_swizzle_padding(const Layer& l, const TensorTable& t, const TensorDat
   }
   if (bad.count == 0) return;
   bad.total = *cells - rows * cb;  // rows <= R', cb <= C': no overflow
-  out.add(s->file, RuleId::DataSwizzlePadding, tensor_where(s->entry->name),
+  out.add(s->file, RuleId::DataSwizzlePadding, Place::tensor(s->entry->name),
           "padding cells of the swizzled " + shape_repr(ss) + " block scales of " + py::repr_uint(rows) +
               " rows x " + py::repr_uint(cb) + " blocks (L3) must be zero: " + n_of(bad) +
               " are not, the first at offset " + py::repr_uint(bad.first) + " (row " + py::repr_uint(first_r) +
@@ -364,7 +364,7 @@ void check_w4a4_range(const Layer& l, const TensorTable& t, const TensorData& da
     b.count += std::uint64_t{lo} + std::uint64_t{hi};
   }
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataW4a4Range, tensor_where(f->ref->entry->name),
+  out.add(f->ref->file, RuleId::DataW4a4Range, Place::tensor(f->ref->entry->name),
           "convrot_w4a4 codes must lie in -7..7 (what the quantizer emits): " + n_of(b) +
               " are -8, the first at element " + py::repr_uint(b.first),
           {});
@@ -382,7 +382,7 @@ void check_int8_range(const Layer& l, const TensorTable& t, const TensorData& da
   for (std::uint64_t i = 0; i < b.total; ++i)
     if (f->bytes[i] == 0x80 && b.count++ == 0) b.first = i;
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataInt8Range, tensor_where(f->ref->entry->name),
+  out.add(f->ref->file, RuleId::DataInt8Range, Place::tensor(f->ref->entry->name),
           "int8 weights must lie in -127..127 (what the quantizer emits): " + n_of(b) + " are -128, the first at index " +
               py::repr_uint(b.first),
           {});
@@ -465,7 +465,7 @@ void check_layer_k_bound(const Layer& l, const TensorTable& t, Sink& out) {
   // No verdicts: overflow needs operands near both range ends over the whole
   // row, which the header cannot show; beyond the bound the CUDA MMA
   // saturates and the eager result is library-defined (§5.13 U9).
-  out.add(l.file, RuleId::QuantKInt32, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantKInt32, Place::layer(l.prefix),
           "K = " + k_text + " exceeds " + py::repr_uint(bound->max_k) + ", the largest K for which the int32 " +
               "accumulator of the " + std::string(bound->gemm) + " GEMM cannot overflow (quant-numerics.md " +
               std::string(bound->cite) + ")",

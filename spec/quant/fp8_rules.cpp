@@ -81,7 +81,7 @@ void tensors_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out)
                         order::kt_operands(l.index, kKtStepFirstForward)});
   std::string msg = l.format + " layer needs weight and weight_scale; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
-  out.add(l.file, RuleId::QuantFp8Tensors, layer_where(l.prefix), std::move(msg), std::move(v));
+  out.add(l.file, RuleId::QuantFp8Tensors, Place::layer(l.prefix), std::move(msg), std::move(v));
 }
 
 // L10: per-tensor scales, one element each. No consumer checks this: sglang
@@ -100,7 +100,7 @@ void scale_rule(const Layer& l, const TensorTable& t, Sink& out) {
     problems += std::string(suffix) + " is " + dtype_str(*s) + " " + shape_str(*s);
   }
   if (problems.empty()) return;
-  out.add(l.file, RuleId::QuantFp8Scale, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantFp8Scale, Place::layer(l.prefix),
           l.format + " weight_scale and input_scale must be single-element floats (F32 canonical), found " + problems,
           {});
 }
@@ -111,7 +111,7 @@ void scale_rule(const Layer& l, const TensorTable& t, Sink& out) {
 void weight_rule(const Layer& l, const TensorTable& t, Sink& out) {
   const TensorRef* w = t.find(tensor_name(l, "weight"));
   if (!w || w->entry->shape.size() == 2) return;
-  out.add(l.file, RuleId::QuantFp8Weight, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantFp8Weight, Place::layer(l.prefix),
           l.format + " weight must be 2-D [N, K], found shape " + shape_str(*w), {});
 }
 
@@ -123,7 +123,7 @@ void weight_cast_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& 
   if (!w || w->entry->dtype == f.storage) return;
   std::vector<Verdict> v;
   v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
-  out.add(l.file, RuleId::QuantWeightCast, tensor_where(tensor_name(l, "weight")),
+  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(tensor_name(l, "weight")),
           l.format + " weight must be stored " + std::string(dtype_name(f.storage)) + ", found " + dtype_str(*w) +
               ", which ComfyUI converts numerically",
           std::move(v));

@@ -150,7 +150,7 @@ void tensors_rule(const Layer& l, const Tensors& t, Sink& out) {
     v.push_back(verdict(kCuMissingScale, order::cu_layer(l.index, kCuStepScale), {{"layer_name", layer_name}}));
   std::string msg = "int8_tensorwise layer needs weight and weight_scale; missing ";
   for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
-  out.add(l.file, RuleId::QuantInt8Tensors, layer_where(l.prefix), std::move(msg), std::move(v));
+  out.add(l.file, RuleId::QuantInt8Tensors, Place::layer(l.prefix), std::move(msg), std::move(v));
 }
 
 void dtypes_rule(const Layer& l, const Tensors& t, Sink& out) {
@@ -160,7 +160,7 @@ void dtypes_rule(const Layer& l, const Tensors& t, Sink& out) {
   std::vector<Verdict> v;
   v.push_back(verdict(kSgDtypes, order::sg_layer(l.index, kSgStepDtypes),
                       {{"prefix!r", repr(l.prefix)}, {"weight_dtype", wd}, {"scale_dtype", sd}}));
-  out.add(l.file, RuleId::QuantInt8Dtypes, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantInt8Dtypes, Place::layer(l.prefix),
           "int8_tensorwise weight must be I8 and weight_scale F32, found " + wd + " and " + sd, std::move(v));
 }
 
@@ -172,7 +172,7 @@ void weight_rank_rule(const Layer& l, const Tensors& t, Sink& out) {
   std::vector<Verdict> v;
   v.push_back(verdict(kSgTensorwise2d, order::sg_layer(l.index, kSgStepTensorwise),
                       {{"prefix!r", repr(l.prefix)}, {"weight_shape", ws}}));
-  out.add(l.file, RuleId::QuantInt8WeightRank, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantInt8WeightRank, Place::layer(l.prefix),
           "tensor-wise int8_tensorwise weight (scalar weight_scale) must be 2-D, found shape " + ws, std::move(v));
 }
 
@@ -196,7 +196,7 @@ void shapes_rule(const Layer& l, const Tensors& t, Sink& out) {
   std::string msg = d ? "row-wise int8_tensorwise weight_scale must have shape (" + std::to_string(d->n) + ", 1)"
                       : "int8_tensorwise weight must be 2-D";
   msg += ", found weight " + ws + " and weight_scale " + sc;
-  out.add(l.file, RuleId::QuantInt8Shapes, layer_where(l.prefix), std::move(msg), std::move(v));
+  out.add(l.file, RuleId::QuantInt8Shapes, Place::layer(l.prefix), std::move(msg), std::move(v));
 }
 
 // S17: in an int8-only checkpoint, sglang's KitchenInt8Config demands
@@ -207,7 +207,7 @@ void convrot_rule(const Layer& l, Sink& out) {
   if (is_true(c)) return;
   std::vector<Verdict> v;
   v.push_back(verdict(kSgConvrot, order::sg_config(l.index, 0), {{"prefix!r", repr(l.prefix)}}));
-  out.add(l.file, RuleId::QuantInt8Convrot, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantInt8Convrot, Place::layer(l.prefix),
           "an int8-only checkpoint needs \"convrot\": true on every layer, found " +
               (c ? py::repr(*c) : std::string("no convrot key")),
           std::move(v));
@@ -265,7 +265,7 @@ void groupsize_rule(const Layer& l, const Tensors& t, Sink& out) {
   std::string msg = "ConvRot int8_tensorwise layer must declare convrot_groupsize 16, 64 or 256";
   if (d) msg += " dividing K=" + std::to_string(d->k);
   msg += ", found " + (top ? py::repr(*top) : std::string("no top-level convrot_groupsize"));
-  out.add(l.file, RuleId::QuantInt8ConvrotGroupsize, layer_where(l.prefix), std::move(msg), std::move(v));
+  out.add(l.file, RuleId::QuantInt8ConvrotGroupsize, Place::layer(l.prefix), std::move(msg), std::move(v));
 }
 
 // ComfyUI's int() of convrot_groupsize (only when convrot is truthy).
@@ -277,7 +277,7 @@ void key_int_rule(const Layer& l, Sink& out) {
   std::vector<Verdict> v;
   v.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, e.type, e.message, order::cu_layer(l.index, kCuStepInt)});
   const py::Value* raw = comfy_get(*l.marker, "convrot_groupsize");
-  out.add(l.file, RuleId::QuantKeyInt, layer_where(l.prefix),
+  out.add(l.file, RuleId::QuantKeyInt, Place::layer(l.prefix),
           "convrot_groupsize " + (raw ? py::repr(*raw) : std::string("None")) +
               " does not survive Python int(): " + e.type + ": " + e.message,
           std::move(v));
@@ -289,7 +289,7 @@ void weight_cast_rule(const Layer& l, const Tensors& t, Sink& out) {
   if (!t.weight || has_dtype(t.weight, Dtype::I8) || has_dtype(t.weight, Dtype::U8)) return;
   std::vector<Verdict> v;
   v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
-  out.add(l.file, RuleId::QuantWeightCast, tensor_where(tensor_name(l, "weight")),
+  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(tensor_name(l, "weight")),
           "int8_tensorwise weight must be stored I8 (or U8), found " + dtype_str(*t.weight) +
               ", which ComfyUI converts numerically to int8",
           std::move(v));

@@ -6,7 +6,7 @@
 
 namespace safespec::quant {
 
-void Sink::add(std::size_t file, RuleId rule, std::string where, std::string message,
+void Sink::add(std::size_t file, RuleId rule, Place where, std::string message,
                std::vector<Verdict> verdicts) {
   findings_.push_back(LocatedFinding{
       file, Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)}});

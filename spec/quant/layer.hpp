@@ -44,7 +44,7 @@ struct LocatedUnchecked {
 class Sink {
  public:
   // Severity comes from the rule catalogue.
-  void add(std::size_t file, RuleId rule, std::string where, std::string message, std::vector<Verdict> verdicts);
+  void add(std::size_t file, RuleId rule, Place where, std::string message, std::vector<Verdict> verdicts);
   std::vector<LocatedFinding>& findings() { return findings_; }
   const std::vector<LocatedFinding>& findings() const { return findings_; }
   // What a rule could not evaluate (spec/unchecked.hpp); each (file, what) once,

@@ -66,7 +66,7 @@ void check_layer_kinds(const std::vector<Layer>& layers, const TensorTable& t, c
       if (!kind) {
         assumptions.push_back(Assumption{l.prefix, LayerKind::Embedding, linear});
       } else if (*kind == LayerKind::Linear) {
-        out.add(l.file, RuleId::QuantSglangCompanion, layer_where(l.prefix),
+        out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
                 "expected an int8 embedding marker beside " + std::string(w4a8 ? "W4A8" : "NVFP4") +
                     " layers to be on an embedding layer, found it on a Linear layer (S13.3)",
                 {linear});
@@ -76,7 +76,7 @@ void check_layer_kinds(const std::vector<Layer>& layers, const TensorTable& t, c
     // S13.1: a W4A8 marker on an embedding. (What ComfyNvfp4Config does with
     // an NVFP4 marker on an embedding is not recorded.)
     if (w4a8 && l.format == "asym_w4a8_int8" && kind == LayerKind::Embedding)
-      out.add(l.file, RuleId::QuantSglangCompanion, layer_where(l.prefix),
+      out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected a W4A8 marker on a Linear layer, found it on an embedding layer (S13.1)",
               {verdict(kSgEmbeddingMarker, order::sg_method(l.index, 0),
                        {{"prefix!r", repr(l.prefix)}, {"marker", py::repr(w4a8_marker_with_flags(l, t))}})});

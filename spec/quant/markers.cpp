@@ -133,7 +133,7 @@ class Collector {
 
   void scan_metadata(std::size_t f, const std::string& text) {
     const std::string& path = files_[f].path;
-    const std::string where = "__metadata__ '_quantization_metadata'";
+    const Place where = Place::metadata_key("_quantization_metadata");
     auto parsed = py::loads_str(text, py::LoadLimits{kMaxMarkerBytes * 16, 995});
     if (!parsed) {
       const py::JsonLoadError& e = parsed.error();
@@ -182,7 +182,7 @@ class Collector {
       if (!is_dict(marker)) {
         // ComfyUI writes json.dumps(entry) as the marker tensor and fails
         // when the layer reads it (C7).
-        out_.add(f, RuleId::QuantMetaLayerNotObject, where + " layer " + quote_name(*name),
+        out_.add(f, RuleId::QuantMetaLayerNotObject, where.below("layers").below(*name),
                  "expected the layer entry to be an object, found a " + std::string(type_name(marker)),
                  {verdict(kSgQmetaLayer, order::sg_qmeta_layer(f, i), {{"prefix!r", repr(*name)}}),
                   verdict(kCuAttribute, order::cu_layer(c_.layers.size(), 0),
@@ -194,7 +194,7 @@ class Collector {
   }
 
   void scan_tensor_marker(std::size_t f, std::size_t i, const MarkerBytes& mb) {
-    const std::string where = tensor_where(mb.tensor);
+    const Place where = Place::tensor(mb.tensor);
     const std::string prefix = mb.tensor.substr(0, mb.tensor.size() - std::min(mb.tensor.size(), kMarkerSuffix.size()));
     const TensorRef* ref = tensors_.find(mb.tensor);
     if (ref && (ref->entry->dtype != Dtype::U8 || ref->entry->shape.size() != 1))
@@ -261,10 +261,10 @@ class Collector {
                "expected the marker to be a JSON object, found a " + std::string(type_name(marker)), std::move(v));
       return;
     }
-    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), "tensor " + quote_name(mb.tensor));
+    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), where.text());
   }
 
-  void check_encoding(std::size_t f, const std::string& where, const std::string& bytes) {
+  void check_encoding(std::size_t f, const Place& where, const std::string& bytes) {
     std::string problem;
     if (bytes.substr(0, 3) == "\xef\xbb\xbf") problem = "a UTF-8 byte order mark";
     else if (auto bad = first_invalid_utf8(bytes)) problem = "bytes that are not UTF-8 from byte " + std::to_string(*bad);
@@ -298,7 +298,7 @@ class Collector {
     }
     // ComfyUI keeps the metadata's declaration within a file (M6) and
     // merges files key by key, so it loads one of them without a word.
-    out_.add(f, RuleId::QuantMarkerConflict, layer_where(prefix),
+    out_.add(f, RuleId::QuantMarkerConflict, Place::layer(prefix),
              "expected every declaration of the layer to be equal, found " + source + " = " + py::repr(marker) +
                  " after " + py::repr(*first.marker),
              {verdict(kSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
@@ -307,7 +307,7 @@ class Collector {
   void legacy(std::size_t f, const TensorEntry& t) {
     if (legacy_) return;
     legacy_ = true;
-    out_.add(f, RuleId::QuantLegacyScaledFp8, tensor_where(t.name),
+    out_.add(f, RuleId::QuantLegacyScaledFp8, Place::tensor(t.name),
              "expected comfy_quant markers, found a legacy scaled_fp8 marker: ComfyUI converts it (M8), sglang "
              "does not and sees unmarked fp8 weights (G22)",
              {});
@@ -326,7 +326,7 @@ class Collector {
                       s->entry->dtype == Dtype::U8 && s->entry->shape.size() == 2 && s->entry->shape[0] == shape[0] &&
                       s->entry->shape[1] == shape[1] / 32;
       if (!ok)
-        out_.add(w->file, RuleId::QuantMxfp8Global, layer_where(prefix),
+        out_.add(w->file, RuleId::QuantMxfp8Global, Place::layer(prefix),
                  "expected quant_format mxfp8 layers to have a 2-D F8_E4M3 weight with K % 32 == 0 and a U8 "
                  "(N, K/32) weight_scale, found " + meta_repr(w) + " and " + meta_repr(s),
                  {verdict(kSgMxfp8, order::sg_mxfp8_global(i),
@@ -381,7 +381,7 @@ class Collector {
         first = false;
       }
       if (comfy.count(p)) v.push_back(Verdict{C::Comfyui, E::MisLoads, "", "", order::cu_layer(SIZE_MAX, 0)});
-      out_.add(w ? w->file : 0, RuleId::QuantMarkerMissing, layer_where(p),
+      out_.add(w ? w->file : 0, RuleId::QuantMarkerMissing, Place::layer(p),
                "expected a comfy_quant marker for the quantized weight " + quote_name(p + ".weight") + " (" +
                    (w ? dtype_str(*w) : std::string("?")) + "), found none",
                std::move(v));

@@ -35,7 +35,7 @@ constexpr std::uint32_t kKtStepGemm = 0;
 bool is_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
 const std::vector<std::uint64_t>& shape_of(const TensorRef& t) { return t.entry->shape; }
 
-void add(Sink& out, const Layer& l, RuleId rule, std::string where, std::string message,
+void add(Sink& out, const Layer& l, RuleId rule, Place where, std::string message,
          std::vector<Verdict> verdicts) {
   out.add(l.file, rule, std::move(where), std::move(message), std::move(verdicts));
 }
@@ -52,7 +52,7 @@ void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
                         {{"layer_name", comfy_layer_name(l.prefix)}}));
   std::string names;
   for (const auto& n : missing) names += (names.empty() ? "" : ", ") + quote_name(n);
-  add(out, l, RuleId::QuantMxfp8Tensors, layer_where(l.prefix),
+  add(out, l, RuleId::QuantMxfp8Tensors, Place::layer(l.prefix),
       "an mxfp8 layer needs weight and weight_scale; missing " + names, std::move(v));
 }
 
@@ -62,7 +62,7 @@ void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
 void check_weight_cast(const Layer& l, const TensorTable& t, Sink& out) {
   const TensorRef* w = t.find(tensor_name(l, "weight"));
   if (!w || is_dtype(w, Dtype::F8_E4M3)) return;
-  add(out, l, RuleId::QuantWeightCast, tensor_where(w->entry->name),
+  add(out, l, RuleId::QuantWeightCast, Place::tensor(w->entry->name),
       "an mxfp8 weight is stored as F8_E4M3; ComfyUI value-casts this " + dtype_str(*w) + " weight to float8_e4m3fn",
       {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})});
 }
@@ -84,7 +84,7 @@ void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
   std::string got;
   if (!w_ok) got = "weight " + dtype_str(*w);
   if (!s_ok) got += (got.empty() ? "" : " and ") + std::string("weight_scale ") + dtype_str(*s);
-  add(out, l, RuleId::QuantMxfp8Dtypes, layer_where(l.prefix),
+  add(out, l, RuleId::QuantMxfp8Dtypes, Place::layer(l.prefix),
       "mxfp8 needs an F8_E4M3 weight and a U8 or F8_E8M0 weight_scale, got " + got, std::move(v));
 }
 
@@ -115,7 +115,7 @@ void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
     msg = "comfy-kitchen's swizzled mxfp8 weight_scale for weight " + shape_str(*w) + " is (" +
           roundup_str(ws[0], 128) + ", " + roundup_str(ws[1] / 32, 4) + "), got " + shape_str(*s);
   }
-  add(out, l, RuleId::QuantMxfp8Layout, layer_where(l.prefix), std::move(msg),
+  add(out, l, RuleId::QuantMxfp8Layout, Place::layer(l.prefix), std::move(msg),
       {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}),
        verdict(kKtMisLoads, order::kt_operands(l.index, kKtStepGemm), {})});
 }

@@ -68,7 +68,7 @@ constexpr std::uint32_t kKtStepGemm = 0;
 bool is_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
 const std::vector<std::uint64_t>& shape_of(const TensorRef& t) { return t.entry->shape; }
 
-void add(Sink& out, const Layer& l, RuleId rule, std::string where, std::string message,
+void add(Sink& out, const Layer& l, RuleId rule, Place where, std::string message,
          std::vector<Verdict> verdicts) {
   out.add(l.file, rule, std::move(where), std::move(message), std::move(verdicts));
 }
@@ -85,7 +85,7 @@ void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
                         {{"layer_name", comfy_layer_name(l.prefix)}}));
   std::string names;
   for (const auto& n : missing) names += (names.empty() ? "" : ", ") + quote_name(n);
-  add(out, l, RuleId::QuantNvfp4Tensors, layer_where(l.prefix),
+  add(out, l, RuleId::QuantNvfp4Tensors, Place::layer(l.prefix),
       "an nvfp4 layer needs weight, weight_scale and weight_scale_2; missing " + names, std::move(v));
 }
 
@@ -107,7 +107,7 @@ void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
                                   {"scale_dtype", dtype_str(*s)}})};
   if (!is_dtype(s, Dtype::F8_E4M3) && !is_dtype(s, Dtype::U8) && !is_dtype(s, Dtype::I8))
     v.push_back(verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}));
-  add(out, l, RuleId::QuantNvfp4Dtypes, layer_where(l.prefix),
+  add(out, l, RuleId::QuantNvfp4Dtypes, Place::layer(l.prefix),
       "nvfp4 needs a U8 weight and an F8_E4M3 weight_scale, got " + dtype_str(*w) + " and " + dtype_str(*s),
       std::move(v));
 }
@@ -120,7 +120,7 @@ void check_global_scale(const Layer& l, const TensorTable& t, Sink& out) {
   const TensorRef* s2 = t.find(tensor_name(l, "weight_scale_2"));
   if (!s2) return;
   if (is_dtype(s2, Dtype::F32) && (shape_is(*s2, {}) || shape_is(*s2, {1}))) return;
-  add(out, l, RuleId::QuantNvfp4GlobalScale, tensor_where(s2->entry->name),
+  add(out, l, RuleId::QuantNvfp4GlobalScale, Place::tensor(s2->entry->name),
       "nvfp4 weight_scale_2 must be F32 of shape () or (1,), got " + dtype_str(*s2) + " " + shape_str(*s2),
       {verdict(kSgGlobalScale, order::sg_layer(l.index, kSgStepGlobalScale),
                {{"prefix!r", repr(l.prefix)}, {"scale_2_dtype", dtype_str(*s2)}, {"scale_2_shape", shape_str(*s2)}})});
@@ -131,7 +131,7 @@ void check_global_scale(const Layer& l, const TensorTable& t, Sink& out) {
 void check_weight_rank(const Layer& l, const TensorTable& t, Sink& out) {
   const TensorRef* w = t.find(tensor_name(l, "weight"));
   if (!w || shape_of(*w).size() == 2) return;
-  add(out, l, RuleId::QuantNvfp4WeightRank, tensor_where(w->entry->name),
+  add(out, l, RuleId::QuantNvfp4WeightRank, Place::tensor(w->entry->name),
       "an nvfp4 weight is 2-D (N, K/2), got " + shape_str(*w),
       {verdict(kSgWeightRank, order::sg_layer(l.index, kSgStepWeightRank),
                {{"prefix!r", repr(l.prefix)}, {"weight_shape", shape_str(*w)}})});
@@ -148,7 +148,7 @@ void check_shapes(const Layer& l, const TensorTable& t, Sink& out) {
   std::string msg = "sglang needs K = " + times2_str(c) + " divisible by 16 and weight_scale (N, K/16) = " +
                     shape_repr(std::vector<std::uint64_t>{n, c / 8}) + ", got weight " + shape_str(*w) +
                     " and weight_scale " + shape_str(*s);
-  add(out, l, RuleId::QuantNvfp4Shapes, layer_where(l.prefix), std::move(msg),
+  add(out, l, RuleId::QuantNvfp4Shapes, Place::layer(l.prefix), std::move(msg),
       {verdict(kSgShapes, order::sg_layer(l.index, kSgStepShapes),
                {{"prefix!r", repr(l.prefix)}, {"weight_shape", shape_str(*w)}, {"scale_shape", shape_str(*s)}})});
 }
@@ -173,7 +173,7 @@ void check_pre_quant_scale(const Layer& l, const TensorTable& t, Sink& out) {
   if (dtype_ok && shape_ok) return;
   std::string msg = "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape " + (k ? "(" + *k + ",)" : "(K,)") +
                     ", got " + dtype_str(*p) + " " + shape_str(*p);
-  add(out, l, RuleId::QuantNvfp4PreQuantScale, tensor_where(p->entry->name), std::move(msg),
+  add(out, l, RuleId::QuantNvfp4PreQuantScale, Place::tensor(p->entry->name), std::move(msg),
       {verdict(kSgPreQuantScale, order::sg_layer(l.index, kSgStepPreQuantScale),
                {{"prefix!r", repr(l.prefix)}, {"dtype", dtype_str(*p)}, {"shape", shape_str(*p)}})});
 }
@@ -186,7 +186,7 @@ void check_full_precision(const Layer& l, Sink& out) {
   if (l.sglang_config != "ComfyNvfp4Config") return;
   const py::Value* v = get(*l.marker, "full_precision_matrix_mult");
   if (is_true(v)) return;
-  add(out, l, RuleId::QuantNvfp4FullPrecision, layer_where(l.prefix),
+  add(out, l, RuleId::QuantNvfp4FullPrecision, Place::layer(l.prefix),
       "sglang's ComfyNvfp4Config needs \"full_precision_matrix_mult\": true, got " + (v ? py::repr(*v) : "no key"),
       {verdict(kSgFullPrecision, order::sg_config(l.index, kSgConfigStepFullPrecision), {{"prefix!r", repr(l.prefix)}})});
 }
@@ -197,7 +197,7 @@ void check_full_precision(const Layer& l, Sink& out) {
 void check_weight_cast(const Layer& l, const TensorTable& t, Sink& out) {
   const TensorRef* w = t.find(tensor_name(l, "weight"));
   if (!w || is_dtype(w, Dtype::U8) || is_dtype(w, Dtype::I8)) return;
-  add(out, l, RuleId::QuantWeightCast, tensor_where(w->entry->name),
+  add(out, l, RuleId::QuantWeightCast, Place::tensor(w->entry->name),
       "an nvfp4 weight is stored as U8 (or I8); ComfyUI value-casts this " + dtype_str(*w) + " weight to uint8",
       {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})});
 }
@@ -231,7 +231,7 @@ void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
     msg = "comfy-kitchen's swizzled nvfp4 weight_scale for weight " + shape_str(*w) + " is (" + roundup_str(ws[0], 128) +
           ", " + roundup_str(ws[1] / 8, 4) + "), got " + shape_str(*s);
   }
-  add(out, l, RuleId::QuantNvfp4Layout, layer_where(l.prefix), std::move(msg),
+  add(out, l, RuleId::QuantNvfp4Layout, Place::layer(l.prefix), std::move(msg),
       {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}),
        verdict(kKtMisLoads, order::kt_operands(l.index, kKtStepGemm), {})});
 }

@@ -36,6 +36,5 @@ std::string comfy_layer_name(std::string_view prefix) {
   return std::string(prefix);
 }
 
-std::string layer_where(std::string_view prefix) { return "layer " + quote_name(prefix); }
 
 }  // namespace safespec::quant

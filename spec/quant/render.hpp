@@ -28,6 +28,5 @@ std::string sorted_list_repr(std::vector<std::string> names, std::size_t limit =
 std::string comfy_layer_name(std::string_view prefix);
 
 // "layer 'P'" for a finding's where.
-std::string layer_where(std::string_view prefix);
 
 }  // namespace safespec::quant

@@ -92,21 +92,21 @@ void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,
   if (config.empty()) {
     std::string joined;
     for (const std::string& f : sorted_formats) joined += (joined.empty() ? "" : ", ") + f;
-    out.add(layers.front().file, RuleId::QuantSglangFormats, "checkpoint",
+    out.add(layers.front().file, RuleId::QuantSglangFormats, Place::checkpoint(""),
             "expected a set of formats sglang resolves (S11), found " + py::repr(py::str_list(sorted_formats)),
             {verdict(kSgUnsupported, order::sg_resolution(), {{"formats", joined}})});
     return;
   }
   for (const Layer& l : layers) {
     if (config == "KitchenW4A8Config" && l.format != "asym_w4a8_int8" && !is_int8_embedding(l, t)) {
-      out.add(l.file, RuleId::QuantSglangCompanion, layer_where(l.prefix),
+      out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected only W4A8 layers and non-ConvRot int8 embeddings beside W4A8 (S12.3), found " +
                   format_repr(l),
               {verdict(kSgW4a8Companion, order::sg_config(l.index, 0),
                        {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
     }
     if (config == "ComfyNvfp4Config" && l.format != "nvfp4" && !is_rowwise_int8(l, t)) {
-      out.add(l.file, RuleId::QuantSglangCompanion, layer_where(l.prefix),
+      out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected only NVFP4 layers and row-wise int8 layers beside NVFP4 (S19), found " + format_repr(l),
               {verdict(kSgNvfp4Companion, order::sg_config(l.index, 0),
                        {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});

@@ -93,7 +93,7 @@ struct Ctx {
   bool sg_config;                            // sglang resolved to KitchenW4A4Config
 
   std::string prefix_repr() const { return repr(l.prefix); }
-  void add(RuleId rule, std::string where, std::string message, std::vector<Verdict> v) {
+  void add(RuleId rule, Place where, std::string message, std::vector<Verdict> v) {
     out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
   }
 };
@@ -108,7 +108,7 @@ void check_tensors(Ctx& c, const TensorTable& t) {
   if (c.w)  // no weight at all is C6 (CQ-MARKER-ORPHAN)
     v.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuC12),
                         {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  c.add(RuleId::QuantW4a4Tensors, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a4Tensors, Place::layer(c.l.prefix),
         "a convrot_w4a4 layer needs weight and weight_scale; missing " + list, std::move(v));
 }
 
@@ -118,7 +118,7 @@ void check_dtypes(Ctx& c) {
   if (!c.w || !c.scale) return;
   const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.scale);
   if (wd == "I8" && sd == "F32") return;
-  c.add(RuleId::QuantW4a4Dtypes, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a4Dtypes, Place::layer(c.l.prefix),
         "convrot_w4a4 weight must be I8 and weight_scale F32; found " + wd + " and " + sd,
         {verdict(kSgDtypes, order::sg_layer(c.l.index, kS1),
                  {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
@@ -131,7 +131,7 @@ void check_weight_cast(Ctx& c) {
   if (wd == "I8" || wd == "U8") return;
   std::vector<Verdict> v;
   if (c.cu_params) v.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
-  c.add(RuleId::QuantWeightCast, tensor_where(c.w->entry->name),
+  c.add(RuleId::QuantWeightCast, Place::tensor(c.w->entry->name),
         "a convrot_w4a4 weight is stored as I8 (or U8); found " + wd + ", which ComfyUI converts to int8 by value",
         std::move(v));
 }
@@ -144,7 +144,7 @@ void check_shapes(Ctx& c) {
   if (ws.size() == 2 && ss.size() == 1 && ss[0] == ws[0]) return;
   std::string expected = "a 2-D weight (N, K/2) and weight_scale (N,)";
   if (ws.size() == 2) expected += " = (" + std::to_string(ws[0]) + ",)";
-  c.add(RuleId::QuantW4a4Shapes, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a4Shapes, Place::layer(c.l.prefix),
         "convrot_w4a4 needs " + expected + "; found " + shape_str(*c.w) + " and " + shape_str(*c.scale),
         {verdict(kSgShapes, order::sg_layer(c.l.index, kS2),
                  {{"prefix!r", c.prefix_repr()},
@@ -156,7 +156,7 @@ void check_shapes(Ctx& c) {
 void check_key_int(Ctx& c) {
   if (c.sg_c.ok()) return;
   const py::Value* raw = get(*c.l.marker, "convrot_groupsize");
-  c.add(RuleId::QuantKeyInt, layer_where(c.l.prefix),
+  c.add(RuleId::QuantKeyInt, Place::layer(c.l.prefix),
         "convrot_groupsize must survive Python int(); int(" + (raw ? py::repr(*raw) : std::string("None")) +
             ") raises " + c.sg_c.error().type + ": " + c.sg_c.error().message,
         {Verdict{Consumer::Sglang, Effect::Rejects, c.sg_c.error().type, c.sg_c.error().message,
@@ -173,7 +173,7 @@ void check_groupsize(Ctx& c) {
   if (c.cu_params && c.cu_c && !power_of_4(*c.cu_c) && !equals(*c.cu_c, 1) && !c.cu_c->huge)
     v.push_back(verdict(kKtHadamard, order::kt_operands(c.l.index, kKtHadamardStep), {{"size", c.cu_c->text}}));
   if (v.empty()) return;
-  c.add(RuleId::QuantW4a4Groupsize, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a4Groupsize, Place::layer(c.l.prefix),
         "convrot_w4a4 convrot_groupsize must be 16, 64 or 256; found " + (c.c ? c.c->text : c.cu_c->text) +
             (sg_bad ? "" : " (as ComfyUI reads it)"),
         std::move(v));
@@ -200,7 +200,7 @@ void check_k(Ctx& c) {
                         {{"a", dec(k)}, {"c", c.cu_c->text}}));
   }
   if (found.empty()) return;
-  c.add(RuleId::QuantW4a4K, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a4K, Place::layer(c.l.prefix),
         "convrot_w4a4 K must be divisible by 64 (quant_group_size) and by convrot_groupsize; found " + found,
         std::move(v));
 }
@@ -227,7 +227,7 @@ void check_linear_dtype(Ctx& c) {
   }
   const py::Value* top = get(*c.l.marker, "linear_dtype");
   if (allowed(top) && v.empty()) return;
-  c.add(RuleId::QuantW4a4LinearDtype, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a4LinearDtype, Place::layer(c.l.prefix),
         "convrot_w4a4 linear_dtype must be 'int4' or 'int8'; found " +
             (!allowed(top) ? py::repr(*top) : py::repr(*cu) + " (as ComfyUI reads it)"),
         std::move(v));

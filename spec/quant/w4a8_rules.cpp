@@ -143,7 +143,7 @@ struct Ctx {
   bool sg_config = false;                                // sglang resolved to KitchenW4A8Config
 
   std::string prefix_repr() const { return repr(l.prefix); }
-  void add(RuleId rule, std::string where, std::string message, std::vector<Verdict> v) {
+  void add(RuleId rule, Place where, std::string message, std::vector<Verdict> v) {
     out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
   }
   // A K1 Params check, raised by ComfyUI (C13) and by kitchen.
@@ -193,7 +193,7 @@ void check_tensors(Ctx& c, const TensorTable& t) {
                         {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   else if (c.cu_params && !c.s_ch && c.d)  // Params get s_channel=None
     c.params(v, kKtChannel, 4, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
-  c.add(RuleId::QuantW4a8Tensors, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8Tensors, Place::layer(c.l.prefix),
         "an asym_w4a8_int8 layer needs weight, weight_s_rel and weight_s_channel; missing " + list, std::move(v));
 }
 
@@ -215,14 +215,14 @@ void check_key_int(Ctx& c) {
   else if (c.sg_config)
     v.push_back(Verdict{Consumer::Sglang, Effect::Rejects, c.sg_c.error().type, c.sg_c.error().message,
                         order::sg_method(c.l.index, kS13Int)});
-  c.add(RuleId::QuantKeyInt, layer_where(c.l.prefix), std::move(msg), std::move(v));
+  c.add(RuleId::QuantKeyInt, Place::layer(c.l.prefix), std::move(msg), std::move(v));
 }
 
 // CQ-W4A8-GROUP-SIZE (A1). ComfyUI's and kitchen's side of G >= 4 is K1.2
 // (CQ-W4A8-K).
 void check_group_size(Ctx& c) {
   if (!c.g || at_least(*c.g, 4)) return;
-  c.add(RuleId::QuantW4a8GroupSize, layer_where(c.l.prefix), "group_size must be at least 4; found " + c.g->text,
+  c.add(RuleId::QuantW4a8GroupSize, Place::layer(c.l.prefix), "group_size must be at least 4; found " + c.g->text,
         {verdict(kSgGroupSize, order::sg_layer(c.l.index, kA1),
                  {{"prefix!r", c.prefix_repr()}, {"group_size", c.g->text}})});
 }
@@ -234,7 +234,7 @@ void check_dtypes(Ctx& c) {
   if (!c.w || !c.s_rel) return;
   const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.s_rel);
   if (wd == "I8" && sd == "F8_E4M3") return;
-  c.add(RuleId::QuantW4a8Dtypes, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8Dtypes, Place::layer(c.l.prefix),
         "W4A8 weight must be I8 and weight_s_rel F8_E4M3; found " + wd + " and " + sd,
         {verdict(kSgDtypes, order::sg_layer(c.l.index, kA2),
                  {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
@@ -247,7 +247,7 @@ void check_weight_cast(Ctx& c) {
   if (wd == "I8" || wd == "U8") return;
   std::vector<Verdict> v;
   if (c.cu_params) v.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
-  c.add(RuleId::QuantWeightCast, tensor_where(c.w->entry->name),
+  c.add(RuleId::QuantWeightCast, Place::tensor(c.w->entry->name),
         "a W4A8 weight is stored as I8 (or U8); found " + wd + ", which ComfyUI converts to int8 by value",
         std::move(v));
 }
@@ -256,7 +256,7 @@ void check_weight_cast(Ctx& c) {
 void check_channel_dtype(Ctx& c) {
   if (!c.s_ch || dtype_str(*c.s_ch) == "F32") return;
   const std::string cd = dtype_str(*c.s_ch);
-  c.add(RuleId::QuantW4a8ChannelDtype, tensor_where(c.s_ch->entry->name),
+  c.add(RuleId::QuantW4a8ChannelDtype, Place::tensor(c.s_ch->entry->name),
         "W4A8 weight_s_channel must be F32; found " + cd,
         {verdict(kSgChannelDtype, order::sg_layer(c.l.index, kA3),
                  {{"prefix!r", c.prefix_repr()}, {"channel_dtype", cd}})});
@@ -268,7 +268,7 @@ void check_weight_rank(Ctx& c) {
   std::vector<Verdict> v{verdict(kSgWeightRank, order::sg_layer(c.l.index, kA4),
                                  {{"prefix!r", c.prefix_repr()}, {"weight_shape", shape_str(*c.w)}})};
   if (c.cu_params) c.params(v, kKtOrigShape, 1, {{"shape", logical_shape_repr(*c.w)}});
-  c.add(RuleId::QuantW4a8WeightRank, tensor_where(c.w->entry->name),
+  c.add(RuleId::QuantW4a8WeightRank, Place::tensor(c.w->entry->name),
         "a W4A8 packed weight must be 2-D (N, K/2); found shape " + shape_str(*c.w), std::move(v));
 }
 
@@ -303,7 +303,7 @@ void check_shapes(Ctx& c) {
   }
   if (v.empty()) return;
   if (expected.empty()) expected = "(N, K // group_size)";
-  c.add(RuleId::QuantW4a8Shapes, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8Shapes, Place::layer(c.l.prefix),
         "for weight " + shape_str(*c.w) + ", weight_s_rel must be " + expected + " and weight_s_channel (N,) = " +
             tuple1(d.n) + "; found " + shape_str(*c.s_rel) + " and " + shape_str(*c.s_ch),
         std::move(v));
@@ -317,7 +317,7 @@ void check_codebook(Ctx& c) {
   std::vector<Verdict> v{
       verdict(kSgCodebook, order::sg_layer(c.l.index, kA7), {{"prefix!r", c.prefix_repr()}})};
   if (c.cu_params && !shape_ok) c.params(v, kKtCodebook, 6, {{"…", shape_str(*c.codebook)}});
-  c.add(RuleId::QuantW4a8Codebook, tensor_where(c.codebook->entry->name),
+  c.add(RuleId::QuantW4a8Codebook, Place::tensor(c.codebook->entry->name),
         "a W4A8 weight_codebook must be F32 (16,); found " + dtype_str(*c.codebook) + " " + shape_str(*c.codebook),
         std::move(v));
 }
@@ -335,7 +335,7 @@ void check_correction(Ctx& c) {
     expected += " (K // group_size, N) = (" + dec(groups) + ", " + std::to_string(c.d->n) + ")";
   }
   if (dtype_ok && shape_ok) return;
-  c.add(RuleId::QuantW4a8Correction, tensor_where(c.correction->entry->name),
+  c.add(RuleId::QuantW4a8Correction, Place::tensor(c.correction->entry->name),
         "a W4A8 weight_correction must be " + expected + "; found " + dtype_str(*c.correction) + " " +
             shape_str(*c.correction),
         {verdict(kSgCorrection, order::sg_layer(c.l.index, kA8), {{"prefix!r", c.prefix_repr()}})});
@@ -346,7 +346,7 @@ void check_correction_ignored(Ctx& c) {
   if (!c.correction) return;
   std::vector<Verdict> v;
   if (c.cu_params) v.push_back(verdict(kCuCorrectionDropped, order::cu_layer(c.l.index, kCuC12), {}));
-  c.add(RuleId::QuantW4a8CorrectionIgnored, tensor_where(c.correction->entry->name),
+  c.add(RuleId::QuantW4a8CorrectionIgnored, Place::tensor(c.correction->entry->name),
         "ComfyUI does not load weight_correction and computes this layer without it", std::move(v));
 }
 
@@ -356,7 +356,7 @@ void check_convrot(Ctx& c) {
   std::vector<Verdict> v;
   if (c.sg_config)
     v.push_back(verdict(kSgConvrot, order::sg_config(c.l.index, kS12Convrot), {{"prefix!r", c.prefix_repr()}}));
-  c.add(RuleId::QuantW4a8Convrot, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8Convrot, Place::layer(c.l.prefix),
         "a W4A8 marker must set \"convrot\": true; found " + found_value(*c.l.marker, "convrot"), std::move(v));
 }
 
@@ -410,7 +410,7 @@ void check_k(Ctx& c) {
       c.params(v, kKtKRule, 2, {{"k", dec(k)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}});
   }
   if (found.empty()) return;
-  c.add(RuleId::QuantW4a8K, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8K, Place::layer(c.l.prefix),
         "K must be divisible by 16, group_size and convrot_groupsize, with group_size >= 4 dividing 16 or a "
         "multiple of 16; found " + found,
         std::move(v));
@@ -425,7 +425,7 @@ void check_hadamard(Ctx& c) {
   const bool spec_bad = c.c && !power_of_4(*c.c);
   if (!spec_bad && v.empty()) return;
   const std::string& shown = spec_bad ? c.c->text : c.cu_c->text;
-  c.add(RuleId::QuantW4a8Hadamard, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8Hadamard, Place::layer(c.l.prefix),
         "convrot_groupsize is the Hadamard size and must be a power of 4, at least 4; found " + shown, std::move(v));
 }
 
@@ -444,7 +444,7 @@ void check_cuda_groupsize(Ctx& c) {
   std::string found;
   if (c.c || c.cu_c) found = "convrot_groupsize=" + (c.c ? c.c->text : c.cu_c->text);
   if (c.d) found += (found.empty() ? "K=" : ", K=") + dec(c.d->k);
-  c.add(RuleId::QuantW4a8CudaGroupsize, layer_where(c.l.prefix),
+  c.add(RuleId::QuantW4a8CudaGroupsize, Place::layer(c.l.prefix),
         "comfy-kitchen's CUDA kernel needs convrot_groupsize 256 and K divisible by 256; found " + found,
         std::move(v));
 }

@@ -1,0 +1,104 @@
+// Places are typed data (issue 11, "Keep places as typed data (kind, name,
+// byte offset) and render them only at output"): one readable spelling per
+// kind, the name kept as the file spells it, and --json giving the typed
+// fields beside the readable "where".
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#ifndef SIMDJSON_THREADS_ENABLED
+#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
+#endif
+#include <simdjson.h>
+
+#include "props/catch.hpp"
+#include "props/gen/file_bytes.hpp"
+#include "props/unit_support.hpp"
+#include "spec/format_rules.hpp"
+#include "spec/place.hpp"
+#include "src/place_json.hpp"
+
+using namespace safespec;
+using namespace safespec::test;
+
+TEST_CASE("Places (issue 11): one readable spelling per kind, names quoted and escaped") {
+  CHECK(Place{}.text().empty());
+  CHECK(Place::file().text() == "file");
+  CHECK(Place::header().text() == "header");
+  CHECK(Place::at_byte(80).text() == "byte 80");
+  CHECK(Place::tensor("a'b\\c\n").text() == "tensor 'a\\'b\\\\c\\x0a'");
+  CHECK(Place::tensor_field("t", "x").below(std::uint64_t{1}).below("k").text() == "tensor 't' field 'x'[1] key 'k'");
+  CHECK(Place::metadata().text() == "__metadata__");
+  CHECK(Place::metadata_key("k").text() == "__metadata__['k']");
+  CHECK(Place::metadata_key("_quantization_metadata").below("layers").below("p").text() ==
+        "__metadata__['_quantization_metadata'] key 'layers' key 'p'");
+  CHECK(Place::layer("blk.0").text() == "layer 'blk.0'");
+  CHECK(Place::checkpoint("").text() == "checkpoint");
+  CHECK(Place::checkpoint("dir/model.safetensors.index.json").text() == "checkpoint dir/model.safetensors.index.json");
+  CHECK(Place::index().text() == "index");
+  CHECK(Place::weight_map().text() == "weight_map");
+  CHECK(Place::index_entry("a").text() == "weight_map['a']");
+  CHECK(Place::index_total_size().text() == "metadata.total_size");
+  CHECK(Place::shard("m-00001-of-00002.safetensors").text() == "shard 'm-00001-of-00002.safetensors'");
+  CHECK(Place::argument("x element 3").text() == "x element 3");
+}
+
+TEST_CASE("Places (issue 11): JSON gives the same keys for every kind, the name unescaped") {
+  CHECK(place_json(Place::tensor("a'b\"c\\")) ==
+        R"({"kind":"tensor","name":"a'b\"c\\","field":null,"path":[],"byte":null})");
+  CHECK(place_json(Place::at_byte(8)) == R"({"kind":"byte","name":null,"field":null,"path":[],"byte":8})");
+  CHECK(place_json(Place::tensor_field("t", "x").below(std::uint64_t{2}).below("k")) ==
+        R"({"kind":"tensor_field","name":"t","field":"x","path":[2,"k"],"byte":null})");
+  CHECK(place_json(Place::checkpoint("")) == R"({"kind":"checkpoint","name":null,"field":null,"path":[],"byte":null})");
+  CHECK(place_json(Place::header()) == R"({"kind":"header","name":null,"field":null,"path":[],"byte":null})");
+}
+
+TEST_CASE("ST-DUPLICATE-NESTED-KEY (X3): the repeated key's place is typed down to the key") {
+  const auto nested = gen::file_with_header(
+      pad8(R"({"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":[0,{"k":1,"k":{"a":[],"a":0}}]}})"), 1);
+  const Model m = require_model(nested);
+  const Findings s = strict_findings(m);
+  REQUIRE(s.size() >= 2);
+  CHECK(s[0].where == Place::tensor_field("t", "x").below(std::uint64_t{1}).below("k"));
+  CHECK(s[1].where == Place::tensor_field("t", "x").below(std::uint64_t{1}).below("k").below("a"));
+  REQUIRE(m.header.duplicates.size() == 2);
+  CHECK(m.header.duplicates[1].name == "a");
+}
+
+TEST_CASE("CLI (issue 11): --json places a finding with typed fields beside the readable where") {
+  CliScratch s("safespec_unit_place");
+  // A gap before a tensor whose name holds a quote, a double quote and a backslash.
+  const std::string name = "a'b\\\"c\\\\";  // the JSON spelling of the name
+  const auto file = s.file("gap.safetensors",
+                           gen::file_with_header(pad8("{\"" + name + "\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}"), 2));
+  const Run r = s.run("check --json " + shell_word(file));
+  CHECK(r.code == 1);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  simdjson::dom::element f = simdjson::dom::array(simdjson::dom::array(doc["files"]).at(0)["findings"]).at(0);
+  CHECK(std::string_view(f["rule"]) == "ST-OFFSET-GAP");
+  CHECK(std::string_view(f["where"]) == "tensor 'a\\'b\"c\\\\'");
+  CHECK(std::string_view(f["place"]["kind"]) == "tensor");
+  CHECK(std::string_view(f["place"]["name"]) == "a'b\"c\\");
+  CHECK(f["place"]["byte"].is_null());
+  CHECK(f["place"]["field"].is_null());
+  CHECK(simdjson::dom::array(f["place"]["path"]).size() == 0);
+}
+
+TEST_CASE("CLI (issue 11): a byte place carries its offset as a number") {
+  CliScratch s("safespec_unit_place");
+  const std::string header = pad8(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})");
+  const auto file = s.file("trailing.safetensors", gen::file_with_header(header, 3));
+  const Run r = s.run("check --json " + shell_word(file));
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  simdjson::dom::element f = simdjson::dom::array(simdjson::dom::array(doc["files"]).at(0)["findings"]).at(0);
+  CHECK(std::string_view(f["rule"]) == "ST-BUFFER-TRAILING");
+  CHECK(std::string_view(f["place"]["kind"]) == "byte");
+  const std::uint64_t end = 8 + header.size() + 1;  // where tensor a ends
+  CHECK(std::string_view(f["where"]) == "byte " + std::to_string(end));
+  CHECK(std::uint64_t(f["place"]["byte"]) == end);
+}

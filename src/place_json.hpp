@@ -1,0 +1,15 @@
+// A place as JSON, beside its readable "where" text: the same keys for every
+// kind, null or [] where a kind has no such part, so a program reads the
+// tensor's name without parsing "tensor '...'" back (issue 11).
+#pragma once
+
+#include <string>
+
+#include "spec/place.hpp"
+
+namespace safespec {
+
+// {"kind":"tensor_field","name":"a","field":"x","path":["k",2],"byte":null}
+std::string place_json(const Place& p);
+
+}  // namespace safespec
