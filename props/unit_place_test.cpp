@@ -1,4 +1,4 @@
-// Places are typed data (issue 11, "Keep places as typed data (kind, name,
+// Places are typed data ("keep places as typed data (kind, name,
 // byte offset) and render them only at output"): one readable spelling per
 // kind, the name kept as the file spells it, and --json giving the typed
 // fields beside the readable "where".
@@ -22,7 +22,7 @@
 using namespace safespec;
 using namespace safespec::test;
 
-TEST_CASE("Places (issue 11): one readable spelling per kind, names quoted and escaped") {
+TEST_CASE("Places: one readable spelling per kind, names quoted and escaped") {
   CHECK(Place{}.text().empty());
   CHECK(Place::file().text() == "file");
   CHECK(Place::header().text() == "header");
@@ -44,7 +44,7 @@ TEST_CASE("Places (issue 11): one readable spelling per kind, names quoted and e
   CHECK(Place::argument("x element 3").text() == "x element 3");
 }
 
-TEST_CASE("Places (issue 11): JSON gives the same keys for every kind, the name unescaped") {
+TEST_CASE("Places: JSON gives the same keys for every kind, the name unescaped") {
   CHECK(place_json(Place::tensor("a'b\"c\\")) ==
         R"({"kind":"tensor","name":"a'b\"c\\","field":null,"path":[],"byte":null})");
   CHECK(place_json(Place::at_byte(8)) == R"({"kind":"byte","name":null,"field":null,"path":[],"byte":8})");
@@ -66,7 +66,7 @@ TEST_CASE("ST-DUPLICATE-NESTED-KEY (X3): the repeated key's place is typed down 
   CHECK(m.header.duplicates[1].name == "a");
 }
 
-TEST_CASE("CLI (issue 11): --json places a finding with typed fields beside the readable where") {
+TEST_CASE("CLI: --json places a finding with typed fields beside the readable where") {
   CliScratch s("safespec_unit_place");
   // A gap before a tensor whose name holds a quote, a double quote and a backslash.
   const std::string name = "a'b\\\"c\\\\";  // the JSON spelling of the name
@@ -87,7 +87,7 @@ TEST_CASE("CLI (issue 11): --json places a finding with typed fields beside the 
   CHECK(simdjson::dom::array(f["place"]["path"]).size() == 0);
 }
 
-TEST_CASE("CLI (issue 11): a byte place carries its offset as a number") {
+TEST_CASE("CLI: a byte place carries its offset as a number") {
   CliScratch s("safespec_unit_place");
   const std::string header = pad8(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})");
   const auto file = s.file("trailing.safetensors", gen::file_with_header(header, 3));

@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <span>
 
+#include "spec/limits.hpp"
 #include "spec/result.hpp"
 
 namespace safespec {
 
-inline constexpr std::uint64_t kMaxHeaderSize = 100'000'000;  // F3, MAX_HEADER_SIZE
 
 // Assembled byte by byte: never a host-order memcpy (checklist item 1).
 std::uint64_t read_u64_le(std::span<const std::uint8_t, 8> bytes);

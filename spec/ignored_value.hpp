@@ -8,14 +8,11 @@
 #include <string>
 
 #include "spec/json_text.hpp"
+#include "spec/limits.hpp"
 #include "spec/place.hpp"
 
 namespace safespec {
 
-// Keys remembered per object when looking for repeats: a hostile object of
-// millions of keys must not cost memory in proportion; repeats among keys
-// after this many go unreported (README, "What the spec decides").
-inline constexpr std::size_t kMaxKeysChecked = 4096;
 
 // `report(where, same_spelling)` is called for each repeated key, `where`
 // naming it below `at` (a TensorField place; steps are pushed while the

@@ -8,14 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "spec/limits.hpp"
 #include "spec/result.hpp"
 
 namespace safespec {
 
-// serde_json starts with remaining_depth = 128 and fails when entering a
-// container brings it to 0, so 127 nested containers are the most it reads
-// (F6.6; the top-level object counts as one).
-inline constexpr int kMaxJsonDepth = 127;
 
 // The whitespace set of F6.1.
 constexpr bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/dtype.hpp"
+#include "spec/limits.hpp"
 #include "spec/place.hpp"
 
 namespace safespec {
@@ -51,9 +52,8 @@ struct UnknownField {
 };
 
 // A header can repeat a key or an unknown field millions of times in a few
-// megabytes; the model lists the first kMaxRecords of each kind and counts
-// the rest, so its size stays proportional to what is worth reporting.
-inline constexpr std::size_t kMaxRecords = 1000;
+// megabytes; the model lists the first kMaxRecords (spec/limits.hpp) of each
+// kind and counts the rest.
 
 template <class T>
 void record_capped(std::vector<T>& list, std::uint64_t& unlisted, T item) {

@@ -1,7 +1,7 @@
 // Where a finding or an error is: a typed value, kept as data (kind, the name
 // as the file spells it after JSON decoding, a byte offset) and rendered only
 // at output, so a consumer's message is built from the name itself and never
-// parsed back out of readable text (issue 11, "Places: typed" in issue 12).
+// parsed back out of readable text.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 #include "spec/python_json.hpp"
+#include "spec/limits.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -13,8 +14,6 @@ namespace safespec::py {
 
 namespace {
 
-constexpr std::size_t kMaxStrDigits = 4300;  // sys.get_int_max_str_digits()
-constexpr std::size_t kDepthCap = 2000;  // max_depth is clamped: two stack frames a level
 
 void append_utf8(std::string& out, char32_t cp) {  // surrogates take the 3-byte form
   if (cp < 0x80) return out.push_back(static_cast<char>(cp));
@@ -266,7 +265,7 @@ class Scanner {
     std::string text(s_.begin() + static_cast<std::ptrdiff_t>(start), s_.begin() + static_cast<std::ptrdiff_t>(i));
     if (!is_float) {
       const std::size_t digits = int_end - start - (negative ? 1 : 0);
-      if (digits > kMaxStrDigits) return raise(JsonErrorKind::ValueError, start, too_many_digits(digits));
+      if (digits > kPythonIntMaxStrDigits) return raise(JsonErrorKind::ValueError, start, too_many_digits(digits));
       return int_from_digits(negative, std::string_view(text).substr(negative ? 1 : 0));
     }
     double x = 0;
@@ -408,7 +407,7 @@ Result<Value, JsonLoadError> loads(std::string_view bytes, LoadLimits limits) {
                              std::to_string(limits.max_bytes) + " bytes"};
   auto decoded = decode_bytes(bytes);
   if (!decoded) return decoded.error();
-  Scanner scanner(decoded.value(), std::min(limits.max_depth, kDepthCap));
+  Scanner scanner(decoded.value(), std::min(limits.max_depth, kPythonJsonDepthCap));
   auto v = scanner.document();
   if (!v) return *scanner.error;
   return std::move(*v);
@@ -425,7 +424,7 @@ Result<Value, JsonLoadError> loads_str(std::string_view utf8, LoadLimits limits)
                          "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"};
   auto decoded = decode_utf8(utf8, 0);
   if (!decoded) return decoded.error();
-  Scanner scanner(decoded.value(), std::min(limits.max_depth, kDepthCap));
+  Scanner scanner(decoded.value(), std::min(limits.max_depth, kPythonJsonDepthCap));
   auto v = scanner.document();
   if (!v) return *scanner.error;
   return std::move(*v);

@@ -33,6 +33,7 @@
 #include <string>
 #include <string_view>
 
+#include "spec/limits.hpp"
 #include "spec/python_repr.hpp"
 #include "spec/result.hpp"
 
@@ -68,8 +69,8 @@ struct JsonLoadError {
 };
 
 struct LoadLimits {
-  std::size_t max_bytes = std::size_t{16} << 20;
-  std::size_t max_depth = 995;
+  std::size_t max_bytes = kMaxMarkerReadBytes;
+  std::size_t max_depth = kPythonJsonDepth;
 };
 
 // json.loads(bytes) with default arguments: objects become Dict (a key keeps

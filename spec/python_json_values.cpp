@@ -8,13 +8,13 @@
 #include <optional>
 #include <string>
 
+#include "spec/limits.hpp"
 #include "spec/python_json.hpp"
 
 namespace safespec::py {
 
 namespace {
 
-constexpr std::size_t kMaxStrDigits = 4300;  // sys.get_int_max_str_digits()
 
 // First code point of each run of ten characters with a Unicode decimal
 // value 0..9 (Python's str.isdecimal, Unicode 14.0.0 as in CPython 3.11).
@@ -160,7 +160,7 @@ Result<Value, PyException> py_int(const Value& x) {
     if (t[i] != '_') digits += t[i];
     else if (i + 1 >= t.size() || !ascii_digit(t[i + 1])) ok = false;  // "1__0", "1_"
   }
-  if (ok && digits.size() > kMaxStrDigits)
+  if (ok && digits.size() > kPythonIntMaxStrDigits)
     return PyException{"ValueError", "Exceeds the limit (4300 digits) for integer string conversion: value has " +
                                          std::to_string(digits.size()) +
                                          " digits; use sys.set_int_max_str_digits() to increase the limit"};

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string_view>
 
+#include "spec/limits.hpp"
 #include "spec/model.hpp"
 #include "spec/result.hpp"
 
@@ -23,9 +24,6 @@ namespace safespec {
 // FastHeaderParser::parse must have this many readable bytes after the text.
 std::size_t fast_parser_padding();
 
-// Above this header size the DOM's memory (about 14 bytes per header byte)
-// would break the 3 x N bound; such headers go to the streaming reader.
-inline constexpr std::uint64_t kFastParserMaxHeader = 16u << 20;
 
 class FastHeaderParser {
  public:

@@ -1,12 +1,12 @@
 #include "src/layer_kinds_option.hpp"
 
+#include "spec/limits.hpp"
 #include "spec/python_json.hpp"
 
 namespace safespec {
 
 namespace {
 
-constexpr std::uint64_t kMaxLayersFileBytes = std::uint64_t{16} << 20;
 
 Result<Unit, IoError> add_file(const std::string& path, quant::LayerKinds& kinds) {
   auto file = ByteFile::open(path);
@@ -16,7 +16,7 @@ Result<Unit, IoError> add_file(const std::string& path, quant::LayerKinds& kinds
   std::string text(file.value().size(), '\0');
   auto read = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size()));
   if (!read) return IoError{"--layers " + path + ": " + read.error().message};
-  auto parsed = py::loads(text, py::LoadLimits{kMaxLayersFileBytes, 995});
+  auto parsed = py::loads(text, py::LoadLimits{kMaxLayersFileBytes, kPythonJsonDepth});
   if (!parsed) return IoError{"--layers " + path + ": not JSON: " + parsed.error().what()};
   const auto* dict = std::get_if<py::Dict>(&parsed.value().data);
   if (!dict) return IoError{"--layers " + path + ": expected a JSON object mapping layer names to \"linear\" or \"embedding\""};

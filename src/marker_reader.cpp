@@ -16,7 +16,7 @@ struct Span {
 // Where a marker's bytes are in the file, when they are inside it and small
 // enough to read.
 std::optional<Span> marker_span(const Model& m, const TensorEntry& t) {
-  if (t.end < t.begin || t.end - t.begin > quant::kMaxMarkerReadBytes) return std::nullopt;
+  if (t.end < t.begin || t.end - t.begin > kMaxMarkerReadBytes) return std::nullopt;
   if (m.file_size < 8 || m.header_length > m.file_size - 8 || t.end > m.buffer_size()) return std::nullopt;
   return Span{8 + m.header_length + t.begin, t.end - t.begin};
 }
@@ -34,8 +34,8 @@ std::vector<const TensorEntry*> marker_entries(const Model& m) {
 // Spends the file's budget for markers over kMaxMarkerBytes; false when the
 // marker does not fit in what is left.
 bool within_budget(const std::optional<Span>& span, std::uint64_t& large) {
-  if (!span || span->size <= quant::kMaxMarkerBytes) return true;
-  if (span->size > quant::kMaxLargeMarkerBytesPerFile - large) return false;
+  if (!span || span->size <= kMaxMarkerBytes) return true;
+  if (span->size > kMaxLargeMarkerBytesPerFile - large) return false;
   large += span->size;
   return true;
 }

@@ -1,5 +1,5 @@
 // Reading the bytes of a model's marker tensors (P.comfy_quant), bounded by
-// quant::kMaxMarkerBytes each, for the quantized-layer spec.
+// kMaxMarkerBytes each, for the quantized-layer spec.
 #pragma once
 
 #include <string>

@@ -203,7 +203,7 @@ std::optional<std::string> run_marker_case(const MarkerCase& c) {
   if (c.tensor) {
     const std::string name = c.prefix + std::string(quant::kMarkerSuffix);
     add_tensor(m.header, name, Dtype::U8, {c.tensor->size()});
-    markers.push_back(quant::MarkerBytes{name, c.tensor->size() <= quant::kMaxMarkerReadBytes, *c.tensor});
+    markers.push_back(quant::MarkerBytes{name, c.tensor->size() <= kMaxMarkerReadBytes, *c.tensor});
   }
   if (c.qmeta) {
     m.header.metadata_state = MetadataState::Present;
@@ -252,14 +252,14 @@ std::optional<std::string> marker_analysis_fails(std::span<const std::uint8_t> b
   const std::string text(bytes.begin(), bytes.end());
   constexpr std::string_view prefix = "blk.0";
   std::string format;
-  if (auto v = py::loads(text, py::LoadLimits{quant::kMaxMarkerReadBytes, 995})) format = declared_format(v.value());
+  if (auto v = py::loads(text, py::LoadLimits{kMaxMarkerReadBytes, kPythonJsonDepth})) format = declared_format(v.value());
   // (a) the marker tensor.
   if (auto why = run_marker_case({std::string(prefix), format, text, std::nullopt})) return "(a) marker tensor: " + *why;
   if (first_invalid_utf8(text)) return std::nullopt;
   // (b) the whole _quantization_metadata: the checkpoint's layer is its first
   // layer entry, with that entry's format's layout.
   MarkerCase whole{std::string(prefix), "", std::nullopt, text};
-  if (auto v = py::loads_str(text, py::LoadLimits{quant::kMaxMarkerReadBytes, 995}); v && quant::is_dict(v.value())) {
+  if (auto v = py::loads_str(text, py::LoadLimits{kMaxMarkerReadBytes, kPythonJsonDepth}); v && quant::is_dict(v.value())) {
     const py::Value* layers = quant::get(v.value(), "layers");
     if (layers && quant::is_dict(*layers)) {
       const auto& items = std::get<py::Dict>(layers->data).items;

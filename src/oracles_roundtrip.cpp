@@ -45,7 +45,7 @@ FileReport report_from_model(const Model& model, const ModelDescription& d, Prof
   quant::CheckpointFile file{r.path, &*r.model, {}};
   for (const OwnedTensor& t : d.tensors)
     if (std::string_view(t.name).ends_with(quant::kMarkerSuffix)) {
-      const bool read = t.data.size() <= quant::kMaxMarkerReadBytes;
+      const bool read = t.data.size() <= kMaxMarkerReadBytes;
       file.markers.push_back(
           quant::MarkerBytes{t.name, read, read ? std::string(t.data.begin(), t.data.end()) : std::string()});
     }

@@ -1,6 +1,6 @@
 // A place as JSON, beside its readable "where" text: the same keys for every
 // kind, null or [] where a kind has no such part, so a program reads the
-// tensor's name without parsing "tensor '...'" back (issue 11).
+// tensor's name without parsing "tensor '...'" back.
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "spec/limits.hpp"
 #include "spec/quote.hpp"
 #include "src/byte_file.hpp"
 
@@ -12,7 +13,6 @@ namespace safespec {
 
 namespace {
 
-constexpr std::uint64_t kMaxIndexSize = 256u << 20;  // indexes of the largest models are a few MB
 
 Error index_error(Place where, std::string message) {
   return Error{RuleId::IndexJson, std::move(where), std::move(message)};
@@ -69,7 +69,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     reports[0].io_error = file.error().message;
     return reports;
   }
-  if (file.value().size() > kMaxIndexSize) {
+  if (file.value().size() > kMaxIndexBytes) {
     reports[0].findings.push_back(to_finding(
         index_error(Place::index(), "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes")));
     return reports;

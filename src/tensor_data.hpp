@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/limits.hpp"
 #include "spec/model.hpp"
 #include "spec/quant/checkpoint.hpp"
 #include "spec/quant/data_rules.hpp"
@@ -20,10 +21,6 @@ namespace safespec {
 
 class FileTensorData final : public quant::TensorData {
  public:
-  // A tensor larger than this is not read (its data rules are skipped).
-  static constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
-  // Once this much has been read in one run, nothing more is.
-  static constexpr std::uint64_t kMaxRunBytes = std::uint64_t{1} << 30;
 
   struct Source {
     std::string path;

@@ -134,7 +134,7 @@ class Collector {
   void scan_metadata(std::size_t f, const std::string& text) {
     const std::string& path = files_[f].path;
     const Place where = Place::metadata_key("_quantization_metadata");
-    auto parsed = py::loads_str(text, py::LoadLimits{kMaxMarkerBytes * 16, 995});
+    auto parsed = py::loads_str(text, py::LoadLimits{kMaxMarkerReadBytes, kPythonJsonDepth});
     if (!parsed) {
       const py::JsonLoadError& e = parsed.error();
       if (e.kind == py::JsonErrorKind::SizeLimit) {
@@ -238,7 +238,7 @@ class Collector {
     // ComfyUI never reads a tensor marker that the same file's metadata
     // replaces (M6).
     const bool comfy_reads = !comfy_metadata_layers_.count({f, prefix});
-    auto parsed = py::loads(mb.bytes, py::LoadLimits{kMaxMarkerReadBytes, 995});
+    auto parsed = py::loads(mb.bytes, py::LoadLimits{kMaxMarkerReadBytes, kPythonJsonDepth});
     if (!parsed) {
       const py::JsonLoadError& e = parsed.error();
       const bool caught = e.kind == py::JsonErrorKind::JSONDecodeError || e.kind == py::JsonErrorKind::UnicodeDecodeError;

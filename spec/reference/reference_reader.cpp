@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 
+#include "spec/limits.hpp"
 #include "spec/reference/rust_text.hpp"
 
 namespace safespec::reference {
 
 namespace {
 
-constexpr std::uint64_t kMaxHeaderSize = 100'000'000;  // MAX_HEADER_SIZE
 constexpr std::uint64_t kPrefix = 8;                   // N_LEN
 
 Failure fail(Variant v) {

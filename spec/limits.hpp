@@ -1,0 +1,75 @@
+// Every bound safespec applies, in one place: what it is, why it is what it
+// is, and whose it is. "Reference" bounds are the consumers' own (a file past
+// them is rejected upstream too, and safespec says so as a finding). "Ours"
+// bounds keep safespec's memory and time in proportion to its input; an input
+// past one of them is reported as unchecked or as a finding that names the
+// bound, never judged as if it had been read (README, "No silent limits").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace safespec {
+
+// ---- The container (safetensors-format.md) ----
+
+// Reference (F3, MAX_HEADER_SIZE): the reader rejects a longer header.
+inline constexpr std::uint64_t kMaxHeaderSize = 100'000'000;
+
+// Reference (F6.6): serde_json starts at remaining_depth 128 and fails when a
+// container brings it to 0, so 127 nested containers are the most it reads
+// (the top-level object counts as one).
+inline constexpr int kMaxJsonDepth = 127;
+
+// Ours: the model lists the first this-many repeated keys and unknown fields,
+// and every rule lists this many findings, then counts the rest; a header of
+// millions of repeats costs memory in proportion to what is worth reporting.
+inline constexpr std::size_t kMaxRecords = 1000;
+
+// Ours: keys remembered per object when looking for repeats inside values the
+// reference ignores (X3); repeats among keys after this many go unreported.
+inline constexpr std::size_t kMaxKeysChecked = 4096;
+
+// Ours: above this header size the simdjson DOM (about 14 bytes per header
+// byte) would break the 3 x N + 64 MiB memory bound, so such headers go to
+// the streaming reader instead.
+inline constexpr std::uint64_t kFastParserMaxHeader = std::uint64_t{16} << 20;
+
+// Ours: a model.safetensors.index.json over this is refused (ST-INDEX-JSON);
+// the indexes of the largest published models are a few MB.
+inline constexpr std::uint64_t kMaxIndexBytes = std::uint64_t{256} << 20;
+
+// ---- Markers and Python's json (comfy-quant-markers.md M3) ----
+
+// Ours: real markers are under 200 bytes; a larger marker tensor is reported
+// (CQ-MARKER-SIZE) but still read and parsed as the consumers parse it, up to
+// kMaxMarkerReadBytes.
+inline constexpr std::uint64_t kMaxMarkerBytes = std::uint64_t{1} << 20;
+// Ours: a marker, or a _quantization_metadata text, over this is not read;
+// its layer is unchecked and no consumer that parses it is said to load.
+inline constexpr std::uint64_t kMaxMarkerReadBytes = std::uint64_t{16} << 20;
+// Ours: of a file's markers over kMaxMarkerBytes, the first this-many bytes
+// (in keys() order) are read; the rest are unchecked alike.
+inline constexpr std::uint64_t kMaxLargeMarkerBytesPerFile = std::uint64_t{64} << 20;
+// Ours: a --layers FILE (a JSON map of layer kinds) over this is refused.
+inline constexpr std::uint64_t kMaxLayersFileBytes = std::uint64_t{16} << 20;
+
+// Reference (CPython 3.11): json.loads called from a script's top level
+// accepts 995 nested containers and raises RecursionError at 996; the figure
+// depends on the caller's stack depth, and this is the one safespec uses.
+inline constexpr std::size_t kPythonJsonDepth = 995;
+// Ours: the most a caller may ask for (the scanner recurses, two stack
+// frames a level).
+inline constexpr std::size_t kPythonJsonDepthCap = 2000;
+// Reference (CPython 3.11, sys.get_int_max_str_digits()): int() of a longer
+// decimal string raises ValueError, and so does json.loads.
+inline constexpr std::size_t kPythonIntMaxStrDigits = 4300;
+
+// ---- Tensor data (--data, compare, dequant, linear) ----
+
+// Ours: a tensor larger than this is not read; its value rules are unchecked.
+inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
+// Ours: once this much tensor data has been read in one run, nothing more is.
+inline constexpr std::uint64_t kMaxRunBytes = std::uint64_t{1} << 30;
+
+}  // namespace safespec
