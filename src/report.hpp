@@ -36,5 +36,7 @@ std::string render_inspect_error_json(const std::string& path, const std::string
 
 std::string render_rules_text();
 std::string render_rules_json();
+// docs/RULES.md: the catalogue as one Markdown table (a test keeps the file current).
+std::string render_rules_markdown();
 
 }  // namespace safespec

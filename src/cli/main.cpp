@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/upstream_versions.hpp"
 #include "src/check.hpp"
 #include "src/cli/conformance_cli.hpp"
 #include "src/compare.hpp"
@@ -41,6 +42,14 @@ int run_check(const std::vector<std::string>& paths, const CheckOptions& options
   return io ? kExitUsage : failed ? kExitFindings : kExitOk;
 }
 
+std::string version_text() {
+  std::string out = "safespec " SAFESPEC_VERSION "\nrules and messages follow:\n";
+  for (const UpstreamVersion& u : kUpstreamVersions)
+    out += "  " + std::string(u.project) + ": " + std::string(u.version) + "\n";
+  out.pop_back();  // CLI11 ends the text with its own newline
+  return out;
+}
+
 int emit(const CommandOutcome& o) {
   print(o.out);
   if (!o.err.empty()) std::fwrite(o.err.data(), 1, o.err.size(), stderr);
@@ -50,8 +59,10 @@ int emit(const CommandOutcome& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"safespec: an executable specification of safetensors checkpoints"};
+  // Named here, so usage lines say "safespec", not the binary's absolute path.
+  CLI::App app{"safespec: an executable specification of safetensors checkpoints", "safespec"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text(), "print safespec's version and the upstream versions it follows");
 
   std::vector<std::string> paths;
   std::string profile_text = "strict";
@@ -104,9 +115,10 @@ int main(int argc, char** argv) {
   inspect->add_option("path", inspect_path, "a safetensors file, or a shard index (*.index.json): its shards")->required();
   inspect->add_flag("--json", inspect_json, "print one JSON document");
 
-  bool rules_json = false;
+  bool rules_json = false, rules_markdown = false;
   CLI::App* rules = app.add_subcommand("rules", "Print the rule catalogue");
   rules->add_flag("--json", rules_json, "print one JSON document");
+  rules->add_flag("--markdown", rules_markdown, "print docs/RULES.md")->excludes("--json");
 
   LinearRequest linear_req;
   std::string semantics = "cuda";
@@ -145,6 +157,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     (void)app.exit(e);
@@ -188,7 +202,7 @@ int main(int argc, char** argv) {
   if (*dequant) return emit(run_dequant(dequant_req));
   if (*compare) return emit(run_compare(cmp_expected, cmp_actual, ulps));
   if (*rules) {
-    print(rules_json ? render_rules_json() : render_rules_text());
+    print(rules_json ? render_rules_json() : rules_markdown ? render_rules_markdown() : render_rules_text());
     return kExitOk;
   }
   return kExitUsage;
