@@ -8,6 +8,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_model_rules_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_strict_rules_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_place_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_finding_sink_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_writer_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_shard_index_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_upstream_vectors_test.cpp

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "spec/checked_math.hpp"
-#include "spec/finding_bound.hpp"
+#include "spec/finding_sink.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
@@ -134,11 +134,8 @@ Findings reference_findings(const Model& m) {
   // A header of two million broken tensors must not become two million
   // messages: each rule lists its first kMaxRecords findings, then says how
   // many more there are.
-  Findings out;
-  FindingBound bound;
-  const auto add = [&](std::optional<Finding> f) {
-    if (f && bound.admit(f->rule)) out.push_back(std::move(*f));
-  };
+  FindingSink out;
+  const auto add = [&](std::optional<Finding> f) { out.add(std::move(f)); };
   std::uint64_t cursor = 0;
   for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) {
     if (!tensor_is_clean(*t, cursor)) {
@@ -154,66 +151,69 @@ Findings reference_findings(const Model& m) {
     cursor = t->end;
   }
   add(rule_buffer_coverage(m, cursor));
-  bound.append_counts(out, Place::header());
-  return out;
+  return std::move(out).finish(Place::header());
 }
 
 Findings strict_findings(const Model& m) {
-  Findings out;
+  FindingSink out;
   const Header& h = m.header;
   for (const DuplicateKey& d : h.duplicates) {
     switch (d.kind) {
       case DuplicateKind::MetadataKey:
-        out.push_back(make(RuleId::DuplicateMetadataKey, Place::metadata_key(d.name),
-                           "expected each metadata key once, found it again (the reference keeps the last value)"));
+        out.add(make(RuleId::DuplicateMetadataKey, Place::metadata_key(d.name),
+                     "expected each metadata key once, found it again (the reference keeps the last value)"));
         break;
       case DuplicateKind::Nested:
-        out.push_back(make(RuleId::DuplicateNestedKey, d.nested,
-                           std::string("expected each key of an object once, found it again") +
-                               (d.same_spelling ? "" : " spelled differently") + " (the reference ignores this value)"));
+        out.add(make(RuleId::DuplicateNestedKey, d.nested,
+                     std::string("expected each key of an object once, found it again") +
+                         (d.same_spelling ? "" : " spelled differently") + " (the reference ignores this value)"));
         break;
       case DuplicateKind::Tensor:
-        out.push_back(d.same_spelling
-                          ? make(RuleId::DuplicateTensor, Place::tensor(d.name),
-                                 "expected each tensor name once, found it again (the reference keeps the last entry)")
-                          : make(RuleId::DuplicateTensorEscaped, Place::tensor(d.name),
-                                 "expected distinct tensor names, found two spellings that decode to the same name"));
+        out.add(d.same_spelling
+                    ? make(RuleId::DuplicateTensor, Place::tensor(d.name),
+                           "expected each tensor name once, found it again (the reference keeps the last entry)")
+                    : make(RuleId::DuplicateTensorEscaped, Place::tensor(d.name),
+                           "expected distinct tensor names, found two spellings that decode to the same name"));
         break;
     }
   }
   if (h.duplicates_unlisted > 0)
-    out.push_back(make(RuleId::DuplicateNestedKey, Place::header(),
-                       "expected each key once, found " + count_of(h.duplicates_unlisted, "more repeated key") +
-                           " beyond the " + std::to_string(kMaxRecords) + " listed"));
+    out.add(make(RuleId::DuplicateNestedKey, Place::header(),
+                 "expected each key once, found " + count_of(h.duplicates_unlisted, "more repeated key") +
+                     " beyond the " + std::to_string(kMaxRecords) + " listed"));
   if (h.leading_whitespace > 0)
-    out.push_back(make(RuleId::HeaderLeadingSpace, Place::at_byte(8),
-                       "expected the header to begin with '{', found " +
-                           count_of(h.leading_whitespace, "byte") + " of whitespace first"));
+    out.add(make(RuleId::HeaderLeadingSpace, Place::at_byte(8),
+                 "expected the header to begin with '{', found " +
+                     count_of(h.leading_whitespace, "byte") + " of whitespace first"));
   if (m.header_length % 8 != 0)
-    out.push_back(make(RuleId::HeaderUnaligned, Place::at_byte(0),
-                       "expected a header length that is a multiple of 8, found " + u64s(m.header_length)));
+    out.add(make(RuleId::HeaderUnaligned, Place::at_byte(0),
+                 "expected a header length that is a multiple of 8, found " + u64s(m.header_length)));
   if (h.metadata_state == MetadataState::Null)
-    out.push_back(make(RuleId::MetadataNull, Place::metadata(),
-                       "expected __metadata__ to be an object or absent, found null"));
+    out.add(make(RuleId::MetadataNull, Place::metadata(),
+                 "expected __metadata__ to be an object or absent, found null"));
   const std::uint64_t data_start = 8 + m.header_length;
   for (const UnknownField& u : h.unknown_fields)
-    out.push_back(make(RuleId::TensorUnknownField, Place::tensor(u.tensor),
-                       "expected only dtype, shape and data_offsets, found the field " + quote_name(u.field)));
+    out.add(make(RuleId::TensorUnknownField, Place::tensor(u.tensor),
+                 "expected only dtype, shape and data_offsets, found the field " + quote_name(u.field)));
   if (h.unknown_fields_unlisted > 0)
-    out.push_back(make(RuleId::TensorUnknownField, Place::header(),
-                       "expected only dtype, shape and data_offsets, found " +
-                           count_of(h.unknown_fields_unlisted, "more unknown field") + " beyond the " +
-                           std::to_string(kMaxRecords) + " listed"));
+    out.add(make(RuleId::TensorUnknownField, Place::header(),
+                 "expected only dtype, shape and data_offsets, found " +
+                     count_of(h.unknown_fields_unlisted, "more unknown field") + " beyond the " +
+                     std::to_string(kMaxRecords) + " listed"));
   for (const TensorEntry& t : h.tensors) {
     const std::uint64_t size = dtype_element_bytes(t.dtype);  // 1, 2, 4 or 8
     const std::uint64_t mask = size - 1;
-    if (size > 1 && t.end > t.begin && (((data_start & mask) + (t.begin & mask)) & mask) != 0)
-      out.push_back(make(RuleId::TensorUnaligned, Place::tensor(t.name),
-                         "expected the data to start at a file offset that is a multiple of " + u64s(size) +
-                             " (" + std::string(dtype_name(t.dtype)) + "), found data_offsets begin " +
-                             u64s(t.begin) + " after a " + u64s(data_start) + "-byte prefix"));
+    if (size <= 1 || t.end <= t.begin || (((data_start & mask) + (t.begin & mask)) & mask) == 0) continue;
+    if (!out.lists(RuleId::TensorUnaligned)) {  // a million unaligned tensors: counted, not spelled
+      out.count_only(RuleId::TensorUnaligned);
+      continue;
+    }
+    out.add(make(RuleId::TensorUnaligned, Place::tensor(t.name),
+                 "expected the data to start at a file offset that is a multiple of " + u64s(size) + " (" +
+                     std::string(dtype_name(t.dtype)) + "), found data_offsets begin " + u64s(t.begin) + " after a " +
+                     u64s(data_start) + "-byte prefix"));
   }
-  return out;
+  return std::move(out).finish(Place::header());
 }
 
 Findings check_model(const Model& m, Profile p) {

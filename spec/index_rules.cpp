@@ -4,27 +4,11 @@
 #include <unordered_map>
 
 #include "spec/checked_math.hpp"
-#include "spec/finding_bound.hpp"
+#include "spec/finding_sink.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
 
-namespace {
-Finding make(RuleId id, Place where, std::string message) {
-  return Finding{id, Severity::Error, std::move(where), std::move(message), {}};
-}
-
-// The one bound on findings (spec/finding_bound.hpp): an index naming
-// 100,000 missing shards gives a readable report.
-Findings bounded(Findings all) {
-  FindingBound bound;
-  Findings out;
-  for (Finding& f : all)
-    if (bound.admit(f.rule)) out.push_back(std::move(f));
-  bound.append_counts(out, Place::index());
-  return out;
-}
-}  // namespace
 
 bool is_plain_shard_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
@@ -32,7 +16,7 @@ bool is_plain_shard_name(const std::string& name) {
 }
 
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
-  Findings out;
+  FindingSink out;
   std::unordered_map<std::string, const std::string*> listed;  // tensor -> shard
   for (const auto& [tensor, shard] : index.weight_map) listed.emplace(tensor, &shard);
 
@@ -43,8 +27,8 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   for (const auto& [shard, state] : shards) {
     if (!state.model) {
       total_known = false;
-      out.push_back(make(RuleId::IndexShardMissing, Place::shard(shard),
-                         "expected a readable safetensors shard, found: " + state.problem));
+      out.add(RuleId::IndexShardMissing, Place::shard(shard),
+              "expected a readable safetensors shard, found: " + state.problem);
       continue;
     }
     for (const TensorEntry& t : state.model->header.tensors) {
@@ -55,19 +39,19 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
       }
       auto [it, fresh] = home.emplace(t.name, &shard);
       if (!fresh) {
-        out.push_back(make(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
-                           "expected the tensor in one shard, found it in " + quote_name(*it->second) + " and " +
-                               quote_name(shard)));
+        out.add(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
+                "expected the tensor in one shard, found it in " + quote_name(*it->second) + " and " +
+                    quote_name(shard));
         continue;
       }
       const auto l = listed.find(t.name);
       if (l == listed.end())
-        out.push_back(make(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
-                           "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry"));
+        out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
+                "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry");
       else if (*l->second != shard)
-        out.push_back(make(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
-                           "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
-                               quote_name(*l->second)));
+        out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
+                "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
+                    quote_name(*l->second));
     }
   }
   for (const auto& [tensor, shard] : index.weight_map) {
@@ -75,17 +59,17 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
     if (s == shards.end() || !s->second.model) continue;  // reported as a missing shard
     const auto h = home.find(tensor);
     if (h == home.end() || *h->second != shard)
-      out.push_back(make(RuleId::IndexTensorMissing, Place::tensor(tensor),
-                         "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there"));
+      out.add(RuleId::IndexTensorMissing, Place::tensor(tensor),
+              "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there");
   }
   if (index.total_size && total_known && total_overflows)
-    out.push_back(make(RuleId::IndexTotalSize, Place::index_total_size(),
-                       "expected the sum of the shards' tensor sizes, found that it exceeds 2^64-1 bytes"));
+    out.add(RuleId::IndexTotalSize, Place::index_total_size(),
+            "expected the sum of the shards' tensor sizes, found that it exceeds 2^64-1 bytes");
   else if (index.total_size && total_known && *index.total_size != total)
-    out.push_back(make(RuleId::IndexTotalSize, Place::index_total_size(),
-                       "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
-                           std::to_string(*index.total_size)));
-  return bounded(std::move(out));
+    out.add(RuleId::IndexTotalSize, Place::index_total_size(),
+            "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
+                std::to_string(*index.total_size));
+  return std::move(out).finish(Place::index());
 }
 
 }  // namespace safespec

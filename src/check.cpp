@@ -7,7 +7,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "spec/finding_bound.hpp"
+#include "spec/finding_sink.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/order.hpp"
@@ -196,7 +196,7 @@ void finish_report(FileReport& r, Profile profile, FailOn fail_on) {
   apply_profile(r, profile);
   r.profile = profile;
   r.fail_on = fail_on;
-  r.findings = bound_findings(std::move(r.findings));
+  r.findings = bound_findings(std::move(r.findings), &r.counts);
 }
 
 Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileReport& r) {
@@ -249,19 +249,24 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 // The files of one checkpoint that came without an index: a tensor in two of
 // them is flagged as an index flags it (the loader would read one of them).
 void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group) {
+  constexpr RuleId kRule = RuleId::IndexTensorInTwoShards;
   std::unordered_map<std::string, std::size_t> first_file;
   for (std::size_t i : group) {
     FileReport& r = reports[i];
     if (!r.model) continue;
+    FindingSink sink;
     for (const TensorEntry& t : r.model->header.tensors) {
       const auto [it, fresh] = first_file.emplace(t.name, i);
       if (fresh) continue;
-      r.findings.push_back(Finding{RuleId::IndexTensorInTwoShards, rule_info(RuleId::IndexTensorInTwoShards).severity,
-                                   Place::tensor(t.name),
-                                   "expected the tensor in one file of the checkpoint, found it in " +
-                                       quote_name(reports[it->second].path) + " and " + quote_name(r.path),
-                                   {}});
+      if (!sink.lists(kRule)) {
+        sink.count_only(kRule);
+        continue;
+      }
+      sink.add(kRule, Place::tensor(t.name),
+               "expected the tensor in one file of the checkpoint, found it in " +
+                   quote_name(reports[it->second].path) + " and " + quote_name(r.path));
     }
+    for (Finding& f : std::move(sink).finish(Place::file())) r.findings.push_back(std::move(f));
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/finding.hpp"
+#include "spec/finding_sink.hpp"
 #include "spec/model.hpp"
 #include "spec/quant/layer_kinds.hpp"
 #include "spec/reference/reference_reader.hpp"
@@ -67,6 +68,9 @@ struct FileReport {
   // How the report is judged by ok() (check_paths sets them from its options).
   Profile profile = Profile::Strict;
   FailOn fail_on = FailOn::Error;
+  // Every finding the profile shows, per rule, listed or only counted past
+  // the bound (spec/finding_sink.hpp).
+  RuleCounts counts{};
 
   // Readable, and nothing left unchecked.
   bool complete() const { return !io_error && unchecked.empty(); }

@@ -166,7 +166,15 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
                          k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where.text()),
                          place_json(f.where), json_string(f.message), reference_of(f), effects_json(f));
     }
-    out += fmt::format("],\"complete\":{},\"unchecked\":{}", r.complete() ? "true" : "false", unchecked_json(r.unchecked));
+    out += "],\"counts\":{";
+    bool first = true;
+    for (const RuleInfo& info : rule_catalogue()) {
+      const std::uint64_t n = r.counts[static_cast<std::size_t>(info.id)];
+      if (n == 0) continue;
+      out += fmt::format("{}{}:{}", first ? "" : ",", json_string(info.name), n);
+      first = false;
+    }
+    out += fmt::format("}},\"complete\":{},\"unchecked\":{}", r.complete() ? "true" : "false", unchecked_json(r.unchecked));
     if (r.judged) {
       out += ",\"consumers\":" + consumers_json(r);
     }

@@ -156,7 +156,7 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
   check_resolution(collected.layers, table, formats, sink);
   Analysis a;
   check_layer_kinds(collected.layers, table, kinds, sink, a.assumptions);
-  a.findings = std::move(sink.findings());
+  a.findings = sink.findings();
   a.unchecked = std::move(sink.unchecked());
   if (sglang_accepts(a.findings)) a.sglang_config = std::string(config);
   return a;

@@ -2,14 +2,22 @@
 
 #include <algorithm>
 
-#include "spec/rule_catalogue.hpp"
 
 namespace safespec::quant {
 
 void Sink::add(std::size_t file, RuleId rule, Place where, std::string message,
                std::vector<Verdict> verdicts) {
-  findings_.push_back(LocatedFinding{
-      file, Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)}});
+  if (files_.size() <= file) files_.resize(file + 1);
+  files_[file].add(rule, std::move(where), std::move(message), std::move(verdicts));
+}
+
+std::vector<LocatedFinding> Sink::findings() const {
+  std::vector<LocatedFinding> out;
+  for (std::size_t f = 0; f < files_.size(); ++f) {
+    for (const Finding& x : files_[f].listed()) out.push_back(LocatedFinding{f, x});
+    for (Finding& x : files_[f].count_lines(Place::file())) out.push_back(LocatedFinding{f, std::move(x)});
+  }
+  return out;
 }
 
 void Sink::skip(std::size_t file, std::string what, std::string why, std::vector<Consumer> consumers) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "spec/finding.hpp"
+#include "spec/finding_sink.hpp"
 #include "spec/unchecked.hpp"
 #include "spec/python_repr.hpp"
 #include "spec/quant/message.hpp"
@@ -41,19 +42,21 @@ struct LocatedUnchecked {
   Unchecked item;
 };
 
+// Where the quant and data rules put findings: one FindingSink per file of
+// the checkpoint, so they are bounded and counted as every other rule's.
 class Sink {
  public:
   // Severity comes from the rule catalogue.
   void add(std::size_t file, RuleId rule, Place where, std::string message, std::vector<Verdict> verdicts);
-  std::vector<LocatedFinding>& findings() { return findings_; }
-  const std::vector<LocatedFinding>& findings() const { return findings_; }
+  // File by file: each file's listed findings, then its count lines.
+  std::vector<LocatedFinding> findings() const;
   // What a rule could not evaluate (spec/unchecked.hpp); each (file, what) once,
   // with the union of the consumers named.
   void skip(std::size_t file, std::string what, std::string why, std::vector<Consumer> consumers);
   std::vector<LocatedUnchecked>& unchecked() { return unchecked_; }
 
  private:
-  std::vector<LocatedFinding> findings_;
+  std::vector<FindingSink> files_;  // indexed by file
   std::vector<LocatedUnchecked> unchecked_;
 };
 

@@ -1,4 +1,4 @@
-#include "spec/finding_bound.hpp"
+#include "spec/finding_sink.hpp"
 
 #include <charconv>
 #include <string_view>
@@ -12,6 +12,37 @@ namespace {
 constexpr std::string_view kFound = "found ";
 const std::string kTail = " of this rule beyond the " + std::to_string(kMaxRecords) + " listed";
 }  // namespace
+
+void FindingSink::add(RuleId rule, Place where, std::string message, std::vector<Verdict> verdicts) {
+  if (lists(rule))
+    listed_.push_back(Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)});
+  ++counts_[index(rule)];
+}
+
+void FindingSink::add(Finding f) {
+  const RuleId rule = f.rule;
+  if (lists(rule)) {
+    f.severity = rule_info(rule).severity;
+    listed_.push_back(std::move(f));
+  }
+  ++counts_[index(rule)];
+}
+
+Findings FindingSink::count_lines(const Place& where) const {
+  Findings out;
+  for (std::size_t r = 0; r < counts_.size(); ++r)
+    if (counts_[r] > kMaxRecords) {
+      const auto id = static_cast<RuleId>(r);
+      out.push_back(count_line(id, rule_info(id).severity, where, counts_[r] - kMaxRecords));
+    }
+  return out;
+}
+
+Findings FindingSink::finish(const Place& where) && {
+  Findings out = std::move(listed_);
+  for (Finding& f : count_lines(where)) out.push_back(std::move(f));
+  return out;
+}
 
 Finding count_line(RuleId id, Severity severity, Place where, std::uint64_t unlisted) {
   return Finding{id, severity, std::move(where), std::string(kFound) + count_of(unlisted, "more finding") + kTail, {}};
@@ -29,16 +60,8 @@ std::optional<std::uint64_t> unlisted_in(const Finding& f) {
   return n;
 }
 
-void FindingBound::append_counts(Findings& out, const Place& where) const {
-  for (std::size_t r = 0; r < count_.size(); ++r)
-    if (count_[r] > kMaxRecords) {
-      const auto id = static_cast<RuleId>(r);
-      out.push_back(count_line(id, rule_info(id).severity, where, count_[r] - kMaxRecords));
-    }
-}
-
-Findings bound_findings(Findings all) {
-  std::array<std::uint64_t, kRuleCount> listed{}, dropped{};
+Findings bound_findings(Findings all, RuleCounts* counts) {
+  RuleCounts listed{}, dropped{};
   std::array<std::optional<std::size_t>, kRuleCount> counted{};  // a producer's count line, in `out`
   std::array<Severity, kRuleCount> severity{};
   Findings out;
@@ -61,11 +84,14 @@ Findings bound_findings(Findings all) {
     }
   }
   for (std::size_t r = 0; r < kRuleCount; ++r) {
+    std::uint64_t unlisted = dropped[r];
+    if (counted[r]) unlisted += *unlisted_in(out[*counted[r]]);
+    if (counts) (*counts)[r] = listed[r] + unlisted;
     if (dropped[r] == 0) continue;
     const auto id = static_cast<RuleId>(r);
     if (counted[r]) {
       Finding& line = out[*counted[r]];
-      line = count_line(id, line.severity, line.where, *unlisted_in(line) + dropped[r]);
+      line = count_line(id, line.severity, line.where, unlisted);
     } else {
       out.push_back(count_line(id, severity[r], Place::file(), dropped[r]));
     }

@@ -1,0 +1,76 @@
+// One sink for every producer of findings (spec/finding_sink.hpp): severity
+// from the catalogue, each rule's first kMaxRecords findings listed and the
+// rest counted, and every finding counted per rule.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "props/catch.hpp"
+#include "props/gen/file_bytes.hpp"
+#include "props/unit_support.hpp"
+#include "spec/finding_sink.hpp"
+#include "spec/format_rules.hpp"
+#include "spec/rule_catalogue.hpp"
+
+using namespace safespec;
+using namespace safespec::test;
+
+namespace {
+
+// n F32 tensors of one element each, the first starting at byte 1 of the
+// buffer after a gap-free U8 tensor, so every F32 tensor is unaligned (W8).
+std::string unaligned_header(int n) {
+  std::string h = R"({"u":{"dtype":"U8","shape":[1],"data_offsets":[0,1]})";
+  for (int i = 0; i < n; ++i)
+    h += ",\"t" + std::to_string(i) + R"(":{"dtype":"F32","shape":[1],"data_offsets":[)" + std::to_string(1 + 4 * i) +
+         "," + std::to_string(5 + 4 * i) + "]}";
+  return pad8(h + "}");
+}
+
+}  // namespace
+
+TEST_CASE("FindingSink: severity from the catalogue, 1000 listed per rule, every finding counted") {
+  FindingSink sink;
+  for (int i = 0; i < 1003; ++i) sink.add(RuleId::TensorUnaligned, Place::tensor("t"), "m");
+  sink.add(Finding{RuleId::OffsetGap, Severity::Warning, Place::tensor("a"), "gap", {}});
+  CHECK(sink.counts()[static_cast<std::size_t>(RuleId::TensorUnaligned)] == 1003);
+  CHECK(sink.counts()[static_cast<std::size_t>(RuleId::OffsetGap)] == 1);
+  CHECK_FALSE(sink.lists(RuleId::TensorUnaligned));
+  CHECK(sink.lists(RuleId::OffsetGap));
+  const Findings out = std::move(sink).finish(Place::header());
+  REQUIRE(out.size() == 1002);
+  CHECK(out[0].severity == rule_info(RuleId::TensorUnaligned).severity);
+  CHECK(out[1000].rule == RuleId::OffsetGap);
+  CHECK(out[1000].severity == rule_info(RuleId::OffsetGap).severity);  // the catalogue's, not the producer's
+  CHECK(out[1001].where == Place::header());
+  CHECK(out[1001].message == "found 3 more findings of this rule beyond the 1000 listed");
+}
+
+TEST_CASE("ST-TENSOR-UNALIGNED (W8): strict findings are bounded where they are produced") {
+  const Model m = require_model(gen::file_with_header(unaligned_header(1500), 1 + 4 * 1500));
+  const Findings s = strict_findings(m);
+  REQUIRE(s.size() == 1001);
+  CHECK(s[999].where == Place::tensor("t999"));
+  CHECK(s[1000].rule == RuleId::TensorUnaligned);
+  CHECK(s[1000].where == Place::header());
+  CHECK(s[1000].message == "found 500 more findings of this rule beyond the 1000 listed");
+}
+
+TEST_CASE("CLI: --json counts every finding per rule, listed or not") {
+  CliScratch s("safespec_unit_finding_sink");
+  const auto f = s.file("unaligned.safetensors", gen::file_with_header(unaligned_header(1200), 1 + 4 * 1200));
+  const Run r = s.run("check --json " + shell_word(f));
+  CHECK(r.code == 0);  // warnings only
+  CHECK(r.out.find(R"("counts":{"ST-TENSOR-UNALIGNED":1200},)") != std::string::npos);
+}
+
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: tensors in two files of one checkpoint are bounded per file") {
+  CliScratch s("safespec_unit_finding_sink");
+  const auto bytes = gen::file_with_header(unaligned_header(1100), 1 + 4 * 1100);
+  const auto a = s.file("a.safetensors", bytes);
+  const auto b = s.file("b.safetensors", bytes);
+  const Run r = s.run("check --json --checkpoint " + shell_word(a) + " " + shell_word(b));
+  CHECK(r.code == 1);
+  CHECK(r.out.find(R"("counts":{"ST-TENSOR-UNALIGNED":1100,"ST-INDEX-TENSOR-IN-TWO-SHARDS":1101},)") != std::string::npos);
+  CHECK(r.out.find(R"("message":"found 101 more findings of this rule beyond the 1000 listed")") != std::string::npos);
+}
