@@ -2,6 +2,7 @@
 // docs/RULES.md, which `safespec rules --markdown` writes.
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <string>
 
 #include "props/catch.hpp"
@@ -42,4 +43,22 @@ TEST_CASE("docs/RULES.md is what `safespec rules --markdown` prints, one row per
   for (const RuleInfo& info : rule_catalogue())
     rows += r.out.find("| `" + std::string(info.name) + "` | ") != std::string::npos;
   CHECK(rows == rule_catalogue().size());
+}
+
+TEST_CASE("Rule catalogue: scope and tier are typed columns that agree with the rest of the row") {
+  for (const RuleInfo& r : rule_catalogue()) {
+    INFO(r.name);
+    // The reference rejects exactly the container rules.
+    CHECK((r.scope == RuleScope::Container) == !r.reference.empty());
+    CHECK((r.scope == RuleScope::Index) == std::string_view(r.name).starts_with("ST-INDEX-"));
+    CHECK((r.scope == RuleScope::Quant) == (std::string_view(r.name).starts_with("CQ-") ||
+                                            std::string_view(r.name).starts_with("NUM-")));
+    // Only quantized layers have value rules, and their ids say so.
+    CHECK((r.tier == RuleTier::Data) == std::string_view(r.name).starts_with("CQ-DATA-"));
+  }
+  CliScratch s("safespec_unit_cli_docs");
+  const Run j = s.run("rules --json");
+  CHECK(j.out.find(R"({"id":"ST-OFFSET-GAP","severity":"error","scope":"container","tier":"header","rule_number":"F8",)") !=
+        std::string::npos);
+  CHECK(j.out.find(R"({"id":"CQ-DATA-E8M0","severity":"error","scope":"quant","tier":"data",)") != std::string::npos);
 }

@@ -230,7 +230,7 @@ TEST_CASE("ST-* catalogue (§5): reference variants, severities and profiles") {
     CHECK((r.severity == Severity::Warning) == (warnings.count(r.name) == 1));
     if (r.severity == Severity::Warning) CHECK(r.reference.empty());
     CHECK(profile_applies(Profile::Strict, r.id));
-    const bool index = r.rule_number == "index";
+    const bool index = r.scope == RuleScope::Index;
     CHECK(index == r.name.starts_with("ST-INDEX-"));
     CHECK(profile_applies(Profile::Safetensors, r.id) == (!r.reference.empty() || index));
   }

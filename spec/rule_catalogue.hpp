@@ -11,11 +11,23 @@
 
 namespace safespec {
 
+// What a rule is about. Container: the reference reader rejects a file that
+// breaks it (F1-F13). Strict: the reference accepts, safespec's strict profile
+// flags it (X*, W5, W8). Writer: only the canonical writer refuses it. Index:
+// a shard index and its shards. Quant: a quantized layer (spec/quant/).
+enum class RuleScope : unsigned char { Container, Strict, Writer, Index, Quant };
+// What a check must read: the header only, or tensor values (--data).
+enum class RuleTier : unsigned char { Header, Data };
+std::string_view scope_name(RuleScope s);
+std::string_view tier_name(RuleTier t);
+
 struct RuleInfo {
   RuleId id;
   std::string_view name;         // stable id, e.g. "ST-OFFSET-GAP"
   Severity severity;
-  std::string_view rule_number;  // from shared/reference/safetensors-format.md
+  RuleScope scope;
+  RuleTier tier;
+  std::string_view rule_number;  // anchors in docs/spec/ (the upstream numbering)
   // The reference reader's error variant for a file that breaks this rule, or
   // empty when the reference accepts such a file (strict-only rules).
   std::string_view reference;

@@ -44,7 +44,7 @@ const Finding* FileReport::reference_failure() const {
   if (reference) return nullptr;  // the reference's own answer decided
   for (const Finding& f : findings) {
     const RuleInfo& info = rule_info(f.rule);
-    if (f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index") return &f;
+    if (f.severity == Severity::Error && info.scope == RuleScope::Container) return &f;
   }
   return nullptr;
 }

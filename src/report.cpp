@@ -259,8 +259,9 @@ std::string render_inspect_error_json(const std::string& path, const std::string
 std::string render_rules_text() {
   std::string out;
   for (const RuleInfo& r : rule_catalogue())
-    out += fmt::format("{:<30} {:<7} {:<6} {:<30} {}\n", r.name, severity_name(r.severity), r.rule_number,
-                       r.reference.empty() ? "accepts" : r.reference, r.description);
+    out += fmt::format("{:<30} {:<7} {:<9} {:<6} {:<6} {:<30} {}\n", r.name, severity_name(r.severity),
+                       scope_name(r.scope), tier_name(r.tier), r.rule_number, r.reference.empty() ? "accepts" : r.reference,
+                       r.description);
   return out;
 }
 
@@ -279,11 +280,14 @@ std::string render_rules_markdown() {
       "fails when this file is not current. Each rule number has its condition, the reference reader's\n"
       "behaviour and each consumer's verdict and message in [`docs/spec/`](spec/README.md). \"Reference\" is\n"
       "the error variant of the reference reader (huggingface/safetensors) for a file that breaks the rule,\n"
-      "or \"accepts\" where it loads such a file.\n\n"
-      "| id | severity | rule number | reference | condition |\n"
-      "| --- | --- | --- | --- | --- |\n";
+      "or \"accepts\" where it loads such a file. Scope: container (the reference rejects), strict (the\n"
+      "reference accepts, the strict profile flags), writer (the canonical writer refuses), index (a shard\n"
+      "index and its shards), quant (a quantized layer). Tier: header, or data (checked with `--data`).\n\n"
+      "| id | severity | scope | tier | rule number | reference | condition |\n"
+      "| --- | --- | --- | --- | --- | --- | --- |\n";
   for (const RuleInfo& r : rule_catalogue())
-    out += fmt::format("| `{}` | {} | {} | {} | {} |\n", r.name, severity_name(r.severity), cell(r.rule_number),
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", r.name, severity_name(r.severity),
+                       scope_name(r.scope), tier_name(r.tier), cell(r.rule_number),
                        r.reference.empty() ? "accepts" : cell(r.reference), cell(r.description));
   return out;
 }
@@ -292,8 +296,10 @@ std::string render_rules_json() {
   std::string out = fmt::format("{{\"schema\":{},\"rules\":[", kJsonSchema);
   bool first = true;
   for (const RuleInfo& r : rule_catalogue()) {
-    out += fmt::format("{}{{\"id\":{},\"severity\":\"{}\",\"rule_number\":{},\"reference\":{},\"description\":{}}}",
-                       first ? "" : ",", json_string(r.name), severity_name(r.severity), json_string(r.rule_number),
+    out += fmt::format("{}{{\"id\":{},\"severity\":\"{}\",\"scope\":\"{}\",\"tier\":\"{}\",\"rule_number\":{},"
+                       "\"reference\":{},\"description\":{}}}",
+                       first ? "" : ",", json_string(r.name), severity_name(r.severity), scope_name(r.scope),
+                       tier_name(r.tier), json_string(r.rule_number),
                        json_string(r.reference.empty() ? "accepts" : r.reference), json_string(r.description));
     first = false;
   }

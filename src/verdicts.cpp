@@ -10,7 +10,7 @@ namespace {
 
 bool is_container_error(const Finding& f) {
   const RuleInfo& info = rule_info(f.rule);
-  return f.severity == Severity::Error && !info.reference.empty() && info.rule_number != "index";
+  return f.severity == Severity::Error && info.scope == RuleScope::Container;
 }
 
 void set_container_verdicts(Finding& f, std::size_t file, const std::string& variant, const std::string& display,
@@ -29,7 +29,7 @@ void set_container_verdicts(Finding& f, std::size_t file, const std::string& var
 // ranges and limits).
 RuleId rule_for_variant(std::string_view variant) {
   for (const RuleInfo& info : rule_catalogue())
-    if (info.reference == variant && info.rule_number != "index") return info.id;
+    if (info.reference == variant && info.scope == RuleScope::Container) return info.id;
   return RuleId::JsonSyntax;
 }
 
