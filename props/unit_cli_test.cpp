@@ -97,7 +97,7 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1", "[ST-OFFSET-GAP]") {
                      wrapped + ")\n");
 }
 
-TEST_CASE("CLI (W5): warnings alone exit 0") {
+TEST_CASE("CLI (W5): warnings alone exit 0", "[ST-HEADER-UNALIGNED]") {
   Scratch s;
   const auto p = s.file("n60.safetensors", gen::file_with_header(kTest, 16));
   const Run r = s.run("check " + quoted(p));

@@ -212,7 +212,7 @@ TEST_CASE("ST-TENSOR-NOT-OBJECT (F6.10): every other key is a tensor entry objec
                 std::string("expected a tensor entry object with dtype, shape and data_offsets, found ") + c.found);
 }
 
-TEST_CASE("F6.10 (X22): empty names and names with \\u0000 are tensor names") {
+TEST_CASE("F6.10 (X22): empty names and names with \\u0000 are tensor names", "[ST-TENSOR-NOT-OBJECT]") {
   const auto m = require_model(gen::file_with_header(
       R"({"":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"a\u0000b":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})"));
   REQUIRE(m.header.tensors.size() == 2);
@@ -244,7 +244,7 @@ TEST_CASE("ST-TENSOR-FIELD-DUPLICATE (F6.11): a field repeated inside one entry"
                 "expected the field " + name + " once, found it a second time");
 }
 
-TEST_CASE("F6.11: fields are checked in document order, before missing fields") {
+TEST_CASE("F6.11: fields are checked in document order, before missing fields", "[ST-SHAPE-TYPE]") {
   require_error(gen::file_with_header(R"({"t":{"shape":"x","dtype":"bad"}})"), "ST-SHAPE-TYPE", "tensor 't'",
                 "expected shape to be an array of integers, found a string");
 }
@@ -323,7 +323,7 @@ TEST_CASE("ST-OFFSETS-TYPE (F6.15): integer grammar of data_offsets elements", "
                 "ST-OFFSETS-TYPE", "tensor 't'", c.msg);
 }
 
-TEST_CASE("F6.16: an entry a later duplicate replaces is still validated") {
+TEST_CASE("F6.16: an entry a later duplicate replaces is still validated", "[ST-DTYPE-UNKNOWN]") {
   require_error(gen::file_with_header(
                     R"({"a":{"dtype":"bad","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1),
                 "ST-DTYPE-UNKNOWN", "tensor 'a'",

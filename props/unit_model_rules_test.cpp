@@ -142,7 +142,7 @@ TEST_CASE("ST-BUFFER-TRUNCATED (F13): the file ends before the last tensor", "[S
   CHECK(verdict(f) == "MetadataIncompleteBuffer");
 }
 
-TEST_CASE("F9 (§2.1, X15): fold order table, every row, several dtypes") {
+TEST_CASE("F9 (§2.1, X15): fold order table, every row, several dtypes", "[ST-SHAPE-OVERFLOW]") {
   const std::string dtype = GENERATE(std::string("U64"), std::string("U8"), std::string("BOOL"), std::string("F4"),
                                      std::string("F6_E3M2"));
   INFO(dtype);
@@ -158,7 +158,7 @@ TEST_CASE("F9 (§2.1, X15): fold order table, every row, several dtypes") {
                                       "bits (folded left to right), found it overflows at shape[1]")});
 }
 
-TEST_CASE("F9/F10 (§2.1): the element count fits but times bits does not") {
+TEST_CASE("F9/F10 (§2.1): the element count fits but times bits does not", "[ST-NBITS-OVERFLOW]") {
   CHECK(findings_of(file_of({entry("a", "I32", "2,9223372036854775807", 0, 0)}, 0)).size() == 1);
   // U8 with n = 2^61: 2^64 bits overflow; BOOL the same.
   CHECK(findings_of(file_of({entry("a", "BOOL", "2305843009213693952", 0, 0)}, 0)) ==
@@ -167,7 +167,7 @@ TEST_CASE("F9/F10 (§2.1): the element count fits but times bits does not") {
   CHECK(tensor_byte_size(std::vector<std::uint64_t>{2305843009213693951}, Dtype::U8) == 2305843009213693951u);
 }
 
-TEST_CASE("F11 (§4.1): sub-byte sizes, no rounding") {
+TEST_CASE("F11 (§4.1): sub-byte sizes, no rounding", "[ST-MISALIGNED-BITS]") {
   CHECK(findings_of(file_of({entry("a", "F4", "1,2", 0, 1)}, 1)).empty());
   CHECK(findings_of(file_of({entry("a", "F6_E2M3", "4", 0, 3)}, 3)).empty());
   CHECK(findings_of(file_of({entry("a", "F6_E3M2", "4", 0, 3)}, 3)).empty());
@@ -220,7 +220,7 @@ TEST_CASE("F7 (X6): zero-sized tensors share offsets at the start, middle and en
   CHECK(verdict(f).empty());
 }
 
-TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing") {
+TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing", "[ST-OFFSET-GAP][ST-SIZE-MISMATCH]") {
   CHECK(findings_of(file_of({entry("a", "U8", "0", 0, 1)}, 1)) ==
         std::vector<std::string>{line("ST-SIZE-MISMATCH", "tensor 'a'",
                                       "expected data_offsets to span 0 bytes (U8 [0]), found [0, 1] = 1 byte")});

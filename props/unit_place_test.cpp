@@ -88,7 +88,7 @@ TEST_CASE("CLI: --json places a finding with typed fields beside the readable wh
   CHECK(simdjson::dom::array(f["place"]["path"]).size() == 0);
 }
 
-TEST_CASE("CLI: a byte place carries its offset as a number") {
+TEST_CASE("CLI: a byte place carries its offset as a number", "[ST-BUFFER-TRAILING]") {
   CliScratch s("safespec_unit_place");
   const std::string header = pad8(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})");
   const auto file = s.file("trailing.safetensors", gen::file_with_header(header, 3));

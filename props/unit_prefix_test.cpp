@@ -92,7 +92,7 @@ TEST_CASE("F1-F5 (§1): the smallest valid file is 10 bytes, N = 2, header {}") 
   CHECK(m.header.metadata_state == MetadataState::Absent);
 }
 
-TEST_CASE("F6 (§2.3): N = 0 passes F1-F5 and fails F6") {
+TEST_CASE("F6 (§2.3): N = 0 passes F1-F5 and fails F6", "[ST-JSON-SYNTAX]") {
   require_error(gen::file_with_header(""), "ST-JSON-SYNTAX", "byte 8",
                 "expected a JSON value, found the end of the header");
 }
@@ -146,12 +146,13 @@ TEST_CASE("F5 before F6: invalid UTF-8 in padding after a valid object is ST-HEA
                 "expected UTF-8 header text, found an invalid sequence starting with byte 0xc0");
 }
 
-TEST_CASE("F5 before F6: broken JSON with a bad byte reports UTF-8, not syntax") {
+TEST_CASE("F5 before F6: broken JSON with a bad byte reports UTF-8, not syntax", "[ST-HEADER-UTF8]") {
   require_error(gen::file_with_header("{\xFF"), "ST-HEADER-UTF8", "byte 9",
                 "expected UTF-8 header text, found an invalid sequence starting with byte 0xff");
 }
 
-TEST_CASE("F3 before F4 before F5: precedence of the prefix rules") {
+TEST_CASE("F3 before F4 before F5: precedence of the prefix rules",
+          "[ST-HEADER-TOO-LARGE][ST-HEADER-LENGTH][ST-FILE-TOO-SMALL]") {
   // Too large and too short: F3 wins.
   require_error(gen::file_with_length(100'000'001, "\xFF"), "ST-HEADER-TOO-LARGE", "byte 0",
                 "expected a header length of at most 100000000 bytes, found 100000001");

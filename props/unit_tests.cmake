@@ -42,6 +42,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reference_reader_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reports_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_unchecked_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_rule_coverage_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
