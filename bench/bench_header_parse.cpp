@@ -2,7 +2,7 @@
 // reference reader, in the same process, and report the fast path's
 // throughput and its speedup over the reference as a ratio.
 //
-// The yardstick: the Rust reference reader takes 76-138 ms for a
+// The yardstick: the Rust reference reader takes 76-138 ms for a
 // 100,000-tensor (~9 MB) header on this kind of machine; the target is >= 10x
 // faster than that and >= 1 GB/s of header bytes.
 #include <benchmark/benchmark.h>

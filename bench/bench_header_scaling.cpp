@@ -1,5 +1,5 @@
-// Parse time must grow linearly with header size (issue 5, "Hardening"):
-// time per header byte at about 1 KB, 1 MB and 100 MB, for the fast parser +
+// Parse time must grow linearly with header size, so a hostile header costs
+// no more than its bytes: time per header byte at about 1 KB, 1 MB and 100 MB, for the fast parser +
 // all strict rules (the path `safespec check` takes; headers over 16 MiB go
 // from it straight to the streaming reference reader) and for the reference
 // header reader + rules, each printed as a ratio against its own 1 KB

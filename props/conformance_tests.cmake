@@ -1,5 +1,5 @@
-# safespec as the implementation under test of its own runners (issue 6,
-# "safespec passes its own suite at 100% under every profile"): each profile's
+# safespec as the implementation under test of its own runners, which it must
+# pass at 100% under every profile: each profile's
 # `check` against that profile's expectations, and `linear` against the
 # golden vectors of both semantics, bit for bit. The suite's expectation is
 # whether the consumer loads a file, so a mis-load passes: --fail-on error.

@@ -8,8 +8,9 @@
 //     the verbatim template (comfy-quant-markers.md §3) filled with the values
 //     the mutation chose;
 // (3) with defects in several layers, sglang's message is the one its phase
-//     order (§3.1-§3.10) reaches first;
-// (4) the catalogue covers every header-level CQ / NUM rule.
+//     order (§3.1-§3.10) reaches first.
+// That the catalogue covers every header-level CQ / NUM rule is checked with
+// every other rule's coverage (props/unit_rule_coverage_test.cpp).
 #include <algorithm>
 #include <set>
 #include <string>
@@ -202,20 +203,4 @@ TEST_CASE("quant (3): with several defects, sglang reports the one its phase ord
       RC_FAIL("sglang raises " + sg.message + "\nexpected " + q::expected_sglang_message(*first) + "\nafter " + what +
               "\n" + text(rs));
   });
-}
-
-TEST_CASE("quant (4): the mutation catalogue covers every header-level CQ / NUM rule", "[prop][quant]") {
-  const auto cat = q::quant_mutation_catalogue();
-  for (auto id = static_cast<std::size_t>(RuleId::QuantMarkerJson); id <= static_cast<std::size_t>(RuleId::QuantKInt32);
-       ++id) {
-    const auto rule = static_cast<RuleId>(id);
-    INFO(std::string(rule_name(rule)));
-    CHECK(std::any_of(cat.begin(), cat.end(), [&](const q::QuantMutation& m) { return m.rule == rule; }));
-  }
-  // And nothing else: the CQ-DATA-* rules need tensor bytes (unit tests).
-  for (const q::QuantMutation& m : cat) {
-    INFO(std::string(m.name));
-    CHECK(static_cast<std::size_t>(m.rule) >= static_cast<std::size_t>(RuleId::QuantMarkerJson));
-    CHECK(static_cast<std::size_t>(m.rule) <= static_cast<std::size_t>(RuleId::QuantKInt32));
-  }
 }

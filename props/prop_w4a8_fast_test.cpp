@@ -1,6 +1,6 @@
 // The fast W4A8 path (src/numerics/w4a8_fast.hpp) is the reference
-// (spec/numerics/w4a8_reference.hpp) bit for bit (issue 4, "A fast path that
-// is provably the same"): random layers and inputs in both semantics, every
+// (spec/numerics/w4a8_reference.hpp) bit for bit, so the fast path may stand
+// in for the reference: random layers and inputs in both semantics, every
 // T_x / T_o, with and without codebook, correction and bias, M including 1,
 // K beyond and not a multiple of the GEMM's K block, scales and inputs of any
 // bit pattern (NaN, infinities, subnormals), every kernel and thread count.

@@ -81,7 +81,7 @@ TEST_CASE("CLI (F1-F13): a valid file exits 0 with an exact text report") {
   CHECK(r.err.empty());
 }
 
-TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1") {
+TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1", "[ST-OFFSET-GAP]") {
   Scratch s;
   const auto p = s.file("gap.safetensors", gap());
   const Run r = s.run("check --profile safetensors " + quoted(p));
@@ -97,7 +97,7 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1") {
                      wrapped + ")\n");
 }
 
-TEST_CASE("CLI (W5): warnings alone exit 0") {
+TEST_CASE("CLI (W5): warnings alone exit 0", "[ST-HEADER-UNALIGNED]") {
   Scratch s;
   const auto p = s.file("n60.safetensors", gen::file_with_header(kTest, 16));
   const Run r = s.run("check " + quoted(p));
@@ -287,7 +287,8 @@ TEST_CASE("CLI (ST-INDEX-*): a shard index path checks the shards; exit 1 on an 
   CHECK(r.out.find("ST-INDEX-TENSOR-MISSING at tensor 'x'") != std::string::npos);
 }
 
-TEST_CASE("CLI (CQ-W4A8-CONVROT, S12.3, G1): --profile sglang gives sglang's verdict and exact message") {
+TEST_CASE("CLI (CQ-W4A8-CONVROT, S12.3, G1): --profile sglang gives sglang's verdict and exact message",
+          "[CQ-W4A8-CONVROT]") {
   Scratch s;
   const auto p = s.file("w4a8.safetensors", w4a8(kComfyW4a8));
   const std::string msg = "Serialized W4A8 layer 'blk' must set convrot=true";
@@ -335,7 +336,7 @@ TEST_CASE("CLI (issue 3): every JSON file object has the four consumers, whateve
   CHECK(found);
 }
 
-TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values; without it they are not checked") {
+TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values; without it they are not checked", "[CQ-DATA-SCALE]") {
   Scratch s;
   const auto p = s.file("nan.safetensors", w4a8(R"({"format": "asym_w4a8_int8", "convrot": true})", 0x7f));
   CHECK(s.run("check " + quoted(p)).code == 0);
@@ -411,7 +412,8 @@ TEST_CASE("CLI (S13.3, S19): table and check say when sglang's verdict rests on 
   CHECK(assumed.out.find("\"assumes\":[{\"layer\":\"model.embed_tokens\",\"kind\":\"embedding\"") != std::string::npos);
 }
 
-TEST_CASE("CLI (ST-INDEX-SHARD-MISSING): a shard the index lists but that does not exist stops every Python consumer") {
+TEST_CASE("CLI (ST-INDEX-SHARD-MISSING): a shard the index lists but that does not exist stops every Python consumer",
+          "[ST-INDEX-SHARD-MISSING]") {
   Scratch s;
   const std::string suite = (test::vectors_dir().parent_path() / "conformance").string();
   const Run r = s.run("check --profile sglang " +

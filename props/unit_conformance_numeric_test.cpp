@@ -1,4 +1,5 @@
-// `safespec conformance numeric` (issue 6, "Numeric conformance"): the
+// `safespec conformance numeric`, which holds a linear implementation to the
+// golden vectors: the
 // runner over the committed golden vectors (corpus/vectors) with safespec's
 // own linear, and with test programs (props/impls/) that copy the expected
 // output, perturb some elements by 1 and by 300 ulps, write garbage, fail,

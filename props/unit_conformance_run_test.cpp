@@ -1,5 +1,4 @@
-// `safespec conformance run` (issue 6, "The runner" and "Tests that can
-// fail"): the runner held to a small hand-made suite with implementations
+// `safespec conformance run`, and that its verdicts can fail: the runner held to a small hand-made suite with implementations
 // that accept everything, reject everything, crash on some files or hang on
 // some, each a program of props/impls/. The exact table, file lists, JSON
 // and exit status; and every usage error exits 2 before anything runs.

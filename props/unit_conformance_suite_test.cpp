@@ -1,4 +1,4 @@
-// The committed conformance suite (corpus/conformance/, issue 6): it covers
+// The committed conformance suite (corpus/conformance/): it covers
 // every rule of the catalogue, each file breaks exactly the rules its
 // manifest line lists, the name's prefix agrees with the expectations, and
 // the expectations are what `safespec check --profile P --data FILE` says

@@ -1,4 +1,4 @@
-// The --impl template of the conformance runners (issue 6, "The runner"):
+// The --impl template of the conformance runners:
 // split into words as a shell would, placeholders substituted inside words,
 // and refused where a shell would have done something the runner does not.
 #include <string>

@@ -46,7 +46,7 @@ TEST_CASE("FindingSink: severity from the catalogue, 1000 listed per rule, every
   CHECK(out[1001].message == "found 3 more findings of this rule beyond the 1000 listed");
 }
 
-TEST_CASE("ST-TENSOR-UNALIGNED (W8): strict findings are bounded where they are produced") {
+TEST_CASE("ST-TENSOR-UNALIGNED (W8): strict findings are bounded where they are produced", "[ST-TENSOR-UNALIGNED]") {
   const Model m = require_model(gen::file_with_header(unaligned_header(1500), 1 + 4 * 1500));
   const Findings s = strict_findings(m);
   REQUIRE(s.size() == 1001);
@@ -64,7 +64,8 @@ TEST_CASE("CLI: --json counts every finding per rule, listed or not") {
   CHECK(r.out.find(R"("counts":{"ST-TENSOR-UNALIGNED":1200},)") != std::string::npos);
 }
 
-TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: tensors in two files of one checkpoint are bounded per file") {
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: tensors in two files of one checkpoint are bounded per file",
+          "[ST-INDEX-TENSOR-IN-TWO-SHARDS]") {
   CliScratch s("safespec_unit_finding_sink");
   const auto bytes = gen::file_with_header(unaligned_header(1100), 1 + 4 * 1100);
   const auto a = s.file("a.safetensors", bytes);

@@ -27,7 +27,8 @@ void shrink_on_first_open(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("ST-INDEX-SHARD-MISSING (index): 1,500 missing shards list 1,000 findings, then a count") {
+TEST_CASE("ST-INDEX-SHARD-MISSING (index): 1,500 missing shards list 1,000 findings, then a count",
+          "[ST-INDEX-SHARD-MISSING]") {
   ShardIndex index;
   ShardContents shards;
   for (int i = 0; i < 1500; ++i) {

@@ -60,7 +60,7 @@ TEST_CASE("numerics §5.4 eager.5-eager.6: zero divisor becomes tiny(T) (fp16 on
   CHECK(clamp_rne(-1e30f, -7, 7) == -7);
 }
 
-TEST_CASE("numerics NUM-K-INT32-OVERFLOW: the K bounds of the integer GEMMs", "[numerics]") {
+TEST_CASE("numerics NUM-K-INT32-OVERFLOW: the K bounds of the integer GEMMs", "[numerics][NUM-K-INT32-OVERFLOW]") {
   CHECK(k_bound(128, 128) == 131071);
   CHECK(k_bound(7, 8) == 38347922);
   CHECK(k_bound(128, 8) == 2097151);

@@ -29,7 +29,7 @@ TEST_CASE("F6.1: SP TAB LF CR accepted leading and trailing, in any mix") {
   CHECK(m.header.tensors.size() == 1);
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.1): NUL FF VT U+00A0 BOM rejected before the object") {
+TEST_CASE("ST-JSON-SYNTAX (F6.1): NUL FF VT U+00A0 BOM rejected before the object", "[ST-JSON-SYNTAX]") {
   struct Case { std::string lead; const char* found; };
   const auto c = GENERATE(Case{std::string(1, '\0'), "byte 0x00"}, Case{"\f", "byte 0x0c"},
                           Case{"\v", "byte 0x0b"}, Case{"\xC2\xA0", "byte 0xc2"},
@@ -39,7 +39,7 @@ TEST_CASE("ST-JSON-SYNTAX (F6.1): NUL FF VT U+00A0 BOM rejected before the objec
                 std::string("expected a JSON value, found ") + c.found);
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.1, X2): NUL FF VT U+00A0 BOM rejected as trailing padding") {
+TEST_CASE("ST-JSON-SYNTAX (F6.1, X2): NUL FF VT U+00A0 BOM rejected as trailing padding", "[ST-JSON-SYNTAX]") {
   struct Case { std::string tail; const char* found; };
   const auto c = GENERATE(Case{std::string(1, '\0'), "byte 0x00"}, Case{"\f", "byte 0x0c"},
                           Case{"\v", "byte 0x0b"}, Case{"\xC2\xA0", "byte 0xc2"},
@@ -51,14 +51,14 @@ TEST_CASE("ST-JSON-SYNTAX (F6.1, X2): NUL FF VT U+00A0 BOM rejected as trailing 
                 std::string("expected only whitespace after the top-level value, found ") + c.found);
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.2): exactly one JSON value") {
+TEST_CASE("ST-JSON-SYNTAX (F6.2): exactly one JSON value", "[ST-JSON-SYNTAX]") {
   require_error(gen::file_with_header("{}{}"), "ST-JSON-SYNTAX", "byte 10",
                 "expected only whitespace after the top-level value, found '{'");
   require_error(gen::file_with_header(R"({},"__metadata__":{}})"), "ST-JSON-SYNTAX", "byte 10",
                 "expected only whitespace after the top-level value, found ','");
 }
 
-TEST_CASE("ST-JSON-NOT-OBJECT (F6.3): the top-level value must be an object") {
+TEST_CASE("ST-JSON-NOT-OBJECT (F6.3): the top-level value must be an object", "[ST-JSON-NOT-OBJECT]") {
   struct Case { const char* text; const char* found; };
   const auto c = GENERATE(Case{"[]", "an array"}, Case{"null", "null"}, Case{"\"x\"", "a string"},
                           Case{"1", "a number"}, Case{"true", "a boolean"}, Case{"  []", "an array"});
@@ -67,7 +67,7 @@ TEST_CASE("ST-JSON-NOT-OBJECT (F6.3): the top-level value must be an object") {
   CHECK(rule_info(RuleId::JsonNotObject).reference == "InvalidHeaderDeserialization");
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.4): strict RFC 8259 only") {
+TEST_CASE("ST-JSON-SYNTAX (F6.4): strict RFC 8259 only", "[ST-JSON-SYNTAX]") {
   struct Case { const char* text; const char* where; const char* message; };
   const auto c = GENERATE(
       Case{"{/*c*/}", "byte 9", "expected a string key, found '/'"},
@@ -87,7 +87,8 @@ TEST_CASE("ST-JSON-SYNTAX (F6.4): strict RFC 8259 only") {
   require_error(gen::file_with_header(c.text), "ST-JSON-SYNTAX", c.where, c.message);
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.4): a number outside f64 range is rejected even in an ignored field") {
+TEST_CASE("ST-JSON-SYNTAX (F6.4): a number outside f64 range is rejected even in an ignored field",
+          "[ST-JSON-SYNTAX]") {
   require_error(gen::file_with_header(R"({"t":{"x":1e400}})"), "ST-JSON-SYNTAX", "byte 18",
                 "expected a number whose value fits an f64, found 1e400");
 }
@@ -119,7 +120,7 @@ TEST_CASE("F6.5 (F6.16): \"a\" and \"\\u0061\" are one tensor name, the last ent
   CHECK(m.header.duplicates[0] == DuplicateKey{DuplicateKind::Tensor, "a", false});
 }
 
-TEST_CASE("ST-JSON-DEPTH (F6.6): 127 nested containers accepted, 128 rejected") {
+TEST_CASE("ST-JSON-DEPTH (F6.6): 127 nested containers accepted, 128 rejected", "[ST-JSON-DEPTH]") {
   // Top-level object (1) + tensor object (2) + k arrays in an ignored field.
   const auto file = [](int arrays) {
     const std::string head = R"({"t":{"dtype":"U8","shape":[0],"data_offsets":[0,0],"x":)";
@@ -135,7 +136,8 @@ TEST_CASE("ST-JSON-DEPTH (F6.6): 127 nested containers accepted, 128 rejected") 
   CHECK(rule_info(RuleId::JsonDepth).reference == "InvalidHeaderDeserialization");
 }
 
-TEST_CASE("ST-JSON-DEPTH (F6.6): the limit counts the top-level value, for arrays and objects alike") {
+TEST_CASE("ST-JSON-DEPTH (F6.6): the limit counts the top-level value, for arrays and objects alike",
+          "[ST-JSON-DEPTH]") {
   // 127 top-level arrays: syntax passes, the model rejects it as not an object.
   require_error(gen::file_with_header(std::string(127, '[') + std::string(127, ']')), "ST-JSON-NOT-OBJECT",
                 "header", "expected the header to be a JSON object, found an array");
@@ -152,13 +154,13 @@ TEST_CASE("ST-JSON-DEPTH (F6.6): the limit counts the top-level value, for array
                 "expected arrays and objects nested at most 127 deep, found deeper nesting");
 }
 
-TEST_CASE("ST-JSON-DEPTH (F6.6): depth is checked with syntax, before an earlier model error") {
+TEST_CASE("ST-JSON-DEPTH (F6.6): depth is checked with syntax, before an earlier model error", "[ST-JSON-DEPTH]") {
   require_error(gen::file_with_header(R"({"a":1,"b":)" + std::string(200, '[') + std::string(200, ']') + "}"),
                 "ST-JSON-DEPTH", "byte " + std::to_string(8 + 11 + 126),
                 "expected arrays and objects nested at most 127 deep, found deeper nesting");
 }
 
-TEST_CASE("ST-METADATA-TYPE (F6.7, X9): metadata values must be strings") {
+TEST_CASE("ST-METADATA-TYPE (F6.7, X9): metadata values must be strings", "[ST-METADATA-TYPE]") {
   struct Case { const char* value; const char* found; };
   const auto c = GENERATE(Case{"1", "a number"}, Case{"null", "null"}, Case{"{}", "an object"},
                           Case{"[]", "an array"}, Case{"true", "a boolean"});
@@ -166,7 +168,7 @@ TEST_CASE("ST-METADATA-TYPE (F6.7, X9): metadata values must be strings") {
                 "ST-METADATA-TYPE", "__metadata__['k']", std::string("expected a string value, found ") + c.found);
 }
 
-TEST_CASE("ST-METADATA-TYPE (F6.7): __metadata__ itself must be an object or null") {
+TEST_CASE("ST-METADATA-TYPE (F6.7): __metadata__ itself must be an object or null", "[ST-METADATA-TYPE]") {
   struct Case { const char* value; const char* found; };
   const auto c = GENERATE(Case{"[]", "an array"}, Case{"\"x\"", "a string"}, Case{"1", "a number"},
                           Case{"false", "a boolean"});
@@ -183,7 +185,7 @@ TEST_CASE("F6.7 (X8): __metadata__ null means absent, {} is present and empty") 
   CHECK(m.header.metadata.empty());
 }
 
-TEST_CASE("ST-METADATA-DUPLICATE (F6.8): a second __metadata__ key, however spelled") {
+TEST_CASE("ST-METADATA-DUPLICATE (F6.8): a second __metadata__ key, however spelled", "[ST-METADATA-DUPLICATE]") {
   const auto second = GENERATE(std::string(R"("__metadata__")"), std::string(R"("\u005f_metadata__")"));
   const auto first = GENERATE(std::string("{}"), std::string("null"));
   require_error(gen::file_with_header(R"({"__metadata__":)" + first + "," + second + ":{}}"),
@@ -201,7 +203,7 @@ TEST_CASE("F6.9: duplicate keys inside __metadata__ are accepted, the last value
   CHECK(m.header.duplicates[0] == DuplicateKey{DuplicateKind::MetadataKey, "k", true});
 }
 
-TEST_CASE("ST-TENSOR-NOT-OBJECT (F6.10): every other key is a tensor entry object") {
+TEST_CASE("ST-TENSOR-NOT-OBJECT (F6.10): every other key is a tensor entry object", "[ST-TENSOR-NOT-OBJECT]") {
   struct Case { const char* value; const char* found; };
   const auto c = GENERATE(Case{"1", "a number"}, Case{"[]", "an array"}, Case{"null", "null"},
                           Case{"\"x\"", "a string"});
@@ -210,7 +212,7 @@ TEST_CASE("ST-TENSOR-NOT-OBJECT (F6.10): every other key is a tensor entry objec
                 std::string("expected a tensor entry object with dtype, shape and data_offsets, found ") + c.found);
 }
 
-TEST_CASE("F6.10 (X22): empty names and names with \\u0000 are tensor names") {
+TEST_CASE("F6.10 (X22): empty names and names with \\u0000 are tensor names", "[ST-TENSOR-NOT-OBJECT]") {
   const auto m = require_model(gen::file_with_header(
       R"({"":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},"a\u0000b":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}})"));
   REQUIRE(m.header.tensors.size() == 2);
@@ -220,7 +222,8 @@ TEST_CASE("F6.10 (X22): empty names and names with \\u0000 are tensor names") {
                 "expected a tensor entry object with dtype, shape and data_offsets, found a number");
 }
 
-TEST_CASE("ST-TENSOR-FIELD-MISSING (F6.11): missing fields reported as dtype, shape, data_offsets") {
+TEST_CASE("ST-TENSOR-FIELD-MISSING (F6.11): missing fields reported as dtype, shape, data_offsets",
+          "[ST-TENSOR-FIELD-MISSING]") {
   struct Case { const char* body; const char* field; };
   const auto c = GENERATE(Case{"", "dtype"}, Case{R"("shape":[],"data_offsets":[0,0])", "dtype"},
                           Case{R"("data_offsets":[0,0])", "dtype"}, Case{R"("dtype":"U8","data_offsets":[0,0])", "shape"},
@@ -230,7 +233,7 @@ TEST_CASE("ST-TENSOR-FIELD-MISSING (F6.11): missing fields reported as dtype, sh
                 "tensor 't'", std::string("expected the field ") + c.field + ", found no such field");
 }
 
-TEST_CASE("ST-TENSOR-FIELD-DUPLICATE (F6.11): a field repeated inside one entry") {
+TEST_CASE("ST-TENSOR-FIELD-DUPLICATE (F6.11): a field repeated inside one entry", "[ST-TENSOR-FIELD-DUPLICATE]") {
   const auto field = GENERATE(std::string(R"("dtype":"U8")"), std::string(R"("shape":[])"),
                               std::string(R"("data_offsets":[0,0])"), std::string(R"("\u0064type":"U8")"));
   const std::string header =
@@ -241,12 +244,12 @@ TEST_CASE("ST-TENSOR-FIELD-DUPLICATE (F6.11): a field repeated inside one entry"
                 "expected the field " + name + " once, found it a second time");
 }
 
-TEST_CASE("F6.11: fields are checked in document order, before missing fields") {
+TEST_CASE("F6.11: fields are checked in document order, before missing fields", "[ST-SHAPE-TYPE]") {
   require_error(gen::file_with_header(R"({"t":{"shape":"x","dtype":"bad"}})"), "ST-SHAPE-TYPE", "tensor 't'",
                 "expected shape to be an array of integers, found a string");
 }
 
-TEST_CASE("ST-DTYPE-UNKNOWN (F6.12): exact, case-sensitive dtype names") {
+TEST_CASE("ST-DTYPE-UNKNOWN (F6.12): exact, case-sensitive dtype names", "[ST-DTYPE-UNKNOWN]") {
   const std::string list = "expected dtype to be one of " + std::string(dtype_name_list()) + ", found ";
   const auto bad = GENERATE(std::string("f32"), std::string("bool"), std::string(""), std::string("F32 "),
                             std::string("F128"));
@@ -267,7 +270,7 @@ TEST_CASE("F6.12 (§4): all 22 dtype names are accepted") {
   CHECK(dtype_table().size() == 22);
 }
 
-TEST_CASE("ST-SHAPE-TYPE (F6.13, F6.15): integer grammar of shape elements") {
+TEST_CASE("ST-SHAPE-TYPE (F6.13, F6.15): integer grammar of shape elements", "[ST-SHAPE-TYPE]") {
   struct Case { const char* dims; const char* found; };
   const auto c = GENERATE(Case{"1.0", "a number with a fraction or exponent"},
                           Case{"1e0", "a number with a fraction or exponent"},
@@ -279,14 +282,14 @@ TEST_CASE("ST-SHAPE-TYPE (F6.13, F6.15): integer grammar of shape elements") {
   require_error(gen::file_with_header(with_shape(c.dims)), "ST-SHAPE-TYPE", "tensor 't'", kShapeMsg + c.found);
 }
 
-TEST_CASE("ST-SHAPE-TYPE (F6.13): shape must be an array; later elements carry their index") {
+TEST_CASE("ST-SHAPE-TYPE (F6.13): shape must be an array; later elements carry their index", "[ST-SHAPE-TYPE]") {
   require_error(gen::file_with_header(R"({"t":{"dtype":"U8","shape":{},"data_offsets":[0,0]}})"), "ST-SHAPE-TYPE",
                 "tensor 't'", "expected shape to be an array of integers, found an object");
   require_error(gen::file_with_header(with_shape("1,2,1.5")), "ST-SHAPE-TYPE", "tensor 't'",
                 "expected shape[2] to be an integer in [0, 2^64-1], found a number with a fraction or exponent");
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.4, F6.15): 01 in a shape is a syntax error") {
+TEST_CASE("ST-JSON-SYNTAX (F6.4, F6.15): 01 in a shape is a syntax error", "[ST-JSON-SYNTAX]") {
   require_error(gen::file_with_header(with_shape("01")), "ST-JSON-SYNTAX", "byte 37",
                 "expected no leading zeros in a number, found '1'");
 }
@@ -299,7 +302,7 @@ TEST_CASE("F6.15: 2^64-1 is a valid shape element and data offset") {
   CHECK(m.header.tensors[0].end == UINT64_MAX);
 }
 
-TEST_CASE("ST-OFFSETS-TYPE (F6.14): exactly two integers") {
+TEST_CASE("ST-OFFSETS-TYPE (F6.14): exactly two integers", "[ST-OFFSETS-TYPE]") {
   const std::string expected = "expected data_offsets to be an array of exactly two integers [begin, end], found ";
   struct Case { const char* offsets; std::string tail; };
   const auto c = GENERATE_REF(Case{"[0,1,2]", "an array of 3 elements"}, Case{"[0]", "an array of 1 element"},
@@ -309,7 +312,7 @@ TEST_CASE("ST-OFFSETS-TYPE (F6.14): exactly two integers") {
                 "ST-OFFSETS-TYPE", "tensor 't'", expected + c.tail);
 }
 
-TEST_CASE("ST-OFFSETS-TYPE (F6.15): integer grammar of data_offsets elements") {
+TEST_CASE("ST-OFFSETS-TYPE (F6.15): integer grammar of data_offsets elements", "[ST-OFFSETS-TYPE]") {
   struct Case { const char* offsets; const char* msg; };
   const auto c = GENERATE(
       Case{"[\"0\",1]", "expected data_offsets[0] to be an integer in [0, 2^64-1], found a string"},
@@ -320,7 +323,7 @@ TEST_CASE("ST-OFFSETS-TYPE (F6.15): integer grammar of data_offsets elements") {
                 "ST-OFFSETS-TYPE", "tensor 't'", c.msg);
 }
 
-TEST_CASE("F6.16: an entry a later duplicate replaces is still validated") {
+TEST_CASE("F6.16: an entry a later duplicate replaces is still validated", "[ST-DTYPE-UNKNOWN]") {
   require_error(gen::file_with_header(
                     R"({"a":{"dtype":"bad","shape":[1],"data_offsets":[0,1]},"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1),
                 "ST-DTYPE-UNKNOWN", "tensor 'a'",

@@ -1,4 +1,4 @@
-// The numeric commands (issue 4, "The command line"): `safespec linear`
+// The numeric commands on the command line: `safespec linear`
 // reproduces the committed golden vectors (corpus/vectors) bit for bit,
 // --dump writes every intermediate, `dequant` writes F32 [N, K], and
 // `compare` reports per tensor with exit status 0 / 1 / 2.

@@ -64,21 +64,21 @@ const std::string kBegin0 = " (where the byte buffer starts), found ";
 
 }  // namespace
 
-TEST_CASE("ST-OFFSET-GAP (F8): a gap before the first tensor") {
+TEST_CASE("ST-OFFSET-GAP (F8): a gap before the first tensor", "[ST-OFFSET-GAP]") {
   const auto f = file_of({entry("a", "U8", "1", 1, 2)}, 2);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-OFFSET-GAP", "tensor 'a'",
                                                         "expected data_offsets begin 0" + kBegin0 + "1: a gap of 1 byte")});
   CHECK(verdict(f) == "InvalidOffset");
 }
 
-TEST_CASE("ST-OFFSET-OVERLAP (F8): a tensor begins inside the previous one") {
+TEST_CASE("ST-OFFSET-OVERLAP (F8): a tensor begins inside the previous one", "[ST-OFFSET-OVERLAP]") {
   const auto f = file_of({entry("a", "U8", "2", 0, 2), entry("b", "U8", "1", 1, 2)}, 2);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-OFFSET-OVERLAP", "tensor 'b'",
                                                         "expected data_offsets begin 2" + kBegin + "1: an overlap of 1 byte")});
   CHECK(verdict(f) == "InvalidOffset");
 }
 
-TEST_CASE("ST-OFFSET-REVERSED (F8): END < BEGIN") {
+TEST_CASE("ST-OFFSET-REVERSED (F8): END < BEGIN", "[ST-OFFSET-REVERSED]") {
   const auto f = file_of({entry("a", "U8", "1", 0, 1), entry("b", "U8", "0", 1, 0)}, 1);
   const auto got = findings_of(f);
   REQUIRE_FALSE(got.empty());
@@ -86,7 +86,7 @@ TEST_CASE("ST-OFFSET-REVERSED (F8): END < BEGIN") {
   CHECK(verdict(f) == "InvalidOffset");
 }
 
-TEST_CASE("ST-SHAPE-OVERFLOW (F9): upstream [2, 2^64-2]") {
+TEST_CASE("ST-SHAPE-OVERFLOW (F9): upstream [2, 2^64-2]", "[ST-SHAPE-OVERFLOW]") {
   const auto f = file_of({entry("a", "U64", "2,18446744073709551614", 0, 0)}, 0);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-SHAPE-OVERFLOW", "tensor 'a'",
@@ -95,7 +95,7 @@ TEST_CASE("ST-SHAPE-OVERFLOW (F9): upstream [2, 2^64-2]") {
   CHECK(verdict(f) == "ValidationOverflow");
 }
 
-TEST_CASE("ST-NBITS-OVERFLOW (F10): upstream I32 [2, 2^63-1]") {
+TEST_CASE("ST-NBITS-OVERFLOW (F10): upstream I32 [2, 2^63-1]", "[ST-NBITS-OVERFLOW]") {
   const auto f = file_of({entry("a", "I32", "2,9223372036854775807", 0, 0)}, 0);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-NBITS-OVERFLOW", "tensor 'a'",
@@ -103,7 +103,7 @@ TEST_CASE("ST-NBITS-OVERFLOW (F10): upstream I32 [2, 2^63-1]") {
   CHECK(verdict(f) == "ValidationOverflow");
 }
 
-TEST_CASE("ST-MISALIGNED-BITS (F11): F4 [3] is 12 bits") {
+TEST_CASE("ST-MISALIGNED-BITS (F11): F4 [3] is 12 bits", "[ST-MISALIGNED-BITS]") {
   const auto bytes = GENERATE(1u, 2u);  // whether the offsets give 1 or 2 bytes
   const auto f = file_of({entry("a", "F4", "3", 0, bytes)}, bytes);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-MISALIGNED-BITS", "tensor 'a'",
@@ -111,14 +111,14 @@ TEST_CASE("ST-MISALIGNED-BITS (F11): F4 [3] is 12 bits") {
   CHECK(verdict(f) == "MisalignedSlice");
 }
 
-TEST_CASE("ST-SIZE-MISMATCH (F12): END - BEGIN differs from the byte size") {
+TEST_CASE("ST-SIZE-MISMATCH (F12): END - BEGIN differs from the byte size", "[ST-SIZE-MISMATCH]") {
   const auto f = file_of({entry("a", "U8", "2", 0, 1)}, 1);
   CHECK(findings_of(f) == std::vector<std::string>{line("ST-SIZE-MISMATCH", "tensor 'a'",
                                                         "expected data_offsets to span 2 bytes (U8 [2]), found [0, 1] = 1 byte")});
   CHECK(verdict(f) == "TensorInvalidInfo");
 }
 
-TEST_CASE("ST-BUFFER-TRAILING (F13, X5): bytes after the last tensor") {
+TEST_CASE("ST-BUFFER-TRAILING (F13, X5): bytes after the last tensor", "[ST-BUFFER-TRAILING]") {
   const auto f = file_of({entry("a", "U8", "1", 0, 1)}, 3);
   const std::size_t data_start = f.size() - 3;
   CHECK(findings_of(f) == std::vector<std::string>{line(
@@ -127,14 +127,14 @@ TEST_CASE("ST-BUFFER-TRAILING (F13, X5): bytes after the last tensor") {
   CHECK(verdict(f) == "MetadataIncompleteBuffer");
 }
 
-TEST_CASE("ST-BUFFER-TRAILING (F13): zero tensors need an empty byte buffer") {
+TEST_CASE("ST-BUFFER-TRAILING (F13): zero tensors need an empty byte buffer", "[ST-BUFFER-TRAILING]") {
   const auto f = gen::file_with_header(pad8("{}"), 1);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-BUFFER-TRAILING", "byte 16",
                               "expected no bytes after the header of a file without tensors, found 1 trailing byte")});
 }
 
-TEST_CASE("ST-BUFFER-TRUNCATED (F13): the file ends before the last tensor") {
+TEST_CASE("ST-BUFFER-TRUNCATED (F13): the file ends before the last tensor", "[ST-BUFFER-TRUNCATED]") {
   const auto f = file_of({entry("a", "U8", "4", 0, 4)}, 1);
   CHECK(findings_of(f) == std::vector<std::string>{line(
                               "ST-BUFFER-TRUNCATED", "byte " + std::to_string(f.size()),
@@ -142,7 +142,7 @@ TEST_CASE("ST-BUFFER-TRUNCATED (F13): the file ends before the last tensor") {
   CHECK(verdict(f) == "MetadataIncompleteBuffer");
 }
 
-TEST_CASE("F9 (§2.1, X15): fold order table, every row, several dtypes") {
+TEST_CASE("F9 (§2.1, X15): fold order table, every row, several dtypes", "[ST-SHAPE-OVERFLOW]") {
   const std::string dtype = GENERATE(std::string("U64"), std::string("U8"), std::string("BOOL"), std::string("F4"),
                                      std::string("F6_E3M2"));
   INFO(dtype);
@@ -158,7 +158,7 @@ TEST_CASE("F9 (§2.1, X15): fold order table, every row, several dtypes") {
                                       "bits (folded left to right), found it overflows at shape[1]")});
 }
 
-TEST_CASE("F9/F10 (§2.1): the element count fits but times bits does not") {
+TEST_CASE("F9/F10 (§2.1): the element count fits but times bits does not", "[ST-NBITS-OVERFLOW]") {
   CHECK(findings_of(file_of({entry("a", "I32", "2,9223372036854775807", 0, 0)}, 0)).size() == 1);
   // U8 with n = 2^61: 2^64 bits overflow; BOOL the same.
   CHECK(findings_of(file_of({entry("a", "BOOL", "2305843009213693952", 0, 0)}, 0)) ==
@@ -167,7 +167,7 @@ TEST_CASE("F9/F10 (§2.1): the element count fits but times bits does not") {
   CHECK(tensor_byte_size(std::vector<std::uint64_t>{2305843009213693951}, Dtype::U8) == 2305843009213693951u);
 }
 
-TEST_CASE("F11 (§4.1): sub-byte sizes, no rounding") {
+TEST_CASE("F11 (§4.1): sub-byte sizes, no rounding", "[ST-MISALIGNED-BITS]") {
   CHECK(findings_of(file_of({entry("a", "F4", "1,2", 0, 1)}, 1)).empty());
   CHECK(findings_of(file_of({entry("a", "F6_E2M3", "4", 0, 3)}, 3)).empty());
   CHECK(findings_of(file_of({entry("a", "F6_E3M2", "4", 0, 3)}, 3)).empty());
@@ -220,7 +220,7 @@ TEST_CASE("F7 (X6): zero-sized tensors share offsets at the start, middle and en
   CHECK(verdict(f).empty());
 }
 
-TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing") {
+TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing", "[ST-OFFSET-GAP][ST-SIZE-MISMATCH]") {
   CHECK(findings_of(file_of({entry("a", "U8", "0", 0, 1)}, 1)) ==
         std::vector<std::string>{line("ST-SIZE-MISMATCH", "tensor 'a'",
                                       "expected data_offsets to span 0 bytes (U8 [0]), found [0, 1] = 1 byte")});
@@ -251,7 +251,7 @@ TEST_CASE("F8 (§2): offsets need not be aligned; an F64 at data offset 1 is acc
   CHECK(verdict(f).empty());
 }
 
-TEST_CASE("ST-OFFSET-OVERLAP (X4, X13): tied weights; the reported name is deterministic") {
+TEST_CASE("ST-OFFSET-OVERLAP (X4, X13): tied weights; the reported name is deterministic", "[ST-OFFSET-OVERLAP]") {
   // Upstream test_json_attack: 10 F32 [2,2] tensors all at [0,16].
   std::vector<std::string> entries;
   for (int i : {7, 3, 9, 0, 5, 1, 8, 2, 6, 4}) entries.push_back(entry("weight_" + std::to_string(i), "F32", "2,2", 0, 16));
@@ -293,7 +293,7 @@ std::vector<TensorEntry> u8_run(std::uint64_t end) {
 }
 }  // namespace
 
-TEST_CASE("ST-BUFFER-TRUNCATED (F13, §2.2, X14): subtraction form near 2^64-1") {
+TEST_CASE("ST-BUFFER-TRUNCATED (F13, §2.2, X14): subtraction form near 2^64-1", "[ST-BUFFER-TRUNCATED]") {
   // len = 2^64-1, N = 2: the byte buffer holds 2^64-11 bytes.
   Model m;
   m.file_size = UINT64_MAX;
@@ -319,7 +319,7 @@ TEST_CASE("ST-BUFFER-TRUNCATED (F13, §2.2, X14): subtraction form near 2^64-1")
                                       "8 bytes: the file is 18446744073709551607 bytes short")});
 }
 
-TEST_CASE("ST-BUFFER-TRUNCATED (F13): a parsed header whose tensors end at 2^64-1") {
+TEST_CASE("ST-BUFFER-TRUNCATED (F13): a parsed header whose tensors end at 2^64-1", "[ST-BUFFER-TRUNCATED]") {
   std::vector<std::string> entries;
   for (const TensorEntry& t : u8_run(UINT64_MAX))
     entries.push_back(entry(t.name, "U8", std::to_string(t.shape[0]), t.begin, t.end));
@@ -347,7 +347,7 @@ TEST_CASE("F12 (§2): rule functions are pure and individually callable") {
   CHECK(overlap->severity == Severity::Error);
 }
 
-TEST_CASE("ST-OFFSET-GAP (F8): a rule lists its first 1000 findings, then counts the rest") {
+TEST_CASE("ST-OFFSET-GAP (F8): a rule lists its first 1000 findings, then counts the rest", "[ST-OFFSET-GAP]") {
   Model m;
   for (std::uint64_t i = 0; i < 1003; ++i)
     m.header.tensors.push_back(gen::tensor_entry("t" + std::to_string(1000 + i), Dtype::U8, {1}, 2 * i + 1, 2 * i + 2));

@@ -240,7 +240,7 @@ TEST_CASE("numerics §2.5: nibble order and convrot_w4a4's signed codes") {
   for (int c = 0; c < 16; ++c) CHECK(signed_int4(static_cast<std::uint8_t>(c)) == (c >= 8 ? c - 16 : c));
 }
 
-// The issue-4 checklist: each 8-bit format's 256 codes and E2M1's 16 against
+// The number-format checklist: each 8-bit format's 256 codes and E2M1's 16 against
 // the textbook formula in one loop each, and every saturation edge pinned.
 
 TEST_CASE("numerics §2.3: all 256 E8M0 codes against 2^(e-127), both semantics") {

@@ -54,7 +54,8 @@ TEST_CASE("Places: JSON gives the same keys for every kind, the name unescaped")
   CHECK(place_json(Place::header()) == R"({"kind":"header","name":null,"field":null,"path":[],"byte":null})");
 }
 
-TEST_CASE("ST-DUPLICATE-NESTED-KEY (X3): the repeated key's place is typed down to the key") {
+TEST_CASE("ST-DUPLICATE-NESTED-KEY (X3): the repeated key's place is typed down to the key",
+          "[ST-DUPLICATE-NESTED-KEY]") {
   const auto nested = gen::file_with_header(
       pad8(R"({"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":[0,{"k":1,"k":{"a":[],"a":0}}]}})"), 1);
   const Model m = require_model(nested);
@@ -87,7 +88,7 @@ TEST_CASE("CLI: --json places a finding with typed fields beside the readable wh
   CHECK(simdjson::dom::array(f["place"]["path"]).size() == 0);
 }
 
-TEST_CASE("CLI: a byte place carries its offset as a number") {
+TEST_CASE("CLI: a byte place carries its offset as a number", "[ST-BUFFER-TRAILING]") {
   CliScratch s("safespec_unit_place");
   const std::string header = pad8(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})");
   const auto file = s.file("trailing.safetensors", gen::file_with_header(header, 3));

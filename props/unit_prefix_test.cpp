@@ -16,7 +16,7 @@
 using namespace safespec;
 using namespace safespec::test;
 
-TEST_CASE("ST-FILE-TOO-SMALL (F1): fewer than 8 bytes, exact where and message") {
+TEST_CASE("ST-FILE-TOO-SMALL (F1): fewer than 8 bytes, exact where and message", "[ST-FILE-TOO-SMALL]") {
   require_error({}, "ST-FILE-TOO-SMALL", "byte 0",
                 "expected at least 8 bytes (the header length), found a file of 0 bytes");
   require_error(Bytes(7, 0), "ST-FILE-TOO-SMALL", "byte 0",
@@ -24,24 +24,26 @@ TEST_CASE("ST-FILE-TOO-SMALL (F1): fewer than 8 bytes, exact where and message")
   CHECK(rule_info(RuleId::FileTooSmall).reference == "HeaderTooSmall");
 }
 
-TEST_CASE("ST-HEADER-TOO-LARGE (F3): N above 100,000,000") {
+TEST_CASE("ST-HEADER-TOO-LARGE (F3): N above 100,000,000", "[ST-HEADER-TOO-LARGE]") {
   require_error(gen::file_with_length(100'000'001, ""), "ST-HEADER-TOO-LARGE", "byte 0",
                 "expected a header length of at most 100000000 bytes, found 100000001");
   CHECK(rule_info(RuleId::HeaderTooLarge).reference == "HeaderTooLarge");
 }
 
-TEST_CASE("ST-HEADER-TOO-LARGE (F3): N = 2^64-1 is rejected by F3, not F4") {
+TEST_CASE("ST-HEADER-TOO-LARGE (F3): N = 2^64-1 is rejected by F3, not F4", "[ST-HEADER-TOO-LARGE]") {
   require_error(gen::file_with_length(UINT64_MAX, "{}"), "ST-HEADER-TOO-LARGE", "byte 0",
                 "expected a header length of at most 100000000 bytes, found 18446744073709551615");
 }
 
-TEST_CASE("ST-HEADER-TOO-LARGE (F3, §1): a big-endian length prefix is a huge little-endian one") {
+TEST_CASE("ST-HEADER-TOO-LARGE (F3, §1): a big-endian length prefix is a huge little-endian one",
+          "[ST-HEADER-TOO-LARGE]") {
   Bytes file = {0, 0, 0, 0, 0, 0, 0, 2, '{', '}'};
   require_error(file, "ST-HEADER-TOO-LARGE", "byte 0",
                 "expected a header length of at most 100000000 bytes, found 144115188075855872");
 }
 
-TEST_CASE("ST-HEADER-TOO-LARGE (F3): N = 100,000,000 allowed, 100,000,001 rejected (check_prefix)") {
+TEST_CASE("ST-HEADER-TOO-LARGE (F3): N = 100,000,000 allowed, 100,000,001 rejected (check_prefix)",
+          "[ST-HEADER-TOO-LARGE]") {
   const auto prefix = [](std::uint64_t n) {
     std::array<std::uint8_t, 8> b{};
     for (std::size_t i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(n >> (8 * i));
@@ -70,14 +72,14 @@ TEST_CASE("F1 (checklist 1): the length prefix is read little-endian byte by byt
   CHECK(read_u64_le(b) == 0x0807060504030201ull);
 }
 
-TEST_CASE("ST-HEADER-LENGTH (F4): 8 + N beyond the file (upstream test_invalid_header_length)") {
+TEST_CASE("ST-HEADER-LENGTH (F4): 8 + N beyond the file (upstream test_invalid_header_length)", "[ST-HEADER-LENGTH]") {
   const Bytes file = {0x3C, 0, 0, 0, 0, 0, 0, 0};
   require_error(file, "ST-HEADER-LENGTH", "byte 0",
                 "expected a file of at least 8 + 60 = 68 bytes for the header, found 8 bytes");
   CHECK(rule_info(RuleId::HeaderLength).reference == "InvalidHeaderLength");
 }
 
-TEST_CASE("ST-HEADER-LENGTH (F4): one byte short of the header") {
+TEST_CASE("ST-HEADER-LENGTH (F4): one byte short of the header", "[ST-HEADER-LENGTH]") {
   require_error(gen::file_with_length(3, "{}"), "ST-HEADER-LENGTH", "byte 0",
                 "expected a file of at least 8 + 3 = 11 bytes for the header, found 10 bytes");
 }
@@ -90,18 +92,18 @@ TEST_CASE("F1-F5 (§1): the smallest valid file is 10 bytes, N = 2, header {}") 
   CHECK(m.header.metadata_state == MetadataState::Absent);
 }
 
-TEST_CASE("F6 (§2.3): N = 0 passes F1-F5 and fails F6") {
+TEST_CASE("F6 (§2.3): N = 0 passes F1-F5 and fails F6", "[ST-JSON-SYNTAX]") {
   require_error(gen::file_with_header(""), "ST-JSON-SYNTAX", "byte 8",
                 "expected a JSON value, found the end of the header");
 }
 
-TEST_CASE("ST-HEADER-UTF8 (F5): N = 1, header byte FF (upstream test_invalid_header_non_utf8)") {
+TEST_CASE("ST-HEADER-UTF8 (F5): N = 1, header byte FF (upstream test_invalid_header_non_utf8)", "[ST-HEADER-UTF8]") {
   require_error(gen::file_with_header("\xFF"), "ST-HEADER-UTF8", "byte 8",
                 "expected UTF-8 header text, found an invalid sequence starting with byte 0xff");
   CHECK(rule_info(RuleId::HeaderUtf8).reference == "InvalidHeader");
 }
 
-TEST_CASE("ST-HEADER-UTF8 (F5): each invalid UTF-8 class at its exact byte offset") {
+TEST_CASE("ST-HEADER-UTF8 (F5): each invalid UTF-8 class at its exact byte offset", "[ST-HEADER-UTF8]") {
   struct Case { const char* what; std::string seq; const char* lead; };
   const auto c = GENERATE(
       Case{"overlong 2-byte C0 80", "\xC0\x80", "0xc0"},
@@ -124,7 +126,7 @@ TEST_CASE("ST-HEADER-UTF8 (F5): each invalid UTF-8 class at its exact byte offse
                 std::string("expected UTF-8 header text, found an invalid sequence starting with byte ") + c.lead);
 }
 
-TEST_CASE("ST-HEADER-UTF8 (F5): truncated sequence at the very end of the header") {
+TEST_CASE("ST-HEADER-UTF8 (F5): truncated sequence at the very end of the header", "[ST-HEADER-UTF8]") {
   require_error(gen::file_with_header("{}  \xE2\x82"), "ST-HEADER-UTF8", "byte 12",
                 "expected UTF-8 header text, found an invalid sequence starting with byte 0xe2");
 }
@@ -139,17 +141,18 @@ TEST_CASE("F5: boundary code points are valid UTF-8 and decode unchanged") {
   CHECK(m.header.metadata[0].second == seq);
 }
 
-TEST_CASE("F5 before F6: invalid UTF-8 in padding after a valid object is ST-HEADER-UTF8") {
+TEST_CASE("F5 before F6: invalid UTF-8 in padding after a valid object is ST-HEADER-UTF8", "[ST-HEADER-UTF8]") {
   require_error(gen::file_with_header("{}  \xC0\x80"), "ST-HEADER-UTF8", "byte 12",
                 "expected UTF-8 header text, found an invalid sequence starting with byte 0xc0");
 }
 
-TEST_CASE("F5 before F6: broken JSON with a bad byte reports UTF-8, not syntax") {
+TEST_CASE("F5 before F6: broken JSON with a bad byte reports UTF-8, not syntax", "[ST-HEADER-UTF8]") {
   require_error(gen::file_with_header("{\xFF"), "ST-HEADER-UTF8", "byte 9",
                 "expected UTF-8 header text, found an invalid sequence starting with byte 0xff");
 }
 
-TEST_CASE("F3 before F4 before F5: precedence of the prefix rules") {
+TEST_CASE("F3 before F4 before F5: precedence of the prefix rules",
+          "[ST-HEADER-TOO-LARGE][ST-HEADER-LENGTH][ST-FILE-TOO-SMALL]") {
   // Too large and too short: F3 wins.
   require_error(gen::file_with_length(100'000'001, "\xFF"), "ST-HEADER-TOO-LARGE", "byte 0",
                 "expected a header length of at most 100000000 bytes, found 100000001");
@@ -197,7 +200,7 @@ TEST_CASE("F6.4: numbers serde_json reads as f64 are accepted in ignored fields"
   CHECK(m.header.tensors.size() == 1);
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6.4): malformed numbers") {
+TEST_CASE("ST-JSON-SYNTAX (F6.4): malformed numbers", "[ST-JSON-SYNTAX]") {
   struct Case { const char* num; const char* where; const char* message; };
   const auto c = GENERATE(Case{"-", "byte 14", "expected a digit in a number, found '}'"},
                           Case{"1.", "byte 15", "expected a digit after '.', found '}'"},

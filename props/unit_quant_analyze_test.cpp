@@ -1,4 +1,4 @@
-// The consumer profiles end to end (issue 3, "Consumers as profiles"):
+// The consumer profiles (each consumer's verdict as a profile) end to end:
 // check_memory over whole files, judged per consumer, seen through each
 // profile (src/verdicts.cpp).
 #include <cstring>

@@ -41,7 +41,7 @@ TEST_CASE("CQ-AWQ (L17): valid layers have no findings", "[quant]") {
             .empty());
 }
 
-TEST_CASE("CQ-AWQ-TENSORS (C12): scale and zeros are required", "[quant]") {
+TEST_CASE("CQ-AWQ-TENSORS (C12): scale and zeros are required", "[quant][CQ-AWQ-TENSORS]") {
   auto s = run_awq(kAwq, t(Dtype::I8, {3, 128}), t(Dtype::BF16, {4, 3}), std::nullopt, "model.diffusion_model.a'b");
   auto f = of_rule(s, RuleId::QuantAwqTensors);
   REQUIRE(f.size() == 1);
@@ -59,7 +59,7 @@ TEST_CASE("CQ-AWQ-TENSORS (C12): scale and zeros are required", "[quant]") {
   CHECK(f[0].verdict(Consumer::Comfyui) == nullptr);  // C6 is CQ-MARKER-ORPHAN's (analyze.cpp)
 }
 
-TEST_CASE("CQ-AWQ-SHAPES (L17): [N, K/2] and [K/G, N]", "[quant]") {
+TEST_CASE("CQ-AWQ-SHAPES (L17): [N, K/2] and [K/G, N]", "[quant][CQ-AWQ-SHAPES]") {
   auto tr = run_awq(kAwq, t(Dtype::I8, {3, 128}), t(Dtype::BF16, {3, 4}), t(Dtype::BF16, {4, 3}));
   auto f = of_rule(tr, RuleId::QuantAwqShapes);
   REQUIRE(f.size() == 1);
@@ -82,7 +82,7 @@ TEST_CASE("CQ-AWQ-SHAPES (L17): [N, K/2] and [K/G, N]", "[quant]") {
   CHECK(of_rule(u8, RuleId::QuantWeightCast).empty());
 }
 
-TEST_CASE("CQ-MARKER-INT (C12): ComfyUI's int(group_size) raises", "[quant]") {
+TEST_CASE("CQ-MARKER-INT (C12): ComfyUI's int(group_size) raises", "[quant][CQ-MARKER-INT]") {
   auto s = run_awq(with_g("\"x\""), t(Dtype::I8, {3, 128}), t(Dtype::BF16, {4, 3}), t(Dtype::BF16, {4, 3}));
   auto f = of_rule(s, RuleId::QuantKeyInt);
   REQUIRE(f.size() == 1);
@@ -97,7 +97,7 @@ TEST_CASE("CQ-MARKER-INT (C12): ComfyUI's int(group_size) raises", "[quant]") {
             .empty());
 }
 
-TEST_CASE("CQ-WEIGHT-CAST (C13): a float AWQ weight is converted numerically", "[quant]") {
+TEST_CASE("CQ-WEIGHT-CAST (C13): a float AWQ weight is converted numerically", "[quant][CQ-WEIGHT-CAST]") {
   auto s = run_awq(kAwq, t(Dtype::F16, {3, 128}), t(Dtype::BF16, {4, 3}), t(Dtype::BF16, {4, 3}));
   auto f = of_rule(s, RuleId::QuantWeightCast);
   REQUIRE(f.size() == 1);

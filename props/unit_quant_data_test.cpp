@@ -109,7 +109,7 @@ Bytes swizzled(std::uint64_t rows, std::uint64_t cb, std::uint8_t fill) {
 
 }  // namespace
 
-TEST_CASE("CQ-DATA-SCALE (L10): valid fp8 scales give no data findings", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L10): valid fp8 scales give no data findings", "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.t("weight", Dtype::F8_E4M3, {4, 16}, Bytes(64, 0x38))
       .t("weight_scale", Dtype::F32, {}, f32s({0.5f}))
@@ -117,7 +117,8 @@ TEST_CASE("CQ-DATA-SCALE (L10): valid fp8 scales give no data findings", "[quant
   CHECK(c.run(R"({"format": "float8_e4m3fn"})").findings().empty());
 }
 
-TEST_CASE("CQ-DATA-SCALE (L10): a NaN weight_scale mis-loads in sglang, ComfyUI and kitchen", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L10): a NaN weight_scale mis-loads in sglang, ComfyUI and kitchen",
+          "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.t("weight", Dtype::F8_E4M3, {4, 16}, Bytes(64, 0x38)).t("weight_scale", Dtype::F32, {}, f32s({kNan}));
   const auto sink = c.run(R"({"format": "float8_e4m3fn"})");
@@ -130,7 +131,7 @@ TEST_CASE("CQ-DATA-SCALE (L10): a NaN weight_scale mis-loads in sglang, ComfyUI 
   CHECK(sink.findings().size() == 1);
 }
 
-TEST_CASE("CQ-DATA-SCALE (L11, G11): float8_e5m2 is not sglang's, so no sglang verdict", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L11, G11): float8_e5m2 is not sglang's, so no sglang verdict", "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.t("weight", Dtype::F8_E5M2, {4, 16}, Bytes(64, 0x3C)).t("input_scale", Dtype::F16, {1}, u16s({0x7C00}));
   const auto f = of_rule(c.run(R"({"format": "float8_e5m2"})"), RuleId::DataScale);
@@ -140,7 +141,8 @@ TEST_CASE("CQ-DATA-SCALE (L11, G11): float8_e5m2 is not sglang's, so no sglang v
   require_misloads(f[0], false);
 }
 
-TEST_CASE("CQ-DATA-SCALE (L14): per-row scales, one finding per tensor with count and first", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L14): per-row scales, one finding per tensor with count and first",
+          "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.prefix = "blk'\\é";
   c.t("weight", Dtype::I8, {4, 16}, Bytes(64, 1)).t("weight_scale", Dtype::F32, {4, 1}, f32s({1.f, -2.f, 0.f, -0.f}));
@@ -152,7 +154,7 @@ TEST_CASE("CQ-DATA-SCALE (L14): per-row scales, one finding per tensor with coun
   require_misloads(f[0], true);
 }
 
-TEST_CASE("CQ-DATA-SCALE (L15): convrot_w4a4 weight_scale BF16 -inf", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L15): convrot_w4a4 weight_scale BF16 -inf", "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.t("weight", Dtype::I8, {2, 32}, Bytes(64, 0x11)).t("weight_scale", Dtype::BF16, {2}, u16s({0x3F80, 0xFF80}));
   const auto f = of_rule(c.run(R"({"format": "convrot_w4a4"})"), RuleId::DataScale);
@@ -161,7 +163,7 @@ TEST_CASE("CQ-DATA-SCALE (L15): convrot_w4a4 weight_scale BF16 -inf", "[quant]")
 }
 
 TEST_CASE("CQ-DATA-SCALE (L12, L3): nvfp4 block scales U8 read as E4M3; zero allowed, NaN and negative not",
-          "[quant]") {
+          "[quant][CQ-DATA-SCALE]") {
   Case c;
   Bytes scale = swizzled(16, 4, 0x38);
   scale[swz(1, 0, 4)] = 0x00;  // an all-zero block: scale 0 is fine
@@ -188,7 +190,8 @@ TEST_CASE("CQ-DATA-SCALE (L12, L3): nvfp4 block scales U8 read as E4M3; zero all
   CHECK(g[0].message == "values must be finite and > 0, read as F32: 1 of 1 fail, the first at index 0 is 0.0");
 }
 
-TEST_CASE("CQ-DATA-SCALE (L13): an mxfp8 input_scale is loaded but unused: finding without verdicts", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L13): an mxfp8 input_scale is loaded but unused: finding without verdicts",
+          "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.t("weight", Dtype::F8_E4M3, {128, 128}, Bytes(128 * 128, 0x38))
       .t("weight_scale", Dtype::U8, {128, 4}, swizzled(128, 4, 127))
@@ -200,7 +203,8 @@ TEST_CASE("CQ-DATA-SCALE (L13): an mxfp8 input_scale is loaded but unused: findi
   CHECK(sink.findings().size() == 1);
 }
 
-TEST_CASE("CQ-DATA-SCALE, CQ-DATA-S-REL, CQ-DATA-CODEBOOK (L16): valid W4A8 data gives no findings", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE, CQ-DATA-S-REL, CQ-DATA-CODEBOOK (L16): valid W4A8 data gives no findings",
+          "[quant][CQ-DATA-SCALE][CQ-DATA-S-REL][CQ-DATA-CODEBOOK]") {
   Case c;
   c.t("weight", Dtype::I8, {2, 16}, Bytes(32, 0x9F))
       .t("weight_s_rel", Dtype::F8_E4M3, {2, 2}, Bytes{0x48, 0xC0, 0x38, 0x44})  // -2.0 is allowed
@@ -211,7 +215,7 @@ TEST_CASE("CQ-DATA-SCALE, CQ-DATA-S-REL, CQ-DATA-CODEBOOK (L16): valid W4A8 data
   CHECK(c.run(R"({"format": "asym_w4a8_int8"})").findings().empty());
 }
 
-TEST_CASE("CQ-DATA-S-REL (L16): zero and NaN s_rel in each accepted dtype", "[quant]") {
+TEST_CASE("CQ-DATA-S-REL (L16): zero and NaN s_rel in each accepted dtype", "[quant][CQ-DATA-S-REL]") {
   Case c;
   c.t("weight", Dtype::I8, {2, 16}, Bytes(32, 0x9F)).t("weight_s_rel", Dtype::U8, {2, 2}, Bytes{0x48, 0x80, 0x00, 0xFF});
   auto f = of_rule(c.run(R"({"format": "asym_w4a8_int8"})"), RuleId::DataSRel);
@@ -231,7 +235,7 @@ TEST_CASE("CQ-DATA-S-REL (L16): zero and NaN s_rel in each accepted dtype", "[qu
   CHECK(of_rule(c.run(R"({"format": "asym_w4a8_int8"})"), RuleId::DataSRel).empty());  // dtype rules' business
 }
 
-TEST_CASE("CQ-DATA-SCALE (L16): W4A8 s_channel zero", "[quant]") {
+TEST_CASE("CQ-DATA-SCALE (L16): W4A8 s_channel zero", "[quant][CQ-DATA-SCALE]") {
   Case c;
   c.t("weight", Dtype::I8, {2, 16}, Bytes(32, 0x9F)).t("weight_s_channel", Dtype::F32, {2}, f32s({0.5f, 0.f}));
   const auto f = of_rule(c.run(R"({"format": "asym_w4a8_int8"})"), RuleId::DataScale);
@@ -240,7 +244,8 @@ TEST_CASE("CQ-DATA-SCALE (L16): W4A8 s_channel zero", "[quant]") {
   CHECK(f[0].message == "values must be finite and > 0, read as F32: 1 of 2 fail, the first at index 1 is 0.0");
 }
 
-TEST_CASE("CQ-DATA-CODEBOOK, CQ-DATA-CODEBOOK-ORDER (L16): NaN is an error, disorder a warning", "[quant]") {
+TEST_CASE("CQ-DATA-CODEBOOK, CQ-DATA-CODEBOOK-ORDER (L16): NaN is an error, disorder a warning",
+          "[quant][CQ-DATA-CODEBOOK][CQ-DATA-CODEBOOK-ORDER]") {
   Case c;
   c.t("weight", Dtype::I8, {2, 16}, Bytes(32, 0x9F))
       .t("weight_codebook", Dtype::F32, {16}, f32s({0, 1, 2, kNan, 4, 5, 6, 7, 8, 9, 10, 11, 12, kInf, 14, 15}));
@@ -262,7 +267,7 @@ TEST_CASE("CQ-DATA-CODEBOOK, CQ-DATA-CODEBOOK-ORDER (L16): NaN is an error, diso
         "values must increase strictly (a Lloyd-Max table): 2 of 15 steps do not, the first at index 7: 6.0 after 6.0");
 }
 
-TEST_CASE("CQ-DATA-E8M0 (L13, quant-numerics.md §2.3): 0xFF block scales", "[quant]") {
+TEST_CASE("CQ-DATA-E8M0 (L13, quant-numerics.md §2.3): 0xFF block scales", "[quant][CQ-DATA-E8M0]") {
   Case c;
   Bytes scale = swizzled(128, 4, 127);
   scale[swz(7, 1, 4)] = 0xFF;
@@ -275,7 +280,8 @@ TEST_CASE("CQ-DATA-E8M0 (L13, quant-numerics.md §2.3): 0xFF block scales", "[qu
   require_misloads(f[0], true);
 }
 
-TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3): nvfp4 with N = 20 (not a multiple of 128)", "[quant]") {
+TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3): nvfp4 with N = 20 (not a multiple of 128)",
+          "[quant][CQ-DATA-SWIZZLE-PADDING]") {
   // weight [20, 8] U8: K = 16, Cb = 1; scale [128, 4].
   Case c;
   c.t("weight", Dtype::U8, {20, 8}, Bytes(160, 0x22)).t("weight_scale", Dtype::F8_E4M3, {128, 4}, swizzled(20, 1, 0x38));
@@ -292,7 +298,8 @@ TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3): nvfp4 with N = 20 (not a multiple of 12
   require_misloads(f[0], true);
 }
 
-TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3, quant-numerics.md §4): mxfp8 R = 130, Cb = 7", "[quant]") {
+TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3, quant-numerics.md §4): mxfp8 R = 130, Cb = 7",
+          "[quant][CQ-DATA-SWIZZLE-PADDING]") {
   // weight [130, 224] F8_E4M3: Cb = 7; scale [256, 8]; off(130, 5) = 1569 is real.
   CHECK(swz(130, 5, 8) == 1569);
   Case c;
@@ -308,7 +315,7 @@ TEST_CASE("CQ-DATA-SWIZZLE-PADDING (L3, quant-numerics.md §4): mxfp8 R = 130, C
         "not, the first at offset 1571 (row 130, column 7) is 1");
 }
 
-TEST_CASE("CQ-DATA-SWIZZLE-PADDING: non-canonical geometry is skipped", "[quant]") {
+TEST_CASE("CQ-DATA-SWIZZLE-PADDING: non-canonical geometry is skipped", "[quant][CQ-DATA-SWIZZLE-PADDING]") {
   Case c;
   c.t("weight", Dtype::U8, {20, 8}, Bytes(160, 0x22)).t("weight_scale", Dtype::U8, {20, 1}, Bytes(20, 0x38));
   CHECK(of_rule(c.run(R"({"format": "nvfp4"})"), RuleId::DataSwizzlePadding).empty());
@@ -320,7 +327,7 @@ TEST_CASE("CQ-DATA-SWIZZLE-PADDING: non-canonical geometry is skipped", "[quant]
   CHECK(of_rule(e.run(R"({"format": "nvfp4"})"), RuleId::DataSwizzlePadding).empty());
 }
 
-TEST_CASE("CQ-DATA-W4A4-RANGE (L2, L15): code -8 is a warning, counted per nibble", "[quant]") {
+TEST_CASE("CQ-DATA-W4A4-RANGE (L2, L15): code -8 is a warning, counted per nibble", "[quant][CQ-DATA-W4A4-RANGE]") {
   Case c;
   c.t("weight", Dtype::I8, {1, 4}, Bytes{0x17, 0x80, 0x88, 0x00}).t("weight_scale", Dtype::F32, {1}, f32s({1.f}));
   const auto sink = c.run(R"({"format": "convrot_w4a4"})");
@@ -334,7 +341,7 @@ TEST_CASE("CQ-DATA-W4A4-RANGE (L2, L15): code -8 is a warning, counted per nibbl
   CHECK(c.run(R"({"format": "convrot_w4a4"})").findings().empty());
 }
 
-TEST_CASE("CQ-DATA-INT8-RANGE (L14): -128 is a warning", "[quant]") {
+TEST_CASE("CQ-DATA-INT8-RANGE (L14): -128 is a warning", "[quant][CQ-DATA-INT8-RANGE]") {
   Case c;
   c.t("weight", Dtype::I8, {2, 3}, Bytes{0x7F, 0x81, 0, 1, 0x80, 0x80});
   const auto f = of_rule(c.run(R"({"format": "int8_tensorwise"})"), RuleId::DataInt8Range);
@@ -357,7 +364,8 @@ TEST_CASE("data rules: unread tensors, missing tensors and unknown formats are s
   CHECK(e.run(R"({"format": "int8_tensorwise"})").findings().empty());
 }
 
-TEST_CASE("NUM-K-INT32-OVERFLOW (quant-numerics.md §5.3 cuda.7, §6.2, §6.3, §7.1): bounds per GEMM", "[quant]") {
+TEST_CASE("NUM-K-INT32-OVERFLOW (quant-numerics.md §5.3 cuda.7, §6.2, §6.3, §7.1): bounds per GEMM",
+          "[quant][NUM-K-INT32-OVERFLOW]") {
   CHECK(quant::int32_k_bound(128 * 127, 128 * 127) == 132104);
   const auto k_findings = [](Dtype d, std::uint64_t cols, std::string_view marker) {
     Case c;

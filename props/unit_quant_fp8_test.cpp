@@ -39,7 +39,7 @@ TEST_CASE("CQ-FP8 (L10, L11): valid layers have no findings", "[quant]") {
   CHECK(run_fp8(kE5, t(Dtype::F8_E5M2, {3, 128}), t(Dtype::BF16, {1})).findings().empty());
 }
 
-TEST_CASE("CQ-FP8-TENSORS (S9.1, G14): a missing weight_scale", "[quant]") {
+TEST_CASE("CQ-FP8-TENSORS (S9.1, G14): a missing weight_scale", "[quant][CQ-FP8-TENSORS]") {
   auto s = run_fp8(kE4, t(Dtype::F8_E4M3, {3, 128}), std::nullopt);
   auto f = of_rule(s, RuleId::QuantFp8Tensors);
   REQUIRE(f.size() == 1);
@@ -57,7 +57,7 @@ TEST_CASE("CQ-FP8-TENSORS (S9.1, G14): a missing weight_scale", "[quant]") {
   CHECK(of_rule(e5, RuleId::QuantFp8Tensors)[0].verdict(Consumer::Sglang) == nullptr);
 }
 
-TEST_CASE("CQ-FP8-TENSORS (S9.1, C6): a missing weight", "[quant]") {
+TEST_CASE("CQ-FP8-TENSORS (S9.1, C6): a missing weight", "[quant][CQ-FP8-TENSORS]") {
   auto s = run_fp8(kE4, std::nullopt, std::nullopt, std::nullopt, "model.diffusion_model.x\"'\xe2\x80\x8b");
   auto f = of_rule(s, RuleId::QuantFp8Tensors);
   REQUIRE(f.size() == 1);
@@ -72,7 +72,7 @@ TEST_CASE("CQ-FP8-TENSORS (S9.1, C6): a missing weight", "[quant]") {
         "Comfy layer 'p' is missing checkpoint tensors: ['p.weight']");
 }
 
-TEST_CASE("CQ-FP8-SCALE (L10): single-element float scales, no consumer checks", "[quant]") {
+TEST_CASE("CQ-FP8-SCALE (L10): single-element float scales, no consumer checks", "[quant][CQ-FP8-SCALE]") {
   auto s = run_fp8(kE4, t(Dtype::F8_E4M3, {3, 128}), t(Dtype::F32, {3}), t(Dtype::U8, {}));
   auto f = of_rule(s, RuleId::QuantFp8Scale);
   REQUIRE(f.size() == 1);
@@ -84,7 +84,7 @@ TEST_CASE("CQ-FP8-SCALE (L10): single-element float scales, no consumer checks",
   CHECK(of_rule(run_fp8(kE4, t(Dtype::F8_E4M3, {3, 128}), t(Dtype::F32, {1, 1})), RuleId::QuantFp8Scale).empty());
 }
 
-TEST_CASE("CQ-FP8-WEIGHT (L10): a 2-D weight", "[quant]") {
+TEST_CASE("CQ-FP8-WEIGHT (L10): a 2-D weight", "[quant][CQ-FP8-WEIGHT]") {
   auto s = run_fp8(kE5, t(Dtype::F8_E5M2, {2, 3, 128}), t(Dtype::F32, {}));
   auto f = of_rule(s, RuleId::QuantFp8Weight);
   REQUIRE(f.size() == 1);
@@ -92,7 +92,7 @@ TEST_CASE("CQ-FP8-WEIGHT (L10): a 2-D weight", "[quant]") {
   CHECK(f[0].verdicts.empty());
 }
 
-TEST_CASE("CQ-WEIGHT-CAST (C13): fp8 weights stored in their own fp8 dtype", "[quant]") {
+TEST_CASE("CQ-WEIGHT-CAST (C13): fp8 weights stored in their own fp8 dtype", "[quant][CQ-WEIGHT-CAST]") {
   for (Dtype d : {Dtype::U8, Dtype::F16, Dtype::F8_E5M2, Dtype::I8}) {
     auto s = run_fp8(kE4, t(d, {3, 128}), t(Dtype::F32, {}));
     auto f = of_rule(s, RuleId::QuantWeightCast);

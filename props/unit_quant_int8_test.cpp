@@ -58,7 +58,7 @@ TEST_CASE("CQ-INT8 (L14): valid tensor-wise, row-wise and ConvRot layers have no
             .empty());
 }
 
-TEST_CASE("CQ-INT8-TENSORS (S9.1, C12): a missing scale", "[quant]") {
+TEST_CASE("CQ-INT8-TENSORS (S9.1, C12): a missing scale", "[quant][CQ-INT8-TENSORS]") {
   auto r = run_int8(kPlain, w({3, 128}), std::nullopt);
   auto f = of_rule(r.sink, RuleId::QuantInt8Tensors);
   REQUIRE(f.size() == 1);
@@ -71,7 +71,7 @@ TEST_CASE("CQ-INT8-TENSORS (S9.1, C12): a missing scale", "[quant]") {
   CHECK(r.sink.findings().size() == 1);
 }
 
-TEST_CASE("CQ-INT8-TENSORS (S9.1, C6): no weight: ComfyUI warns and skips the layer", "[quant]") {
+TEST_CASE("CQ-INT8-TENSORS (S9.1, C6): no weight: ComfyUI warns and skips the layer", "[quant][CQ-INT8-TENSORS]") {
   auto r = run_int8(kPlain, std::nullopt, std::nullopt, "", "model.diffusion_model.blk'\xc3\xa9");
   auto f = of_rule(r.sink, RuleId::QuantInt8Tensors);
   REQUIRE(f.size() == 1);
@@ -82,7 +82,7 @@ TEST_CASE("CQ-INT8-TENSORS (S9.1, C6): no weight: ComfyUI warns and skips the la
   CHECK(r.sink.findings().size() == 1);
 }
 
-TEST_CASE("CQ-INT8-DTYPES (S9.6.2): I8 weights and F32 scales", "[quant]") {
+TEST_CASE("CQ-INT8-DTYPES (S9.6.2): I8 weights and F32 scales", "[quant][CQ-INT8-DTYPES]") {
   auto r = run_int8(kPlain, w({3, 128}, Dtype::U8), sc({}));
   auto f = of_rule(r.sink, RuleId::QuantInt8Dtypes);
   REQUIRE(f.size() == 1);
@@ -95,7 +95,7 @@ TEST_CASE("CQ-INT8-DTYPES (S9.6.2): I8 weights and F32 scales", "[quant]") {
         "Comfy INT8 layer 'p' needs I8 weights and F32 scales, got I8 and BF16");
 }
 
-TEST_CASE("CQ-INT8-WEIGHT-RANK (S9.6.1): a scalar-scale weight is 2-D", "[quant]") {
+TEST_CASE("CQ-INT8-WEIGHT-RANK (S9.6.1): a scalar-scale weight is 2-D", "[quant][CQ-INT8-WEIGHT-RANK]") {
   auto r = run_int8(kPlain, w({3, 4, 128}), sc({}));
   auto f = of_rule(r.sink, RuleId::QuantInt8WeightRank);
   REQUIRE(f.size() == 1);
@@ -104,7 +104,7 @@ TEST_CASE("CQ-INT8-WEIGHT-RANK (S9.6.1): a scalar-scale weight is 2-D", "[quant]
   CHECK(r.sink.findings().size() == 1);
 }
 
-TEST_CASE("CQ-INT8-SHAPES (S9.6.2, K10): a row-wise scale is (N, 1)", "[quant]") {
+TEST_CASE("CQ-INT8-SHAPES (S9.6.2, K10): a row-wise scale is (N, 1)", "[quant][CQ-INT8-SHAPES]") {
   // (N,): sglang rejects; kitchen's GEMM takes numel N.
   auto n = run_int8(kPlain, w({3, 128}), sc({3}));
   auto f = of_rule(n.sink, RuleId::QuantInt8Shapes);
@@ -130,7 +130,8 @@ TEST_CASE("CQ-INT8-SHAPES (S9.6.2, K10): a row-wise scale is (N, 1)", "[quant]")
   CHECK(of_rule(rank.sink, RuleId::QuantInt8WeightRank).empty());
 }
 
-TEST_CASE("CQ-INT8-DTYPES before CQ-INT8-SHAPES (S9.6): sglang's first raise", "[quant]") {
+TEST_CASE("CQ-INT8-DTYPES before CQ-INT8-SHAPES (S9.6): sglang's first raise",
+          "[quant][CQ-INT8-DTYPES][CQ-INT8-SHAPES]") {
   // A wrong dtype sends a ()-scale layer into the row-wise branch: the dtype check raises first.
   auto r = run_int8(kPlain, w({3, 4, 128}, Dtype::F16), sc({}));
   auto d = of_rule(r.sink, RuleId::QuantInt8Dtypes), k = of_rule(r.sink, RuleId::QuantInt8WeightRank);
@@ -146,7 +147,7 @@ TEST_CASE("CQ-INT8-DTYPES before CQ-INT8-SHAPES (S9.6): sglang's first raise", "
   CHECK(d[0].verdict(Consumer::Sglang)->order > quant::order::sg_layer(0, quant::kStepRequiredTensors));
 }
 
-TEST_CASE("CQ-WEIGHT-CAST (C13): a float int8 weight is converted numerically", "[quant]") {
+TEST_CASE("CQ-WEIGHT-CAST (C13): a float int8 weight is converted numerically", "[quant][CQ-WEIGHT-CAST]") {
   auto r = run_int8(kPlain, w({3, 128}, Dtype::F16), sc({}));
   auto f = of_rule(r.sink, RuleId::QuantWeightCast);
   REQUIRE(f.size() == 1);
@@ -157,7 +158,7 @@ TEST_CASE("CQ-WEIGHT-CAST (C13): a float int8 weight is converted numerically", 
   CHECK(f[0].verdict(Consumer::Sglang) == nullptr);
 }
 
-TEST_CASE("CQ-INT8-CONVROT (S17): int8-only checkpoints set convrot to true", "[quant]") {
+TEST_CASE("CQ-INT8-CONVROT (S17): int8-only checkpoints set convrot to true", "[quant][CQ-INT8-CONVROT]") {
   for (std::string_view m : {R"({"format": "int8_tensorwise", "convrot_groupsize": 64})",
                              R"({"format": "int8_tensorwise", "convrot": 1, "convrot_groupsize": 64})",
                              R"({"format": "int8_tensorwise", "params": {"convrot": true}, "convrot_groupsize": 64})"}) {
@@ -171,7 +172,7 @@ TEST_CASE("CQ-INT8-CONVROT (S17): int8-only checkpoints set convrot to true", "[
   CHECK(of_rule(run_int8(kPlain, w({3, 128}), sc({3, 1}), "KitchenW4A8Config").sink, RuleId::QuantInt8Convrot).empty());
 }
 
-TEST_CASE("CQ-INT8-CONVROT-GROUPSIZE (S17): in (16, 64, 256) with no default", "[quant]") {
+TEST_CASE("CQ-INT8-CONVROT-GROUPSIZE (S17): in (16, 64, 256) with no default", "[quant][CQ-INT8-CONVROT-GROUPSIZE]") {
   auto absent = run_int8(R"({"format": "int8_tensorwise", "convrot": true})", w({3, 512}), sc({3, 1}),
                          "KitchenInt8Config");
   auto f = of_rule(absent.sink, RuleId::QuantInt8ConvrotGroupsize);
@@ -197,7 +198,8 @@ TEST_CASE("CQ-INT8-CONVROT-GROUPSIZE (S17): in (16, 64, 256) with no default", "
   CHECK(message_for(f[0], Consumer::Kitchen) == "Regular Hadamard size must be a power of 4, got 1");
 }
 
-TEST_CASE("CQ-INT8-CONVROT-GROUPSIZE (S17, K10, K6): C divides K and is a power of 4", "[quant]") {
+TEST_CASE("CQ-INT8-CONVROT-GROUPSIZE (S17, K10, K6): C divides K and is a power of 4",
+          "[quant][CQ-INT8-CONVROT-GROUPSIZE]") {
   auto r = run_int8(rot("256"), w({3, 128}), sc({3, 1}), "KitchenInt8Config");
   auto f = of_rule(r.sink, RuleId::QuantInt8ConvrotGroupsize);
   REQUIRE(f.size() == 1);
@@ -233,7 +235,7 @@ TEST_CASE("CQ-INT8-CONVROT-GROUPSIZE (S17, K10, K6): C divides K and is a power 
             .empty());
 }
 
-TEST_CASE("CQ-MARKER-INT (C12): ComfyUI's int(convrot_groupsize) raises", "[quant]") {
+TEST_CASE("CQ-MARKER-INT (C12): ComfyUI's int(convrot_groupsize) raises", "[quant][CQ-MARKER-INT]") {
   auto x = run_int8(rot("\"x\""), w({3, 256}), sc({3, 1}));
   auto f = of_rule(x.sink, RuleId::QuantKeyInt);
   REQUIRE(f.size() == 1);

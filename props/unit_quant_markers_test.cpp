@@ -54,7 +54,7 @@ void int8_layer(QuantFixture& fx, const std::string& p) {
 
 }  // namespace
 
-TEST_CASE("CQ-QMETA-JSON (S3.1, C2.1): unparsable _quantization_metadata", "[quant]") {
+TEST_CASE("CQ-QMETA-JSON (S3.1, C2.1): unparsable _quantization_metadata", "[quant][CQ-QMETA-JSON]") {
   Marked m;
   m.fx.metadata("_quantization_metadata", "{\"layers\": ");
   const auto a = m.run();
@@ -68,7 +68,8 @@ TEST_CASE("CQ-QMETA-JSON (S3.1, C2.1): unparsable _quantization_metadata", "[qua
   CHECK(a.sglang_config.empty());
 }
 
-TEST_CASE("CQ-QMETA-JSON (S3.1): json.loads(str) refuses a BOM that loads(bytes) would skip", "[quant]") {
+TEST_CASE("CQ-QMETA-JSON (S3.1): json.loads(str) refuses a BOM that loads(bytes) would skip",
+          "[quant][CQ-QMETA-JSON]") {
   Marked m;
   m.fx.metadata("_quantization_metadata", "\xef\xbb\xbf{\"layers\": {}}");
   const auto f = findings_of(m.run(), RuleId::QuantMetaJson);
@@ -77,7 +78,7 @@ TEST_CASE("CQ-QMETA-JSON (S3.1): json.loads(str) refuses a BOM that loads(bytes)
         "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)");
 }
 
-TEST_CASE("CQ-QMETA-NOT-OBJECT (S3.2) and CQ-QMETA-LAYERS (S3.3)", "[quant]") {
+TEST_CASE("CQ-QMETA-NOT-OBJECT (S3.2) and CQ-QMETA-LAYERS (S3.3)", "[quant][CQ-QMETA-NOT-OBJECT][CQ-QMETA-LAYERS]") {
   Marked list;
   list.fx.metadata("_quantization_metadata", "[]");
   auto f = findings_of(list.run(), RuleId::QuantMetaNotObject);
@@ -98,7 +99,8 @@ TEST_CASE("CQ-QMETA-NOT-OBJECT (S3.2) and CQ-QMETA-LAYERS (S3.3)", "[quant]") {
   CHECK(message_for(f[0], Consumer::Comfyui) == "'list' object has no attribute 'items'");
 }
 
-TEST_CASE("CQ-QMETA-LAYER-NOT-OBJECT (S3.4): every bad entry, sglang's first first", "[quant]") {
+TEST_CASE("CQ-QMETA-LAYER-NOT-OBJECT (S3.4): every bad entry, sglang's first first",
+          "[quant][CQ-QMETA-LAYER-NOT-OBJECT]") {
   Marked m;
   m.fx.metadata("_quantization_metadata", R"({"layers": {"it's": 5, "b": null}})");
   const auto a = m.run();
@@ -109,7 +111,7 @@ TEST_CASE("CQ-QMETA-LAYER-NOT-OBJECT (S3.4): every bad entry, sglang's first fir
   CHECK(first_rejection(a, Consumer::Sglang) == "ValueError: Comfy quantization metadata for \"it's\" must be an object");
 }
 
-TEST_CASE("CQ-MARKER-JSON (M3, S6.1, C7): marker bytes that are not JSON", "[quant]") {
+TEST_CASE("CQ-MARKER-JSON (M3, S6.1, C7): marker bytes that are not JSON", "[quant][CQ-MARKER-JSON]") {
   Marked m;
   m.marker("blk.0", std::string("{\"format\": \"nvfp4\"} \0", 21));
   int8_layer(m.fx, "blk.0");
@@ -121,7 +123,7 @@ TEST_CASE("CQ-MARKER-JSON (M3, S6.1, C7): marker bytes that are not JSON", "[qua
   CHECK(message_for(f[0], Consumer::Comfyui) == "Extra data: line 1 column 21 (char 20)");
 }
 
-TEST_CASE("CQ-MARKER-JSON (M3): sglang catches only JSON and Unicode errors", "[quant]") {
+TEST_CASE("CQ-MARKER-JSON (M3): sglang catches only JSON and Unicode errors", "[quant][CQ-MARKER-JSON]") {
   Marked deep;
   deep.marker("a", std::string(2000, '['));
   auto f = findings_of(deep.run(), RuleId::QuantMarkerJson);
@@ -135,7 +137,7 @@ TEST_CASE("CQ-MARKER-JSON (M3): sglang catches only JSON and Unicode errors", "[
   CHECK(f[0].verdict(Consumer::Comfyui)->error == "UnicodeDecodeError");
 }
 
-TEST_CASE("CQ-MARKER-NOT-OBJECT (M4, S6.2, C7)", "[quant]") {
+TEST_CASE("CQ-MARKER-NOT-OBJECT (M4, S6.2, C7)", "[quant][CQ-MARKER-NOT-OBJECT]") {
   Marked m;
   m.marker("a", "[1, 2]");
   const auto f = findings_of(m.run(), RuleId::QuantMarkerNotObject);
@@ -145,7 +147,8 @@ TEST_CASE("CQ-MARKER-NOT-OBJECT (M4, S6.2, C7)", "[quant]") {
   CHECK(message_for(f[0], Consumer::Comfyui) == "'list' object has no attribute 'get'");
 }
 
-TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)", "[quant]") {
+TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)",
+          "[quant][CQ-MARKER-ENCODING][CQ-MARKER-DTYPE][CQ-MARKER-SIZE]") {
   Marked m;
   m.marker("a", "\xef\xbb\xbf{\"format\": \"int8_tensorwise\"}");
   int8_layer(m.fx, "a");
@@ -195,7 +198,7 @@ TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)", "[qua
         "2000000]");
 }
 
-TEST_CASE("CQ-MARKER-CONFLICT (S3.4, S6.3, G9, G19): Python equality decides", "[quant]") {
+TEST_CASE("CQ-MARKER-CONFLICT (S3.4, S6.3, G9, G19): Python equality decides", "[quant][CQ-MARKER-CONFLICT]") {
   Marked same;
   same.fx.metadata("_quantization_metadata", R"({"layers": {"a": {"format": "int8_tensorwise", "convrot_groupsize": 16}}})");
   same.marker("a", R"({"convrot_groupsize": 16.0, "format": "int8_tensorwise"})");
@@ -220,7 +223,8 @@ TEST_CASE("CQ-MARKER-CONFLICT (S3.4, S6.3, G9, G19): Python equality decides", "
   CHECK(f[0].verdict(Consumer::Comfyui) == nullptr);  // ComfyUI keeps the metadata's (M6)
 }
 
-TEST_CASE("CQ-MARKER-MISSING (S5, S8, C8, G10): sorted, first five; ComfyUI mis-loads only scaled weights", "[quant]") {
+TEST_CASE("CQ-MARKER-MISSING (S5, S8, C8, G10): sorted, first five; ComfyUI mis-loads only scaled weights",
+          "[quant][CQ-MARKER-MISSING]") {
   Marked m;
   for (std::string p : {"f", "e", "d", "c", "b", "a"}) m.fx.tensor(p + ".weight", Dtype::I8, {2, 2});
   m.fx.tensor("a.weight_scale", Dtype::F32, {});
@@ -238,7 +242,8 @@ TEST_CASE("CQ-MARKER-MISSING (S5, S8, C8, G10): sorted, first five; ComfyUI mis-
   CHECK(a.sglang_config.empty());
 }
 
-TEST_CASE("CQ-MXFP8-GLOBAL (M9, S7): quant_format mxfp8 marks and checks every tracked weight", "[quant]") {
+TEST_CASE("CQ-MXFP8-GLOBAL (M9, S7): quant_format mxfp8 marks and checks every tracked weight",
+          "[quant][CQ-MXFP8-GLOBAL]") {
   Marked ok;
   ok.fx.metadata("quant_format", "MXFP8");
   ok.fx.tensor("a.weight", Dtype::F8_E4M3, {128, 128}).tensor("a.weight_scale", Dtype::U8, {128, 4});
@@ -256,7 +261,7 @@ TEST_CASE("CQ-MXFP8-GLOBAL (M9, S7): quant_format mxfp8 marks and checks every t
         "MXFP8 layer 'a' has incompatible weight/scale metadata: ('F8_E4M3', (32, 48)) and None");
 }
 
-TEST_CASE("CQ-LEGACY-SCALED-FP8 (M8, G22)", "[quant]") {
+TEST_CASE("CQ-LEGACY-SCALED-FP8 (M8, G22)", "[quant][CQ-LEGACY-SCALED-FP8]") {
   Marked m;
   m.fx.tensor("scaled_fp8", Dtype::F8_E4M3, {2}).tensor("a.weight", Dtype::F8_E4M3, {2, 2});
   m.fx.tensor("a.scale_weight", Dtype::F32, {});
@@ -267,7 +272,8 @@ TEST_CASE("CQ-LEGACY-SCALED-FP8 (M8, G22)", "[quant]") {
   CHECK(missing[0].verdict(Consumer::Comfyui) == nullptr);
 }
 
-TEST_CASE("CQ-FORMAT-MISSING (C10), CQ-FORMAT-UNKNOWN (C11, L18), CQ-MARKER-ORPHAN (C6)", "[quant]") {
+TEST_CASE("CQ-FORMAT-MISSING (C10), CQ-FORMAT-UNKNOWN (C11, L18), CQ-MARKER-ORPHAN (C6)",
+          "[quant][CQ-FORMAT-MISSING][CQ-FORMAT-UNKNOWN][CQ-MARKER-ORPHAN]") {
   Marked m;
   m.marker("model.diffusion_model.blocks.0", R"({"group_size": 16})");
   m.marker("b", R"({"format": "int8_blockwise"})");
@@ -313,7 +319,7 @@ TEST_CASE("S11: resolution picks the config of each supported format set", "[qua
   CHECK(quant::resolve_config(V{"awq_w4a16"}).empty());
 }
 
-TEST_CASE("CQ-SGLANG-FORMATS (S11, G25): W4A8 and FP8 together", "[quant]") {
+TEST_CASE("CQ-SGLANG-FORMATS (S11, G25): W4A8 and FP8 together", "[quant][CQ-SGLANG-FORMATS]") {
   Marked m;
   m.marker("a", R"({"format": "asym_w4a8_int8"})");
   m.marker("b", R"({"format": "float8_e4m3fn"})");
@@ -323,7 +329,7 @@ TEST_CASE("CQ-SGLANG-FORMATS (S11, G25): W4A8 and FP8 together", "[quant]") {
         "Unsupported Comfy quantization format(s): asym_w4a8_int8, float8_e4m3fn");
 }
 
-TEST_CASE("CQ-SGLANG-COMPANION (S12.3, S19): the companions a config refuses", "[quant]") {
+TEST_CASE("CQ-SGLANG-COMPANION (S12.3, S19): the companions a config refuses", "[quant][CQ-SGLANG-COMPANION]") {
   Marked w;
   w.marker("a", R"({"format": "asym_w4a8_int8", "convrot": true})");
   w.marker("e", R"({"format": "int8_tensorwise", "convrot": true})");
@@ -340,7 +346,7 @@ TEST_CASE("CQ-SGLANG-COMPANION (S12.3, S19): the companions a config refuses", "
   CHECK(message_for(f[0], Consumer::Sglang) == "Unsupported Comfy NVFP4 companion for 'e': 'int8_tensorwise'");
 }
 
-TEST_CASE("CQ-MARKER-KEY-TYPE and CQ-MARKER-PARAMS (§1.5, G4, G20)", "[quant]") {
+TEST_CASE("CQ-MARKER-KEY-TYPE and CQ-MARKER-PARAMS (§1.5, G4, G20)", "[quant][CQ-MARKER-KEY-TYPE][CQ-MARKER-PARAMS]") {
   Marked m;
   m.marker("a", R"({"format": "int8_tensorwise", "convrot": 1, "params": {"convrot_groupsize": 64}})");
   int8_layer(m.fx, "a");

@@ -39,7 +39,7 @@ TEST_CASE("mxfp8 (L13): a canonical layer has no findings", "[quant]") {
 }
 
 TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message; sglang skips mxfp8 markers (S9.0)",
-          "[quant]") {
+          "[quant][CQ-MXFP8-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.a'b\\c.weight", Dtype::F8_E4M3, {128, 128});
   auto f = of_rule(run(fx, "model.diffusion_model.a'b\\c"), RuleId::QuantMxfp8Tensors);
@@ -59,7 +59,7 @@ TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message; sglang 
   CHECK(f2[0].verdicts.empty());
 }
 
-TEST_CASE("CQ-MXFP8-DTYPES (L13, C12 view): scale dtypes ComfyUI views as E8M0", "[quant]") {
+TEST_CASE("CQ-MXFP8-DTYPES (L13, C12 view): scale dtypes ComfyUI views as E8M0", "[quant][CQ-MXFP8-DTYPES]") {
   CHECK(run(valid_layer("p", Dtype::F8_E8M0), "p").findings().size() == 1);  // only the mmap warning
   CHECK(of_rule(run(valid_layer("p", Dtype::F8_E8M0), "p"), RuleId::QuantMxfp8Dtypes).empty());
   // I8 keeps its bits through the view: non-canonical, but not mis-loaded.
@@ -76,7 +76,7 @@ TEST_CASE("CQ-MXFP8-DTYPES (L13, C12 view): scale dtypes ComfyUI views as E8M0",
   }
 }
 
-TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 weight", "[quant]") {
+TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 weight", "[quant][CQ-WEIGHT-CAST]") {
   for (Dtype d : {Dtype::U8, Dtype::I8, Dtype::F8_E5M2, Dtype::BF16}) {
     QuantFixture fx;
     fx.tensor("p.weight", d, {128, 128}).tensor("p.weight_scale", Dtype::U8, {128, 4});
@@ -96,7 +96,8 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 
         "an mxfp8 weight is stored as F8_E4M3; ComfyUI value-casts this U8 weight to float8_e4m3fn");
 }
 
-TEST_CASE("CQ-MXFP8-LAYOUT (L3, G12): the logical (N, K/32) scale is not kitchen's swizzled one", "[quant]") {
+TEST_CASE("CQ-MXFP8-LAYOUT (L3, G12): the logical (N, K/32) scale is not kitchen's swizzled one",
+          "[quant][CQ-MXFP8-LAYOUT]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::F8_E4M3, {96, 160}).tensor("p.weight_scale", Dtype::U8, {96, 5});
   auto f = of_rule(run(fx, "p"), RuleId::QuantMxfp8Layout);
@@ -117,7 +118,7 @@ TEST_CASE("CQ-MXFP8-LAYOUT (L3, G12): the logical (N, K/32) scale is not kitchen
         "comfy-kitchen's mxfp8 weight is 2-D [N32, K32], got (128,)");
 }
 
-TEST_CASE("CQ-DTYPE-COMFY-MMAP (§2.1, G23): F8_E8M0 scales warn for ComfyUI's reader", "[quant]") {
+TEST_CASE("CQ-DTYPE-COMFY-MMAP (§2.1, G23): F8_E8M0 scales warn for ComfyUI's reader", "[quant][CQ-DTYPE-COMFY-MMAP]") {
   auto f = of_rule(run(valid_layer("p", Dtype::F8_E8M0), "p"), RuleId::QuantDtypeComfyMmap);
   REQUIRE(f.size() == 1);
   REQUIRE(f[0].verdicts.size() == 1);

@@ -46,7 +46,7 @@ TEST_CASE("nvfp4 (L12): a canonical layer has no findings", "[quant]") {
   CHECK(run(z, "z").findings().empty());
 }
 
-TEST_CASE("CQ-NVFP4-TENSORS (S9.1, C12): sglang and ComfyUI messages", "[quant]") {
+TEST_CASE("CQ-NVFP4-TENSORS (S9.1, C12): sglang and ComfyUI messages", "[quant][CQ-NVFP4-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.blk.0.weight", Dtype::U8, {128, 32})
       .tensor("model.diffusion_model.blk.0.weight_scale", Dtype::F8_E4M3, {128, 4});
@@ -70,7 +70,7 @@ TEST_CASE("CQ-NVFP4-TENSORS (S9.1, C12): sglang and ComfyUI messages", "[quant]"
   CHECK(f2[0].verdict(Consumer::Comfyui) == nullptr);
 }
 
-TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1): sglang message with repr of a hostile prefix", "[quant]") {
+TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1): sglang message with repr of a hostile prefix", "[quant][CQ-NVFP4-DTYPES]") {
   const std::string p = "a'b\\c \xc3\xa9";  // a'b\c é
   QuantFixture fx;
   fx.tensor(p + ".weight", Dtype::I8, {128, 32})
@@ -89,7 +89,7 @@ TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1): sglang message with repr of a hostile prefi
 }
 
 TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1, C12 view): a float block scale of another kind mis-loads in ComfyUI",
-          "[quant]") {
+          "[quant][CQ-NVFP4-DTYPES]") {
   for (Dtype d : {Dtype::F8_E5M2, Dtype::F16, Dtype::F32}) {
     QuantFixture fx;
     fx.tensor("p.weight", Dtype::U8, {128, 32}).tensor("p.weight_scale", d, {128, 4}).tensor("p.weight_scale_2",
@@ -104,7 +104,7 @@ TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1, C12 view): a float block scale of another ki
   }
 }
 
-TEST_CASE("CQ-NVFP4-GLOBAL-SCALE (S9.5.2): dtype and shape concatenated", "[quant]") {
+TEST_CASE("CQ-NVFP4-GLOBAL-SCALE (S9.5.2): dtype and shape concatenated", "[quant][CQ-NVFP4-GLOBAL-SCALE]") {
   auto check = [](Dtype d, std::vector<std::uint64_t> shape, const std::string& want) {
     QuantFixture fx;
     fx.tensor("p.weight", Dtype::U8, {128, 32}).tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4}).tensor(
@@ -126,7 +126,7 @@ TEST_CASE("CQ-NVFP4-GLOBAL-SCALE (S9.5.2): dtype and shape concatenated", "[quan
   check(Dtype::F32, {}, "");
 }
 
-TEST_CASE("CQ-NVFP4-WEIGHT-RANK (S9.5.3): a non-2-D weight", "[quant]") {
+TEST_CASE("CQ-NVFP4-WEIGHT-RANK (S9.5.3): a non-2-D weight", "[quant][CQ-NVFP4-WEIGHT-RANK]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::U8, {128, 32, 1})
       .tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4})
@@ -143,7 +143,7 @@ TEST_CASE("CQ-NVFP4-WEIGHT-RANK (S9.5.3): a non-2-D weight", "[quant]") {
 }
 
 TEST_CASE("CQ-NVFP4-SHAPES / CQ-NVFP4-LAYOUT (S9.5.4, L3, G13): sglang's and kitchen's scale shapes differ",
-          "[quant]") {
+          "[quant][CQ-NVFP4-SHAPES][CQ-NVFP4-LAYOUT]") {
   // N16 = 112, K16 = 80: sglang wants (112, 5), kitchen writes (128, 8).
   auto with_scale = [](std::vector<std::uint64_t> scale) {
     QuantFixture fx;
@@ -192,7 +192,7 @@ TEST_CASE("CQ-NVFP4-SHAPES / CQ-NVFP4-LAYOUT (S9.5.4, L3, G13): sglang's and kit
   }
 }
 
-TEST_CASE("CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5): dtype and shape (K,)", "[quant]") {
+TEST_CASE("CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5): dtype and shape (K,)", "[quant][CQ-NVFP4-PRE-QUANT-SCALE]") {
   auto check = [](Dtype d, std::vector<std::uint64_t> shape, const std::string& want) {
     auto fx = valid_layer("p");
     fx.tensor("p.pre_quant_scale", d, std::move(shape));
@@ -221,7 +221,8 @@ TEST_CASE("CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5): dtype and shape (K,)", "[quant]") 
   CHECK(f[0].message == "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape (K,), got F64 (3,)");
 }
 
-TEST_CASE("CQ-NVFP4-FULL-PRECISION (S19): only JSON true passes, only under ComfyNvfp4Config", "[quant]") {
+TEST_CASE("CQ-NVFP4-FULL-PRECISION (S19): only JSON true passes, only under ComfyNvfp4Config",
+          "[quant][CQ-NVFP4-FULL-PRECISION]") {
   for (std::string_view m : {R"({"format": "nvfp4"})", R"({"format": "nvfp4", "full_precision_matrix_mult": 1})",
                              R"({"format": "nvfp4", "full_precision_matrix_mult": 1.0})",
                              R"({"format": "nvfp4", "full_precision_matrix_mult": "true"})",
@@ -241,7 +242,8 @@ TEST_CASE("CQ-NVFP4-FULL-PRECISION (S19): only JSON true passes, only under Comf
   CHECK(run(valid_layer("blk.0"), "blk.0", R"({"format": "nvfp4"})", "").findings().empty());
 }
 
-TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-integer nvfp4 weight to uint8", "[quant]") {
+TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-integer nvfp4 weight to uint8",
+          "[quant][CQ-WEIGHT-CAST]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::F16, {128, 32})
       .tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4})
@@ -257,7 +259,8 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-integer nvfp4 
         "Comfy NVFP4 layer 'p' needs U8 packed weights and FP8 block scales, got F16 and F8_E4M3");
 }
 
-TEST_CASE("CQ-DTYPE-COMFY-MMAP (§2.1, G23): F4 data or F8_E8M0 scales warn for ComfyUI's reader", "[quant]") {
+TEST_CASE("CQ-DTYPE-COMFY-MMAP (§2.1, G23): F4 data or F8_E8M0 scales warn for ComfyUI's reader",
+          "[quant][CQ-DTYPE-COMFY-MMAP]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::F4, {128, 64})
       .tensor("p.weight_scale", Dtype::F8_E8M0, {128, 4})

@@ -51,7 +51,7 @@ TEST_CASE("L15: a canonical convrot_w4a4 layer has no findings", "[quant]") {
   CHECK(of_rule(run(fixture(), "p", marker_with(R"("convrot_groupsize": "64")")), RuleId::QuantW4a4Groupsize).empty());
 }
 
-TEST_CASE("CQ-W4A4-TENSORS (S9.1, C12): missing weight_scale", "[quant]") {
+TEST_CASE("CQ-W4A4-TENSORS (S9.1, C12): missing weight_scale", "[quant][CQ-W4A4-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.blocks.0.q.weight", Dtype::I8, {3, 128});
   auto f = only(run(fx, "model.diffusion_model.blocks.0.q", kMarker), RuleId::QuantW4a4Tensors);
@@ -69,7 +69,7 @@ TEST_CASE("CQ-W4A4-TENSORS (S9.1, C12): missing weight_scale", "[quant]") {
   CHECK(f.verdicts.size() == 1);  // no weight at all: ComfyUI's C6 (CQ-MARKER-ORPHAN)
 }
 
-TEST_CASE("CQ-W4A4-DTYPES (S9.4 step 1) and CQ-WEIGHT-CAST (C13)", "[quant]") {
+TEST_CASE("CQ-W4A4-DTYPES (S9.4 step 1) and CQ-WEIGHT-CAST (C13)", "[quant][CQ-W4A4-DTYPES][CQ-WEIGHT-CAST]") {
   const std::string p = "x\"y'\xc3\xa9";
   auto sink = run(fixture(Dtype::U8, {3, 128}, Dtype::F16, {3}, p), p, kMarker);
   auto f = only(sink, RuleId::QuantW4a4Dtypes);
@@ -86,7 +86,7 @@ TEST_CASE("CQ-W4A4-DTYPES (S9.4 step 1) and CQ-WEIGHT-CAST (C13)", "[quant]") {
                         "by value");
 }
 
-TEST_CASE("CQ-W4A4-SHAPES (S9.4 step 2)", "[quant]") {
+TEST_CASE("CQ-W4A4-SHAPES (S9.4 step 2)", "[quant][CQ-W4A4-SHAPES]") {
   auto f = only(run(fixture(Dtype::I8, {3, 128}, Dtype::F32, {3, 1}), "p", kMarker), RuleId::QuantW4a4Shapes);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy W4A4 layer 'p' has incompatible weight/scale shapes: (3, 128) and (3, 1)");
@@ -98,7 +98,7 @@ TEST_CASE("CQ-W4A4-SHAPES (S9.4 step 2)", "[quant]") {
   CHECK_NOTHROW(run(fixture(Dtype::I8, {}, Dtype::F32, {}), "p", kMarker));
 }
 
-TEST_CASE("CQ-W4A4-GROUPSIZE (S9.4 step 3, G17, K6)", "[quant]") {
+TEST_CASE("CQ-W4A4-GROUPSIZE (S9.4 step 3, G17, K6)", "[quant][CQ-W4A4-GROUPSIZE]") {
   auto f = only(run(fixture(), "p", marker_with(R"("convrot_groupsize": 32)")), RuleId::QuantW4a4Groupsize);
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A4 layer 'p' has unsupported convrot_groupsize=32");
   CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_layer(0, 3));
@@ -119,7 +119,7 @@ TEST_CASE("CQ-W4A4-GROUPSIZE (S9.4 step 3, G17, K6)", "[quant]") {
   CHECK(f.message == "convrot_w4a4 convrot_groupsize must be 16, 64 or 256; found 256 (as ComfyUI reads it)");
 }
 
-TEST_CASE("CQ-MARKER-INT (S9.4 step 3): int(convrot_groupsize) raises", "[quant]") {
+TEST_CASE("CQ-MARKER-INT (S9.4 step 3): int(convrot_groupsize) raises", "[quant][CQ-MARKER-INT]") {
   auto f = only(run(fixture(), "p", marker_with(R"("convrot_groupsize": "x")")), RuleId::QuantKeyInt);
   const Verdict* v = f.verdict(Consumer::Sglang);
   REQUIRE(v);
@@ -132,7 +132,7 @@ TEST_CASE("CQ-MARKER-INT (S9.4 step 3): int(convrot_groupsize) raises", "[quant]
                      "be a string, a bytes-like object or a real number, not 'NoneType'");
 }
 
-TEST_CASE("CQ-W4A4-K (S9.4 step 4, K9)", "[quant]") {
+TEST_CASE("CQ-W4A4-K (S9.4 step 4, K9)", "[quant][CQ-W4A4-K]") {
   auto f = only(run(fixture(Dtype::I8, {3, 96}), "p", R"({"format": "convrot_w4a4"})"), RuleId::QuantW4a4K);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy W4A4 layer 'p' has input size 192, incompatible with quant_group_size=64 and convrot_groupsize=256");
@@ -153,7 +153,7 @@ TEST_CASE("CQ-W4A4-K (S9.4 step 4, K9)", "[quant]") {
         "convrot_groupsize=64");
 }
 
-TEST_CASE("CQ-W4A4-LINEAR-DTYPE (S15.5, K2)", "[quant]") {
+TEST_CASE("CQ-W4A4-LINEAR-DTYPE (S15.5, K2)", "[quant][CQ-W4A4-LINEAR-DTYPE]") {
   auto f = only(run(fixture(), "p", marker_with(R"("linear_dtype": "fp8")")), RuleId::QuantW4a4LinearDtype);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Serialized W4A4 layer 'p' has unsupported linear_dtype='fp8'; expected one of ('int4', 'int8')");

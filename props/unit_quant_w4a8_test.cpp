@@ -55,7 +55,7 @@ TEST_CASE("L16: a canonical W4A8 layer has no findings", "[quant]") {
   CHECK(run(valid_fixture(), "p", R"({"format": "asym_w4a8_int8", "convrot": true})").findings().empty());
 }
 
-TEST_CASE("CQ-W4A8-TENSORS (S9.1 A0, C12): missing companions", "[quant]") {
+TEST_CASE("CQ-W4A8-TENSORS (S9.1 A0, C12): missing companions", "[quant][CQ-W4A8-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.b.weight", Dtype::I8, {3, 128});
   auto sink = run(fx, "model.diffusion_model.b", kMarker);
@@ -69,7 +69,8 @@ TEST_CASE("CQ-W4A8-TENSORS (S9.1 A0, C12): missing companions", "[quant]") {
   CHECK(f.verdict(Consumer::Kitchen) == nullptr);
 }
 
-TEST_CASE("CQ-W4A8-TENSORS (C13, K1.4): no weight_s_channel reaches kitchen Params as None", "[quant]") {
+TEST_CASE("CQ-W4A8-TENSORS (C13, K1.4): no weight_s_channel reaches kitchen Params as None",
+          "[quant][CQ-W4A8-TENSORS]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::I8, {3, 128}).tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16});
   auto f = only(run(fx, "p", kMarker), RuleId::QuantW4a8Tensors);
@@ -79,7 +80,8 @@ TEST_CASE("CQ-W4A8-TENSORS (C13, K1.4): no weight_s_channel reaches kitchen Para
   CHECK(f.verdict(Consumer::Kitchen)->error == "ValueError");
 }
 
-TEST_CASE("CQ-W4A8-TENSORS (S9.1): no weight: sglang only (C6 is CQ-MARKER-ORPHAN)", "[quant]") {
+TEST_CASE("CQ-W4A8-TENSORS (S9.1): no weight: sglang only (C6 is CQ-MARKER-ORPHAN)",
+          "[quant][CQ-W4A8-TENSORS][CQ-MARKER-ORPHAN]") {
   QuantFixture fx;
   fx.tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16});
   auto sink = run(fx, "p", kMarker);
@@ -89,7 +91,8 @@ TEST_CASE("CQ-W4A8-TENSORS (S9.1): no weight: sglang only (C6 is CQ-MARKER-ORPHA
   CHECK(f.verdicts.size() == 1);
 }
 
-TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1): group_size below 4, with repr of a hostile prefix", "[quant]") {
+TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1): group_size below 4, with repr of a hostile prefix",
+          "[quant][CQ-W4A8-GROUP-SIZE]") {
   const std::string p = "a'b\\\xc3\xa9\xe2\x80\x8b";
   auto sink = run(valid_fixture(p), p, marker_with(R"("group_size": 2)"));
   auto f = only(sink, RuleId::QuantW4a8GroupSize);
@@ -104,7 +107,7 @@ TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1): group_size below 4, with repr of a host
   CHECK(message_for(k, Consumer::Comfyui) == message_for(k, Consumer::Kitchen));
 }
 
-TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1, §6.11): int() coercions", "[quant]") {
+TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1, §6.11): int() coercions", "[quant][CQ-W4A8-GROUP-SIZE]") {
   CHECK(message_for(only(run(valid_fixture(), "p", marker_with(R"("group_size": true)")), RuleId::QuantW4a8GroupSize),
                     Consumer::Sglang) == "Comfy W4A8 layer 'p' has invalid group_size=1");
   CHECK(message_for(only(run(valid_fixture(), "p", marker_with(R"("group_size": 3.9)")), RuleId::QuantW4a8GroupSize),
@@ -116,7 +119,7 @@ TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1, §6.11): int() coercions", "[quant]") {
   CHECK(of_rule(run(valid_fixture(), "p", marker_with(R"("group_size": 16.0)")), RuleId::QuantW4a8GroupSize).empty());
 }
 
-TEST_CASE("CQ-MARKER-INT (S9.3 A1, S13.4): int() raises", "[quant]") {
+TEST_CASE("CQ-MARKER-INT (S9.3 A1, S13.4): int() raises", "[quant][CQ-MARKER-INT]") {
   auto f = only(run(valid_fixture(), "p", marker_with(R"("group_size": null)")), RuleId::QuantKeyInt);
   const Verdict* v = f.verdict(Consumer::Sglang);
   REQUIRE(v);
@@ -137,7 +140,7 @@ TEST_CASE("CQ-MARKER-INT (S9.3 A1, S13.4): int() raises", "[quant]") {
                      "cannot convert float infinity to integer");
 }
 
-TEST_CASE("CQ-W4A8-DTYPES (S9.3 A2, G2) and CQ-WEIGHT-CAST (C13)", "[quant]") {
+TEST_CASE("CQ-W4A8-DTYPES (S9.3 A2, G2) and CQ-WEIGHT-CAST (C13)", "[quant][CQ-W4A8-DTYPES][CQ-WEIGHT-CAST]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::U8, {3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
@@ -163,7 +166,7 @@ TEST_CASE("CQ-W4A8-DTYPES (S9.3 A2, G2) and CQ-WEIGHT-CAST (C13)", "[quant]") {
   CHECK(cast.verdict(Consumer::Comfyui)->message.empty());
 }
 
-TEST_CASE("CQ-W4A8-CHANNEL-DTYPE (S9.3 A3)", "[quant]") {
+TEST_CASE("CQ-W4A8-CHANNEL-DTYPE (S9.3 A3)", "[quant][CQ-W4A8-CHANNEL-DTYPE]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::I8, {3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
@@ -173,7 +176,7 @@ TEST_CASE("CQ-W4A8-CHANNEL-DTYPE (S9.3 A3)", "[quant]") {
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A8 layer 'p' needs F32 channel scales, got BF16");
 }
 
-TEST_CASE("CQ-W4A8-WEIGHT-RANK (S9.3 A4, K1.1)", "[quant]") {
+TEST_CASE("CQ-W4A8-WEIGHT-RANK (S9.3 A4, K1.1)", "[quant][CQ-W4A8-WEIGHT-RANK]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::I8, {2, 3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
@@ -189,7 +192,7 @@ TEST_CASE("CQ-W4A8-WEIGHT-RANK (S9.3 A4, K1.1)", "[quant]") {
   CHECK(of_rule(sink, RuleId::QuantW4a8K).empty());
 }
 
-TEST_CASE("CQ-W4A8-SHAPES (S9.3 A5, K1.3, K1.4)", "[quant]") {
+TEST_CASE("CQ-W4A8-SHAPES (S9.3 A5, K1.3, K1.4)", "[quant][CQ-W4A8-SHAPES]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::I8, {3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 8})
@@ -211,7 +214,7 @@ TEST_CASE("CQ-W4A8-SHAPES (S9.3 A5, K1.3, K1.4)", "[quant]") {
   CHECK(f.verdict(Consumer::Comfyui)->order == quant::order::cu_layer(0, 24));
 }
 
-TEST_CASE("CQ-W4A8-CODEBOOK (S9.3 A7, K1.6)", "[quant]") {
+TEST_CASE("CQ-W4A8-CODEBOOK (S9.3 A7, K1.6)", "[quant][CQ-W4A8-CODEBOOK]") {
   auto fx = valid_fixture();
   fx.tensor("p.weight_codebook", Dtype::F16, {16});
   auto f = only(run(fx, "p", kMarker), RuleId::QuantW4a8Codebook);
@@ -224,7 +227,8 @@ TEST_CASE("CQ-W4A8-CODEBOOK (S9.3 A7, K1.6)", "[quant]") {
   CHECK(message_for(f, Consumer::Kitchen) == "codebook must have shape (16,), got (8,)");
 }
 
-TEST_CASE("CQ-W4A8-CORRECTION (S9.3 A8) and CQ-W4A8-CORRECTION-IGNORED (C12, G3)", "[quant]") {
+TEST_CASE("CQ-W4A8-CORRECTION (S9.3 A8) and CQ-W4A8-CORRECTION-IGNORED (C12, G3)",
+          "[quant][CQ-W4A8-CORRECTION][CQ-W4A8-CORRECTION-IGNORED]") {
   auto fx = valid_fixture();
   fx.tensor("p.weight_correction", Dtype::F32, {16, 3});
   auto sink = run(fx, "p", kMarker);
@@ -243,7 +247,7 @@ TEST_CASE("CQ-W4A8-CORRECTION (S9.3 A8) and CQ-W4A8-CORRECTION-IGNORED (C12, G3)
   CHECK(f.verdict(Consumer::Kitchen) == nullptr);
 }
 
-TEST_CASE("CQ-W4A8-CONVROT (S12.3, G1): convrot is True", "[quant]") {
+TEST_CASE("CQ-W4A8-CONVROT (S12.3, G1): convrot is True", "[quant][CQ-W4A8-CONVROT]") {
   const std::string comfy_written = R"({"format": "asym_w4a8_int8", "group_size": 16, "convrot_groupsize": 256})";
   auto f = only(run(valid_fixture(), "p", comfy_written), RuleId::QuantW4a8Convrot);
   CHECK(message_for(f, Consumer::Sglang) == "Serialized W4A8 layer 'p' must set convrot=true");
@@ -256,7 +260,7 @@ TEST_CASE("CQ-W4A8-CONVROT (S12.3, G1): convrot is True", "[quant]") {
   CHECK(f.verdicts.empty());
 }
 
-TEST_CASE("CQ-W4A8-K (S13.5, K1.2): K not divisible", "[quant]") {
+TEST_CASE("CQ-W4A8-K (S13.5, K1.2): K not divisible", "[quant][CQ-W4A8-K]") {
   QuantFixture fx;  // K = 200: 200 // 16 = 12 groups
   fx.tensor("p.weight", Dtype::I8, {3, 100})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 12})
@@ -275,7 +279,7 @@ TEST_CASE("CQ-W4A8-K (S13.5, K1.2): K not divisible", "[quant]") {
   CHECK(message_for(cuda, Consumer::Kitchen) == "convrot fused kernel requires K divisible by 256");
 }
 
-TEST_CASE("CQ-W4A8-K (S13.5, K1.2): convrot_groupsize 0 divides by zero", "[quant]") {
+TEST_CASE("CQ-W4A8-K (S13.5, K1.2): convrot_groupsize 0 divides by zero", "[quant][CQ-W4A8-K]") {
   auto sink = run(valid_fixture(), "p", marker_with(R"("convrot_groupsize": 0)"));
   auto f = only(sink, RuleId::QuantW4a8K);
   CHECK(f.verdict(Consumer::Sglang)->error == "ZeroDivisionError");
@@ -285,7 +289,7 @@ TEST_CASE("CQ-W4A8-K (S13.5, K1.2): convrot_groupsize 0 divides by zero", "[quan
         "Regular Hadamard size must be a power of 4, got 0");
 }
 
-TEST_CASE("CQ-W4A8-K (G4): group_size only in params: ComfyUI reads it, sglang does not", "[quant]") {
+TEST_CASE("CQ-W4A8-K (G4): group_size only in params: ComfyUI reads it, sglang does not", "[quant][CQ-W4A8-K]") {
   auto sink = run(valid_fixture(), "p", R"({"format": "asym_w4a8_int8", "convrot": true, "params": {"group_size": 2}})");
   auto f = only(sink, RuleId::QuantW4a8K);
   CHECK(f.verdict(Consumer::Sglang) == nullptr);
@@ -296,7 +300,8 @@ TEST_CASE("CQ-W4A8-K (G4): group_size only in params: ComfyUI reads it, sglang d
   CHECK(of_rule(sink, RuleId::QuantW4a8GroupSize).empty());
 }
 
-TEST_CASE("CQ-W4A8-HADAMARD (K6) and CQ-W4A8-CUDA-GROUPSIZE (K7, G5)", "[quant]") {
+TEST_CASE("CQ-W4A8-HADAMARD (K6) and CQ-W4A8-CUDA-GROUPSIZE (K7, G5)",
+          "[quant][CQ-W4A8-HADAMARD][CQ-W4A8-CUDA-GROUPSIZE]") {
   auto sink = run(valid_fixture(), "p", marker_with(R"("convrot_groupsize": 32)"));
   auto h = only(sink, RuleId::QuantW4a8Hadamard);
   CHECK(message_for(h, Consumer::Kitchen) == "Regular Hadamard size must be a power of 4, got 32");

@@ -1,4 +1,4 @@
-// Issue 11, "Reports that claim only what was checked": the --json schema,
+// Reports that claim only what was checked: the --json schema,
 // usage errors, hints, inspect on indexes, and what a report may claim.
 #include <set>
 #include <string>

@@ -105,7 +105,7 @@ TEST_CASE("ST-INDEX-* (index): a consistent index and shards give no finding") {
   CHECK_FALSE(is_index_path("index.json"));
 }
 
-TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message") {
+TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message", "[ST-INDEX-JSON]") {
   require_index_json("[]", "index", "expected a JSON object at the top level");
   require_index_json("{}", "weight_map", "expected a weight_map object mapping tensor names to shard files");
   require_index_json(R"({"weight_map":[]})", "weight_map", "expected a weight_map object mapping tensor names to shard files");
@@ -122,7 +122,7 @@ TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message") {
   CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
 }
 
-TEST_CASE("ST-INDEX-JSON (index): a shard name with '/' or '..' is refused") {
+TEST_CASE("ST-INDEX-JSON (index): a shard name with '/' or '..' is refused", "[ST-INDEX-JSON]") {
   struct Case { const char* shard; const char* quoted; };
   const auto c = GENERATE(Case{"../s1.safetensors", "'../s1.safetensors'"}, Case{"..", "'..'"}, Case{".", "'.'"},
                           Case{"sub/s1.safetensors", "'sub/s1.safetensors'"}, Case{"/etc/passwd", "'/etc/passwd'"},
@@ -134,7 +134,7 @@ TEST_CASE("ST-INDEX-JSON (index): a shard name with '/' or '..' is refused") {
   CHECK(is_plain_shard_name("..x"));
 }
 
-TEST_CASE("ST-INDEX-JSON (index): reported on the index file's report") {
+TEST_CASE("ST-INDEX-JSON (index): reported on the index file's report", "[ST-INDEX-JSON]") {
   Checkpoint c("json");
   c.shard("s1.safetensors", {{"a", 1}});
   const auto reports = c.check(R"({"weight_map":{"a":"../s1.safetensors"}})");
@@ -145,7 +145,7 @@ TEST_CASE("ST-INDEX-JSON (index): reported on the index file's report") {
   CHECK_FALSE(reports[0].ok());
 }
 
-TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist") {
+TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist", "[ST-INDEX-SHARD-MISSING]") {
   Checkpoint c("missing");
   c.shard("s1.safetensors", {{"a", 1}});
   const auto reports = c.check(
@@ -157,7 +157,8 @@ TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist") {
   CHECK_FALSE(reports[0].ok());
 }
 
-TEST_CASE("ST-INDEX-SHARD-MISSING (index): a directory, and a shard whose header does not parse") {
+TEST_CASE("ST-INDEX-SHARD-MISSING (index): a directory, and a shard whose header does not parse",
+          "[ST-INDEX-SHARD-MISSING]") {
   Checkpoint c("unreadable");
   fs::create_directory(c.dir / "d.safetensors");
   c.raw("bad.safetensors", std::string("\x01\0\0\0\0\0\0\0\xFF", 9));
@@ -174,7 +175,7 @@ TEST_CASE("ST-INDEX-SHARD-MISSING (index): a directory, and a shard whose header
   CHECK(reports[1].findings[0].rule == RuleId::HeaderUtf8);
 }
 
-TEST_CASE("ST-INDEX-TOTAL-SIZE (index): metadata.total_size differs from the tensors' bytes") {
+TEST_CASE("ST-INDEX-TOTAL-SIZE (index): metadata.total_size differs from the tensors' bytes", "[ST-INDEX-TOTAL-SIZE]") {
   Checkpoint c("total");
   c.shard("s1.safetensors", {{"a", 1}});
   c.shard("s2.safetensors", {{"b", 2}});
@@ -185,7 +186,7 @@ TEST_CASE("ST-INDEX-TOTAL-SIZE (index): metadata.total_size differs from the ten
   CHECK(index_findings(c, R"({"metadata":{},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})").empty());
 }
 
-TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (index): one tensor in two shards") {
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (index): one tensor in two shards", "[ST-INDEX-TENSOR-IN-TWO-SHARDS]") {
   Checkpoint c("two");
   c.shard("s1.safetensors", {{"a", 1}});
   c.shard("s2.safetensors", {{"a", 1}, {"b", 2}});
@@ -194,7 +195,7 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (index): one tensor in two shards") {
                                  "it in 's1.safetensors' and 's2.safetensors'"});
 }
 
-TEST_CASE("ST-INDEX-TENSOR-UNLISTED (index): a shard tensor weight_map does not list") {
+TEST_CASE("ST-INDEX-TENSOR-UNLISTED (index): a shard tensor weight_map does not list", "[ST-INDEX-TENSOR-UNLISTED]") {
   Checkpoint c("unlisted");
   c.shard("s1.safetensors", {{"a", 1}, {"c", 1}});
   CHECK(index_findings(c, R"({"weight_map":{"a":"s1.safetensors"}})") ==
@@ -202,7 +203,7 @@ TEST_CASE("ST-INDEX-TENSOR-UNLISTED (index): a shard tensor weight_map does not 
                                  "shard 's1.safetensors', found no entry"});
 }
 
-TEST_CASE("ST-INDEX-TENSOR-MISSING (index): weight_map names a tensor its shard lacks") {
+TEST_CASE("ST-INDEX-TENSOR-MISSING (index): weight_map names a tensor its shard lacks", "[ST-INDEX-TENSOR-MISSING]") {
   Checkpoint c("ghost");
   c.shard("s1.safetensors", {{"a", 1}});
   CHECK(index_findings(c, R"({"weight_map":{"a":"s1.safetensors","ghost":"s1.safetensors"}})") ==
@@ -210,7 +211,8 @@ TEST_CASE("ST-INDEX-TENSOR-MISSING (index): weight_map names a tensor its shard 
                                  "'s1.safetensors' as weight_map says, found it absent there"});
 }
 
-TEST_CASE("ST-INDEX-TENSOR-UNLISTED/-MISSING (index): tensors listed in the wrong shards") {
+TEST_CASE("ST-INDEX-TENSOR-UNLISTED/-MISSING (index): tensors listed in the wrong shards",
+          "[ST-INDEX-TENSOR-UNLISTED][ST-INDEX-TENSOR-MISSING]") {
   Checkpoint c("swapped");
   c.shard("s1.safetensors", {{"a", 1}});
   c.shard("s2.safetensors", {{"b", 1}});

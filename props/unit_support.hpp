@@ -58,8 +58,8 @@ std::string impls_dir();
 std::string shell_word(const std::string& s);
 Run run_cli(const std::string& scratch, const std::string& args);
 
-// A TempDir with files written into it and the CLI run from it (the CLI
-// tests of issue 11, props/unit_reports_test.cpp).
+// A TempDir with files written into it and the CLI run from it (the report
+// tests, props/unit_reports_test.cpp).
 struct CliScratch : TempDir {
   explicit CliScratch(const std::string& tag) : TempDir(tag) {}
   std::string file(const std::string& name, const Bytes& bytes) const;

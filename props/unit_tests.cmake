@@ -43,6 +43,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reference_reader_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reports_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_unchecked_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_rule_coverage_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
@@ -58,7 +59,7 @@ list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_SGLANG_ANSWERS_DIR="${PROJE
 # The committed conformance suite (unit_conformance_suite_test.cpp).
 list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CONFORMANCE_DIR="${PROJECT_SOURCE_DIR}/corpus/conformance")
 
-# The conformance runners (issue 6).
+# The conformance runners.
 list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_template_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_run_test.cpp

@@ -1,4 +1,4 @@
-// No silent limits (issue 11 follow-up): what a check could not look at is
+// No silent limits: what a check could not look at is
 // listed ("complete", "unchecked", "not checked:"), and one cause gives one
 // error: a truncated file is ST-BUFFER-TRUNCATED, its unreadable marker is
 // unchecked, not missing.

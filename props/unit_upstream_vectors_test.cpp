@@ -90,7 +90,8 @@ TEST_CASE("F6.1 (§9): test_whitespace_padded_header and _leading_padded_header,
   CHECK(strict.reference_verdict().empty());
 }
 
-TEST_CASE("ST-BUFFER-TRAILING/-TRUNCATED (F13, §9): test_metadata_incomplete_buffer, both halves") {
+TEST_CASE("ST-BUFFER-TRAILING/-TRUNCATED (F13, §9): test_metadata_incomplete_buffer, both halves",
+          "[ST-BUFFER-TRAILING][ST-BUFFER-TRUNCATED]") {
   Bytes extra = valid_test_file();
   const std::string bogus = "extra_bogus_data_for_polyglot_file";
   extra.insert(extra.end(), bogus.begin(), bogus.end());
@@ -100,7 +101,7 @@ TEST_CASE("ST-BUFFER-TRAILING/-TRUNCATED (F13, §9): test_metadata_incomplete_bu
   require_verdict(shorter, "MetadataIncompleteBuffer", "ST-BUFFER-TRUNCATED");
 }
 
-TEST_CASE("ST-HEADER-TOO-LARGE (F3, §9): test_header_too_large, 3C 00 00 00 00 FF FF FF") {
+TEST_CASE("ST-HEADER-TOO-LARGE (F3, §9): test_header_too_large, 3C 00 00 00 00 FF FF FF", "[ST-HEADER-TOO-LARGE]") {
   Bytes f = valid_test_file();
   for (std::size_t i = 5; i < 8; ++i) f[i] = 0xFF;
   require_verdict(f, "HeaderTooLarge", "ST-HEADER-TOO-LARGE");
@@ -109,23 +110,23 @@ TEST_CASE("ST-HEADER-TOO-LARGE (F3, §9): test_header_too_large, 3C 00 00 00 00 
   CHECK(r.findings[0].message == "expected a header length of at most 100000000 bytes, found 18446742974197923900");
 }
 
-TEST_CASE("ST-FILE-TOO-SMALL (F1, §9): test_header_too_small, empty input") {
+TEST_CASE("ST-FILE-TOO-SMALL (F1, §9): test_header_too_small, empty input", "[ST-FILE-TOO-SMALL]") {
   require_verdict({}, "HeaderTooSmall", "ST-FILE-TOO-SMALL");
 }
 
-TEST_CASE("ST-HEADER-LENGTH (F4, §9): test_invalid_header_length, only the 8 length bytes") {
+TEST_CASE("ST-HEADER-LENGTH (F4, §9): test_invalid_header_length, only the 8 length bytes", "[ST-HEADER-LENGTH]") {
   require_verdict(Bytes{0x3C, 0, 0, 0, 0, 0, 0, 0}, "InvalidHeaderLength", "ST-HEADER-LENGTH");
 }
 
-TEST_CASE("ST-HEADER-UTF8 (F5, §9): test_invalid_header_non_utf8, N = 1, FF") {
+TEST_CASE("ST-HEADER-UTF8 (F5, §9): test_invalid_header_non_utf8, N = 1, FF", "[ST-HEADER-UTF8]") {
   require_verdict(gen::file_with_header("\xFF"), "InvalidHeader", "ST-HEADER-UTF8");
 }
 
-TEST_CASE("ST-JSON-SYNTAX (F6, §9): test_invalid_header_not_json, N = 1, {") {
+TEST_CASE("ST-JSON-SYNTAX (F6, §9): test_invalid_header_not_json, N = 1, {", "[ST-JSON-SYNTAX]") {
   require_verdict(gen::file_with_header("{"), "InvalidHeaderDeserialization", "ST-JSON-SYNTAX");
 }
 
-TEST_CASE("ST-SIZE-MISMATCH (F12, §9): test_invalid_info, I32 [2,2] at [0,4], no data") {
+TEST_CASE("ST-SIZE-MISMATCH (F12, §9): test_invalid_info, I32 [2,2] at [0,4], no data", "[ST-SIZE-MISMATCH]") {
   const Bytes f = gen::file_with_header(R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,4]}})");
   require_verdict(f, "TensorInvalidInfo", "ST-SIZE-MISMATCH");
   const FileReport r = check_bytes(f);
@@ -133,14 +134,15 @@ TEST_CASE("ST-SIZE-MISMATCH (F12, §9): test_invalid_info, I32 [2,2] at [0,4], n
   CHECK(r.findings[1].rule == RuleId::BufferTruncated);
 }
 
-TEST_CASE("ST-SHAPE-OVERFLOW / ST-NBITS-OVERFLOW (F9, F10, §9): test_validation_overflow, both") {
+TEST_CASE("ST-SHAPE-OVERFLOW / ST-NBITS-OVERFLOW (F9, F10, §9): test_validation_overflow, both",
+          "[ST-SHAPE-OVERFLOW][ST-NBITS-OVERFLOW]") {
   require_verdict(gen::file_with_header(R"({"test":{"dtype":"I32","shape":[2,18446744073709551614],"data_offsets":[0,16]}})", 16),
                   "ValidationOverflow", "ST-SHAPE-OVERFLOW");
   require_verdict(gen::file_with_header(R"({"test":{"dtype":"I32","shape":[2,9223372036854775807],"data_offsets":[0,16]}})", 16),
                   "ValidationOverflow", "ST-NBITS-OVERFLOW");
 }
 
-TEST_CASE("ST-OFFSET-OVERLAP (F8, X13, §9): test_json_attack, 10 F32 [2,2] all at [0,16]") {
+TEST_CASE("ST-OFFSET-OVERLAP (F8, X13, §9): test_json_attack, 10 F32 [2,2] all at [0,16]", "[ST-OFFSET-OVERLAP]") {
   std::string h = "{";
   for (int i = 0; i < 10; ++i)
     h += (i ? "," : "") + std::string("\"weight_") + std::to_string(i) +
@@ -153,13 +155,13 @@ TEST_CASE("ST-OFFSET-OVERLAP (F8, X13, §9): test_json_attack, 10 F32 [2,2] all 
   CHECK(r.findings[0].where.text() == "tensor 'weight_1'");  // X13: deterministic tie name
 }
 
-TEST_CASE("ST-HEADER-LENGTH (F4, §9): pread test_truncated_header_is_rejected") {
+TEST_CASE("ST-HEADER-LENGTH (F4, §9): pread test_truncated_header_is_rejected", "[ST-HEADER-LENGTH]") {
   Bytes f = valid_test_file();
   f.resize(8 + kTest.size() / 2);
   require_verdict(f, "InvalidHeaderLength", "ST-HEADER-LENGTH");
 }
 
-TEST_CASE("ST-BUFFER-TRUNCATED (F13, §9): pread test_data_offset_overflow_is_rejected") {
+TEST_CASE("ST-BUFFER-TRUNCATED (F13, §9): pread test_data_offset_overflow_is_rejected", "[ST-BUFFER-TRUNCATED]") {
   const Bytes f = gen::file_with_header(R"({"liar":{"dtype":"F32","shape":[1024,1024],"data_offsets":[0,4194304]}})", 1);
   require_verdict(f, "MetadataIncompleteBuffer", "ST-BUFFER-TRUNCATED");
   const FileReport r = check_bytes(f);

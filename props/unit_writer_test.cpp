@@ -206,7 +206,8 @@ TEST_CASE("X12: metadata-only and zero-sized tensors round-trip") {
   CHECK(file.back() == 7);
 }
 
-TEST_CASE("ST-TENSOR-NAME-RESERVED (X10): the writer refuses a tensor named __metadata__") {
+TEST_CASE("ST-TENSOR-NAME-RESERVED (X10): the writer refuses a tensor named __metadata__",
+          "[ST-TENSOR-NAME-RESERVED]") {
   require_refusal({TensorView{"__metadata__", Dtype::U8, {1}, Bytes(1, 0)}}, std::nullopt, "ST-TENSOR-NAME-RESERVED",
                   "tensor '__metadata__'",
                   "expected a tensor name other than __metadata__, which readers take as the metadata (X10)");
@@ -215,18 +216,18 @@ TEST_CASE("ST-TENSOR-NAME-RESERVED (X10): the writer refuses a tensor named __me
   CHECK(serialize({TensorView{"__METADATA__", Dtype::U8, {1}, Bytes(1, 0)}}, std::nullopt).ok());
 }
 
-TEST_CASE("ST-DUPLICATE-TENSOR (§7.1): the writer refuses duplicate names") {
+TEST_CASE("ST-DUPLICATE-TENSOR (§7.1): the writer refuses duplicate names", "[ST-DUPLICATE-TENSOR]") {
   const Bytes z(1, 0);
   require_refusal({TensorView{"a", Dtype::U8, {1}, z}, TensorView{"a", Dtype::U8, {1}, z}}, std::nullopt,
                   "ST-DUPLICATE-TENSOR", "tensor 'a'", "expected each tensor name once, found it twice");
 }
 
-TEST_CASE("ST-DUPLICATE-METADATA-KEY (§7.1): the writer refuses a metadata key twice") {
+TEST_CASE("ST-DUPLICATE-METADATA-KEY (§7.1): the writer refuses a metadata key twice", "[ST-DUPLICATE-METADATA-KEY]") {
   require_refusal({}, Metadata{{"k", "1"}, {"j", "0"}, {"k", "2"}}, "ST-DUPLICATE-METADATA-KEY", "__metadata__['k']",
                   "expected each metadata key once, found it twice");
 }
 
-TEST_CASE("ST-HEADER-UTF8 (F5): the writer refuses names and metadata that are not UTF-8") {
+TEST_CASE("ST-HEADER-UTF8 (F5): the writer refuses names and metadata that are not UTF-8", "[ST-HEADER-UTF8]") {
   const Bytes z(1, 0);
   require_refusal({TensorView{"a\xff", Dtype::U8, {1}, z}}, std::nullopt, "ST-HEADER-UTF8", "tensor 'a\\xff'",
                   "expected UTF-8 text, found an invalid sequence at byte 1");
@@ -236,13 +237,14 @@ TEST_CASE("ST-HEADER-UTF8 (F5): the writer refuses names and metadata that are n
                   "expected UTF-8 text, found an invalid sequence at byte 0");
 }
 
-TEST_CASE("ST-MISALIGNED-BITS (W3): upstream test_serialization_fp4_misaligned, F4 [1,3]") {
+TEST_CASE("ST-MISALIGNED-BITS (W3): upstream test_serialization_fp4_misaligned, F4 [1,3]", "[ST-MISALIGNED-BITS]") {
   require_refusal({TensorView{"x", Dtype::F4, {1, 3}, Bytes(2, 0)}}, std::nullopt, "ST-MISALIGNED-BITS", "tensor 'x'",
                   "expected a whole number of bytes, found 3 elements x 4 bits (F4) = 12 bits");
   CHECK(rule_info(RuleId::MisalignedBits).reference == "MisalignedSlice");
 }
 
-TEST_CASE("ST-SIZE-MISMATCH (W3): data length differs from shape x bits (test_serialization_fp4_invalid)") {
+TEST_CASE("ST-SIZE-MISMATCH (W3): data length differs from shape x bits (test_serialization_fp4_invalid)",
+          "[ST-SIZE-MISMATCH]") {
   require_refusal({TensorView{"x", Dtype::F4, {1, 2}, Bytes(2, 0)}}, std::nullopt, "ST-SIZE-MISMATCH", "tensor 'x'",
                   "expected 1 byte of data for the shape and dtype, found 2");
   require_refusal({TensorView{"y", Dtype::I32, {2, 2}, Bytes(15, 0)}}, std::nullopt, "ST-SIZE-MISMATCH", "tensor 'y'",
@@ -251,14 +253,15 @@ TEST_CASE("ST-SIZE-MISMATCH (W3): data length differs from shape x bits (test_se
   CHECK(serialize({TensorView{"x", Dtype::F4, {1, 2}, Bytes(1, 0)}}, std::nullopt).ok());
 }
 
-TEST_CASE("ST-SHAPE-OVERFLOW (W3, F9): the writer refuses an overflowing shape") {
+TEST_CASE("ST-SHAPE-OVERFLOW (W3, F9): the writer refuses an overflowing shape", "[ST-SHAPE-OVERFLOW]") {
   require_refusal({TensorView{"x", Dtype::U8, {2, 18446744073709551614ull}, {}}}, std::nullopt, "ST-SHAPE-OVERFLOW",
                   "tensor 'x'",
                   "expected the element count of shape [2, 18446744073709551614] to fit in 64 bits (folded left to "
                   "right), found it overflows at shape[1]");
 }
 
-TEST_CASE("ST-HEADER-TOO-LARGE (W6): test_invalid_header_size_serialization, 1e8 'a' characters") {
+TEST_CASE("ST-HEADER-TOO-LARGE (W6): test_invalid_header_size_serialization, 1e8 'a' characters",
+          "[ST-HEADER-TOO-LARGE]") {
   const std::string big(100'000'000, 'a');
   require_refusal({}, Metadata{{"k", big}}, "ST-HEADER-TOO-LARGE", "header",
                   "expected a padded header of at most 100000000 bytes, found 100000032");

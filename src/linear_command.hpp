@@ -1,4 +1,4 @@
-// `safespec linear` and `safespec dequant` (issue 4, "The command line"): one
+// `safespec linear` and `safespec dequant`: one
 // layer of a checkpoint through the reference numerics, with every
 // intermediate written out on request so a kernel author can find the first
 // stage where a kernel departs.

@@ -1,4 +1,4 @@
-// The index fuzzer's oracle (issue 5): any bytes as a
+// The index fuzzer's oracle: any bytes as a
 // model.safetensors.index.json, with its shards resolved in memory only.
 #pragma once
 

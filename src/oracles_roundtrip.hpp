@@ -1,4 +1,4 @@
-// The roundtrip fuzzer's oracle (issue 5): a model described in memory, written
+// The roundtrip fuzzer's oracle: a model described in memory, written
 // by the canonical writer, read back and checked. Kept apart from
 // src/oracles.cpp so each file stays small.
 #pragma once

@@ -96,7 +96,8 @@ std::string unchecked_json(const std::vector<Unchecked>& items) {
 }
 
 std::string outcome_json(const Outcome& o, Consumer c) {
-  // Every consumer object has the same keys (issue 11): null or [] when empty.
+  // Every consumer object has the same keys, so a reader can rely on the
+  // schema: null or [] when empty.
   std::string out = fmt::format("{{\"loads\":{},\"error\":{},\"message\":{}", o.loads ? "true" : "false",
                                 nullable(!o.loads, o.error), nullable(!o.loads, o.message));
   // sglang's resolution returns None for a checkpoint without markers: null.

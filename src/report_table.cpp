@@ -1,5 +1,5 @@
 // `safespec table`: one row per file, one column per consumer, so a single
-// run answers "where will this checkpoint load?" (issue 3), and below it the
+// run answers "where will this checkpoint load?", and below it the
 // exact message behind every rejection.
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // From findings to what each consumer does: the container verdicts every
 // reader of the file inherits from the reference reader, each consumer's
 // outcome (its first rejection in its own order), and a profile's view of a
-// report (issue 3, "Consumers as profiles").
+// report (each consumer's verdict as a profile).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The adversarial corpus (issue 5, "Hardening"): hostile files, each with the
+// The adversarial corpus: hostile files, each with the
 // finding or I/O error `safespec check` must give, in bounded time and memory.
 // One table serves both tools: make_adversarial writes the small cases into
 // corpus/adversarial/ with MANIFEST.tsv, and writes the cases too large to

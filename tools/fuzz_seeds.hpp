@@ -1,4 +1,4 @@
-// Seeds of the roundtrip and index fuzzers (issue 5), written by make_corpus
+// Seeds of the roundtrip and index fuzzers, written by make_corpus
 // into corpus/roundtrip_fuzzer/ and corpus/index_fuzzer/.
 #pragma once
 

@@ -1,4 +1,4 @@
-// make_vectors DIR: writes the W4A8 golden vectors (issue 4) into DIR, one
+// make_vectors DIR: writes the W4A8 golden vectors into DIR, one
 // directory per layer: layer.safetensors (the marked layer "lin"),
 // x.safetensors (x [M, K]), y_eager.safetensors and, for C = 256 (the only
 // size the CUDA kernel has), y_cuda.safetensors (y [M, N] in x's dtype), all

@@ -1,4 +1,4 @@
-// `safespec conformance generate|run|numeric` (issue 6): the options and
+// `safespec conformance generate|run|numeric` : the options and
 // their dispatch, kept out of main.cpp. The work is in conformance/.
 #pragma once
 
