@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "props/gen/synthetic.hpp"
+#include "gen/synthetic.hpp"
 #include "spec/model.hpp"
 #include "src/fast_header.hpp"
 

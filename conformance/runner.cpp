@@ -36,7 +36,7 @@ ToolOutcome run_conformance(const RunRequest& req,
   std::error_code no_suite;
   if (!fs::exists(req.suite_dir / "manifest.jsonl", no_suite))
     return usage(req.suite_dir.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or " +
-                 "write one with `safespec conformance generate DIR`");
+                 "write one with `safespec_generate conformance DIR`");
   auto manifest = read_manifest(req.suite_dir);
   if (!manifest) return usage(manifest.error());
   if (manifest.value().empty())

@@ -1,14 +1,14 @@
 // Container files from the generators: each mutation of the container
-// catalogue (props/gen/mutations.hpp, one rule each) applied to valid
+// catalogue (gen/mutations.hpp, one rule each) applied to valid
 // generated files, valid generated files themselves, the decorations the
 // reference reads, and every dtype written by the canonical writer (W1-W8).
 #include <algorithm>
 #include <cstdio>
 
 #include "conformance/suite_parts.hpp"
-#include "props/gen/layout.hpp"
-#include "props/gen/models.hpp"
-#include "props/gen/mutations.hpp"
+#include "gen/layout.hpp"
+#include "gen/models.hpp"
+#include "gen/mutations.hpp"
 #include "spec/dtype.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/writer.hpp"
@@ -121,7 +121,7 @@ std::vector<Draft> container_drafts() {
     auto bytes = written(gen::views_of(spec), spec.metadata);
     if (!bytes || bytes->size() > kSmall || !strict_rules(*bytes).empty()) continue;
     out.push_back(Draft{"accept_generated_valid_" + two_digits(++i) + ".safetensors",
-                        "a generated valid file (props/gen/models.hpp: names that need escaping, any dtype, optional "
+                        "a generated valid file (gen/models.hpp: names that need escaping, any dtype, optional "
                         "metadata) written by the canonical writer",
                         *bytes, {}, {}, {}});
   }

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "conformance/suite_quant_support.hpp"
-#include "props/gen/quant_mutations.hpp"
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
+#include "gen/quant_mutations.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/writer.hpp"
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "conformance/suite_quant_support.hpp"
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
 #include "spec/dtype.hpp"
 #include "src/writer.hpp"
 

@@ -1,4 +1,4 @@
-// Quantized checkpoints from the generators (props/gen/quant_layers.hpp,
+// Quantized checkpoints from the generators (gen/quant_layers.hpp,
 // quant_mutations.hpp): every quant mutation (one header-level CQ-/NUM- rule
 // each) applied to valid generated checkpoints, valid checkpoints of every
 // format set sglang resolves (S11) with markers as tensors and as
@@ -8,7 +8,7 @@
 #include <set>
 
 #include "conformance/suite_quant_support.hpp"
-#include "props/gen/quant_mutations.hpp"
+#include "gen/quant_mutations.hpp"
 #include "spec/rule_catalogue.hpp"
 
 namespace safespec::conformance::detail {

@@ -1,6 +1,6 @@
 #include "conformance/suite_quant_support.hpp"
 
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
 
 #include <algorithm>
 

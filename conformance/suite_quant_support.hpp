@@ -6,7 +6,7 @@
 #include <string>
 
 #include "conformance/suite_parts.hpp"
-#include "props/gen/quant_layers.hpp"
+#include "gen/quant_layers.hpp"
 
 namespace safespec::conformance::detail {
 

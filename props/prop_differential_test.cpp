@@ -3,11 +3,11 @@
 // from random bytes to header-shaped JSON near every F6 boundary.
 #include <string>
 
+#include "gen/file_bytes.hpp"
+#include "gen/json_grammar.hpp"
+#include "gen/models.hpp"
+#include "gen/mutations.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
-#include "props/gen/json_grammar.hpp"
-#include "props/gen/models.hpp"
-#include "props/gen/mutations.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/load.hpp"

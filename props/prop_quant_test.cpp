@@ -1,6 +1,6 @@
 // Properties of the quantized-layer spec over generated checkpoints
-// (props/gen/quant_layers.hpp) and their single-defect mutants
-// (props/gen/quant_mutations.hpp), through the whole `safespec check`
+// (gen/quant_layers.hpp) and their single-defect mutants
+// (gen/quant_mutations.hpp), through the whole `safespec check`
 // pipeline (check_memory):
 // (1) a valid checkpoint has no error findings in strict and in every
 //     consumer profile that takes its formats;
@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "gen/models.hpp"
+#include "gen/quant_layers.hpp"
+#include "gen/quant_mutations.hpp"
 #include "props/catch.hpp"
-#include "props/gen/models.hpp"
-#include "props/gen/quant_layers.hpp"
-#include "props/gen/quant_mutations.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
 

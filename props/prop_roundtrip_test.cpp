@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "gen/models.hpp"
+#include "gen/mutations.hpp"
 #include "props/catch.hpp"
-#include "props/gen/models.hpp"
-#include "props/gen/mutations.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"

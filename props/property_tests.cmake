@@ -1,5 +1,5 @@
 # RapidCheck properties (Catch2 v2 + rc::prop), tagged [prop]. Few translation
-# units on purpose: each one compiles slowly. Generators live in props/gen/.
+# units on purpose: each one compiles slowly. Generators live in gen/.
 set(SAFESPEC_PROPERTY_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_roundtrip_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_mutations_test.cpp

@@ -18,9 +18,9 @@
 #endif
 #include <simdjson.h>
 
+#include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "props/gen/file_bytes.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/writer.hpp"
 

@@ -330,7 +330,7 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
         "safespec: cannot run 'no_such_program_for_safespec': No such file or directory\n");
   usage(" --suite " + test::shell_word(s.root.string()) + " --profile strict" + ok_impl,
         "safespec: " + s.root.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or "
-        "write one with `safespec conformance generate DIR`\n");
+        "write one with `safespec_generate conformance DIR`\n");
   usage(suite + " --profile strict" + ok_impl + " --jobs 0",
         "--jobs: Value 0 not in range 1 to 1024\nRun with --help for more information.\n");
   usage(suite + " --profile strict" + ok_impl + " --timeout 0",

@@ -42,7 +42,7 @@ const std::vector<Case>& suite() {
 constexpr std::string_view kWriterOnly = "ST-TENSOR-NAME-RESERVED";
 
 // Rules no file can break alone, because the defect implies another rule's
-// (props/gen/quant_mutations*.cpp lists each as a companion and says why).
+// (gen/quant_mutations*.cpp lists each as a companion and says why).
 // Their files break exactly the pair.
 const std::map<std::string_view, std::string_view> kNeverAlone{
     {"ST-DUPLICATE-NESTED-KEY", "repeated keys live inside unknown fields: ST-TENSOR-UNKNOWN-FIELD warns"},

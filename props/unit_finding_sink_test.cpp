@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
 #include "props/unit_support.hpp"
 #include "spec/finding_sink.hpp"
 #include "spec/format_rules.hpp"

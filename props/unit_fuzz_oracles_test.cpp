@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/models.hpp"
+#include "gen/quant_layers.hpp"
 #include "props/catch.hpp"
-#include "props/gen/models.hpp"
-#include "props/gen/quant_layers.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/index_writer.hpp"
 #include "src/oracles_index.hpp"

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/file_bytes.hpp"
+#include "gen/layout.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
-#include "props/gen/layout.hpp"
 #include "props/unit_support.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"

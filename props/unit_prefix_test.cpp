@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
 #include "props/unit_support.hpp"
 #include "spec/file_prefix.hpp"
 #include "spec/file_reader.hpp"

@@ -10,8 +10,8 @@
 #endif
 #include <simdjson.h>
 
+#include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
 #include "props/unit_support.hpp"
 #include "src/writer.hpp"
 

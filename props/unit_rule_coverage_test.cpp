@@ -1,6 +1,6 @@
 // Every rule of the catalogue is covered three ways: a test case tagged with
 // its id ([ST-OFFSET-GAP]), a mutation in the property generators' tables that
-// produces it (props/gen/mutations.hpp, props/gen/quant_mutations.hpp), and a
+// produces it (gen/mutations.hpp, gen/quant_mutations.hpp), and a
 // conformance file whose manifest line lists it. Every tag that looks like a
 // rule id names a rule of the catalogue, and every rule id a test's name
 // mentions is among its tags. A rule that cannot have a mutation or a file is
@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "conformance/manifest.hpp"
+#include "gen/mutations.hpp"
+#include "gen/quant_mutations.hpp"
 #include "props/catch.hpp"
-#include "props/gen/mutations.hpp"
-#include "props/gen/quant_mutations.hpp"
 #include "spec/rule_catalogue.hpp"
 
 using namespace safespec;
@@ -149,7 +149,7 @@ TEST_CASE("rule coverage: every rule has a tagged test, a mutation and a conform
       INFO("a mutation produces it now: drop its exception from kExceptions");
       CHECK_FALSE(has_mutation);
     } else {
-      INFO("no mutation in props/gen/ produces it");
+      INFO("no mutation in gen/ produces it");
       CHECK(has_mutation);
     }
     const bool has_file = in_files.count(name) == 1;

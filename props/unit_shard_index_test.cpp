@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/layout.hpp"
 #include "props/catch.hpp"
-#include "props/gen/layout.hpp"
 #include "spec/index_rules.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"

@@ -1,6 +1,6 @@
 #include "props/catch.hpp"
 
-#include "props/gen/file_bytes.hpp"
+#include "gen/file_bytes.hpp"
 #include "spec/file_reader.hpp"
 
 using namespace safespec;

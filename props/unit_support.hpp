@@ -1,5 +1,5 @@
 // Helpers shared by the unit tests (props/unit_*_test.cpp). Tests that build
-// TensorEntry values use gen::tensor_entry (props/gen/layout.hpp) directly.
+// TensorEntry values use gen::tensor_entry (gen/layout.hpp) directly.
 #pragma once
 
 #include <cstdint>

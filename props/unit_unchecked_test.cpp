@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
 #include "props/unit_support.hpp"
 
 using namespace safespec;

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
-#include "props/gen/file_bytes.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
 

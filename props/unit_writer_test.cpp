@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gen/layout.hpp"
 #include "props/catch.hpp"
-#include "props/gen/layout.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"

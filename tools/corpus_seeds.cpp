@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "props/gen/file_bytes.hpp"
+#include "gen/file_bytes.hpp"
 
 namespace safespec::tools {
 

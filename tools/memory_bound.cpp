@@ -14,7 +14,7 @@
 #include <filesystem>
 #include <string>
 
-#include "props/gen/synthetic.hpp"
+#include "gen/synthetic.hpp"
 #include "spec/file_prefix.hpp"
 #include "tools/memory_limit.hpp"
 

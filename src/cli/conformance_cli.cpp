@@ -9,7 +9,6 @@
 
 #include "conformance/numeric_runner.hpp"
 #include "conformance/runner.hpp"
-#include "conformance/suite.hpp"
 
 namespace safespec::cli {
 
@@ -54,10 +53,8 @@ int emit(const cf::ToolOutcome& o) {
 
 struct ConformanceCli::Options {
   CLI::App* top = nullptr;
-  CLI::App* generate = nullptr;
   CLI::App* run = nullptr;
   CLI::App* numeric = nullptr;
-  std::string generate_dir;
   cf::RunRequest run_req;
   std::string profile;
   std::string suite = "corpus/conformance";
@@ -68,12 +65,8 @@ struct ConformanceCli::Options {
 
 ConformanceCli::ConformanceCli(CLI::App& app) : o_(std::make_unique<Options>()) {
   Options& o = *o_;
-  o.top = app.add_subcommand("conformance", "Build the conformance suite, or hold another implementation to it");
+  o.top = app.add_subcommand("conformance", "Hold another implementation to the conformance suite or the golden vectors");
   o.top->require_subcommand(1);
-
-  o.generate = o.top->add_subcommand("generate", "Write the conformance suite and its manifest.jsonl into DIR");
-  o.generate->add_option("dir", o.generate_dir, "the directory (created; other files in it are left alone)")
-      ->required();
 
   o.run_req.jobs = online_cpus();
   o.run = o.top->add_subcommand(
@@ -120,15 +113,6 @@ bool ConformanceCli::chosen() const { return o_->top->parsed(); }
 
 int ConformanceCli::run() {
   Options& o = *o_;
-  if (o.generate->parsed()) {
-    auto n = cf::generate_suite(o.generate_dir);
-    if (!n) {
-      std::fprintf(stderr, "safespec: %s: %s\n", o.generate_dir.c_str(), n.error().c_str());
-      return 2;
-    }
-    std::printf("%s: %zu files\n", o.generate_dir.c_str(), n.value());
-    return 0;
-  }
   if (o.run->parsed()) {
     const std::map<std::string, Profile> profiles{{"strict", Profile::Strict},   {"safetensors", Profile::Safetensors},
                                                   {"sglang", Profile::Sglang},   {"comfyui", Profile::Comfyui},

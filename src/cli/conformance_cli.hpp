@@ -1,5 +1,6 @@
-// `safespec conformance generate|run|numeric` : the options and
-// their dispatch, kept out of main.cpp. The work is in conformance/.
+// `safespec conformance run|numeric`: the options and their dispatch, kept
+// out of main.cpp. The work is in conformance/ (the runner; the suite is
+// written by safespec_generate, src/cli/generate_main.cpp).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,7 +11,7 @@ namespace safespec::cli {
 
 class ConformanceCli {
  public:
-  // Adds the `conformance` subcommand and its three subcommands to `app`.
+  // Adds the `conformance` subcommand and its two subcommands to `app`.
   explicit ConformanceCli(CLI::App& app);
   ~ConformanceCli();
   ConformanceCli(const ConformanceCli&) = delete;

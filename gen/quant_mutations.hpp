@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "props/gen/quant_layers.hpp"
+#include "gen/quant_layers.hpp"
 #include "spec/rule_id.hpp"
 
 namespace safespec::gen::quant {

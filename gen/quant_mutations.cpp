@@ -4,9 +4,9 @@
 //
 // Companions: a mutation lists another error rule only where its defect
 // implies that rule's invariant is broken too, and says why next to it.
-#include "props/gen/quant_mutations.hpp"
+#include "gen/quant_mutations.hpp"
 
-#include "props/gen/quant_mutation_tools.hpp"
+#include "gen/quant_mutation_tools.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,7 +1,7 @@
 // The mutation catalogue: each mutation takes a valid file and breaks exactly
 // one rule (or trips exactly one warning), so a property can say
 // "check(mutate(valid, r)) == {r}". Mutations edit the Plan or Layout of a
-// valid file (props/gen/layout.hpp).
+// valid file (gen/layout.hpp).
 //
 // Mutations draw their random choices with `*gen` (which tensor, how many
 // bytes), so apply() may only be called inside a property or rc::gen::exec.
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "props/gen/layout.hpp"
+#include "gen/layout.hpp"
 #include "spec/rule_id.hpp"
 
 namespace safespec::gen {

@@ -1,4 +1,4 @@
-#include "props/gen/file_bytes.hpp"
+#include "gen/file_bytes.hpp"
 
 namespace safespec::gen {
 

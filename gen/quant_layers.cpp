@@ -1,12 +1,12 @@
 // Valid quantized layers and checkpoints (quant_layers.hpp). Every dimension
 // is drawn so the format's constraints hold by construction (no suchThat).
-#include "props/gen/quant_layers.hpp"
+#include "gen/quant_layers.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
 
 namespace safespec::gen::quant {
 

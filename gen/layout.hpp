@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
 #include "spec/model.hpp"
 
 namespace safespec::gen {

@@ -6,8 +6,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "props/gen/models.hpp"
-#include "props/gen/quant_layers.hpp"
+#include "gen/models.hpp"
+#include "gen/quant_layers.hpp"
 #include "src/writer.hpp"
 
 namespace safespec::gen::quant {

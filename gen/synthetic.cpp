@@ -1,4 +1,4 @@
-#include "props/gen/synthetic.hpp"
+#include "gen/synthetic.hpp"
 
 #include <algorithm>
 #include <vector>

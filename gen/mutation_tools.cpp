@@ -1,4 +1,4 @@
-#include "props/gen/mutation_tools.hpp"
+#include "gen/mutation_tools.hpp"
 
 #include <set>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "props/gen/layout.hpp"
+#include "gen/layout.hpp"
 
 #include <algorithm>
 #include <utility>

@@ -1,10 +1,10 @@
-#include "props/gen/mutations_text.hpp"
+#include "gen/mutations_text.hpp"
 
 #include <string>
 #include <vector>
 
-#include "props/gen/json_grammar.hpp"
-#include "props/gen/mutation_tools.hpp"
+#include "gen/json_grammar.hpp"
+#include "gen/mutation_tools.hpp"
 #include "src/json_escape.hpp"
 
 namespace safespec::gen::detail {

@@ -1,15 +1,15 @@
 // The mutations that break the model (F8-F13), repeat a key (X3) or trip a
 // model warning (X8, X19, W8); the catalogue of all mutations, text ones from
 // mutations_text.cpp included; and decorated(), the readable variations.
-#include "props/gen/mutations.hpp"
+#include "gen/mutations.hpp"
 
 #include <array>
 #include <string>
 #include <vector>
 
-#include "props/gen/json_grammar.hpp"
-#include "props/gen/mutation_tools.hpp"
-#include "props/gen/mutations_text.hpp"
+#include "gen/json_grammar.hpp"
+#include "gen/mutation_tools.hpp"
+#include "gen/mutations_text.hpp"
 #include "spec/dtype.hpp"
 #include "src/json_escape.hpp"
 

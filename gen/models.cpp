@@ -1,4 +1,4 @@
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
 
 #include <algorithm>
 #include <set>

@@ -1,9 +1,9 @@
-#include "props/gen/json_grammar.hpp"
+#include "gen/json_grammar.hpp"
 
 #include <cstdint>
 #include <vector>
 
-#include "props/gen/models.hpp"
+#include "gen/models.hpp"
 #include "spec/dtype.hpp"
 
 namespace safespec::gen {

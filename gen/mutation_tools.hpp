@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "props/gen/layout.hpp"
-#include "props/gen/mutations.hpp"
+#include "gen/layout.hpp"
+#include "gen/mutations.hpp"
 #include "spec/model.hpp"
 
 namespace safespec::gen::detail {

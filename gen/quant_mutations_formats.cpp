@@ -2,7 +2,7 @@
 // (quant_mutations.hpp). Companions: a mutation lists another error rule only
 // where its defect implies that rule's invariant is broken too, and says why
 // next to it.
-#include "props/gen/quant_mutation_tools.hpp"
+#include "gen/quant_mutation_tools.hpp"
 
 namespace safespec::gen::quant::mut {
 

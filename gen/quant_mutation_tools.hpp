@@ -1,7 +1,7 @@
 // Shared pieces of the quantized-layer mutation catalogue (quant_mutations*.cpp):
 // sglang's verbatim templates (comfy-quant-markers.md §3), how a mutation
 // records what sglang does with its mutant, and the checkpoint edits several
-// mutations make. Private to props/gen.
+// mutations make. Private to gen/.
 #pragma once
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "props/gen/quant_mutations.hpp"
+#include "gen/quant_mutations.hpp"
 #include "spec/quant/render.hpp"
 
 namespace safespec::gen::quant::mut {

@@ -4,8 +4,8 @@
 // (mutations_model.cpp); definitions live in mutations_text.cpp.
 #pragma once
 
-#include "props/gen/layout.hpp"
-#include "props/gen/mutations.hpp"
+#include "gen/layout.hpp"
+#include "gen/mutations.hpp"
 
 namespace safespec::gen::detail {
 
