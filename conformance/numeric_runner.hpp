@@ -1,4 +1,4 @@
-// `safespec conformance numeric` (issue 6, "Numeric conformance"): runs an
+// `safespec conformance numeric`: runs an
 // implementation of the W4A8 linear over the golden vectors of
 // corpus/vectors/ (tools/make_vectors.cpp: per vector a directory with
 // layer.safetensors holding the marked layer "lin", x.safetensors, and

@@ -1,4 +1,4 @@
-// `safespec conformance run` (issue 6, "The runner"): holds an external
+// `safespec conformance run`: holds an external
 // implementation to one profile's expectations over the suite. Exit 0 =
 // accept, any other exit = reject, a signal = crash, the time limit = timed
 // out. Process handling is in process.hpp; the tally and the two renderings

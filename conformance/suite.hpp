@@ -1,4 +1,4 @@
-// The conformance suite (issue 6): every file of corpus/conformance/ and its
+// The conformance suite: every file of corpus/conformance/ and its
 // manifest line, built from the writer, the generators and hand-written byte
 // strings. Deterministic: the same bytes on every run and every compiler.
 #pragma once

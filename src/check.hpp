@@ -18,7 +18,7 @@
 
 namespace safespec {
 
-// What one consumer does with a file (issue 3, "Consumers as profiles").
+// What one consumer does with a file: its verdict, as a profile reports it.
 struct Outcome {
   bool loads = true;
   std::string error;    // exception class or error variant of its first rejection

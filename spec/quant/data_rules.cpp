@@ -1,4 +1,4 @@
-// The data rules (issue 3 "Data checks") and the header-level int32 K bound.
+// The data rules (tensor values, read with --data) and the header-level int32 K bound.
 //
 // No consumer looks at tensor values: a NaN, zero or negative scale, a NaN
 // E8M0 block scale or an unswizzled block-scale matrix loads without a word
