@@ -82,8 +82,8 @@ Run run_check(const std::string& path, Profile p) {
     // sglang's Outcome (the checkpoint's first raise); a shard index's own
     // report is not judged, so look for the first judged one.
     for (const FileReport& r : reports)
-      if (r.judged && !r.consumers[1].loads) {
-        run.sglang_message = r.consumers[1].message;
+      if (r.judged && !r.consumers[Consumer::Sglang].loads) {
+        run.sglang_message = r.consumers[Consumer::Sglang].message;
         break;
       }
     if (run.sglang_message.empty() && first_error) run.sglang_message = first_error->message;

@@ -66,7 +66,7 @@ bool has_warning(const std::vector<FileReport>& rs, RuleId rule) {
 }
 
 const Outcome& sglang_outcome(const std::vector<FileReport>& rs) {
-  return rs.front().consumers[static_cast<std::size_t>(Consumer::Sglang)];
+  return rs.front().consumers[Consumer::Sglang];
 }
 
 std::string names(const std::set<RuleId>& rules) {
@@ -92,7 +92,7 @@ TEST_CASE("quant (1): a generated valid checkpoint has no error findings", "[pro
       RC_ASSERT(sg.loads);
       RC_ASSERT(sg.config == q::expected_config(c));
       for (Consumer k : {Consumer::Comfyui, Consumer::Kitchen})
-        RC_ASSERT(rs.front().consumers[static_cast<std::size_t>(k)].loads);
+        RC_ASSERT(rs.front().consumers[k].loads);
     }
   });
   prop("valid for ComfyUI only: only sglang objects", 60, [] {

@@ -140,8 +140,8 @@ TEST_CASE("conformance suite: the expectations are what check --profile P --data
       // sglang's message names the file by its path under the suite.
       std::string message;
       for (const FileReport& r : reports)
-        if (r.judged && !r.consumers[1].loads) {
-          message = r.consumers[1].message;
+        if (r.judged && !r.consumers[Consumer::Sglang].loads) {
+          message = r.consumers[Consumer::Sglang].message;
           break;
         }
       const std::string prefix = kSuite.string() + "/";

@@ -48,7 +48,7 @@ FileReport one(const std::vector<std::uint8_t>& bytes, Profile p) {
   return reports[0];
 }
 
-const Outcome& outcome(const FileReport& r, Consumer c) { return r.consumers[static_cast<std::size_t>(c)]; }
+const Outcome& outcome(const FileReport& r, Consumer c) { return r.consumers[c]; }
 
 // An int8 tensor-wise layer every consumer loads (S9.6 scalar branch).
 std::vector<Owned> int8_layer(const std::string& p, std::string_view json) {

@@ -106,7 +106,7 @@ TEST_CASE("reference answers: safespec check --profile safetensors exits and rep
     INFO(x.file);
     REQUIRE(r.judged);
     CHECK(r.ok() == x.ok);  // the exit status is the reference's verdict
-    const Outcome& st = r.consumers[0];
+    const Outcome& st = r.consumers[Consumer::Safetensors];
     CHECK(st.loads == x.ok);
     if (x.ok) continue;
     if (x.deterministic) {
@@ -116,7 +116,7 @@ TEST_CASE("reference answers: safespec check --profile safetensors exits and rep
       CHECK(variant_allowed(x, st.error));
     }
     // Every Python consumer opens the file with safe_open first.
-    for (std::size_t c = 1; c < 4; ++c) {
+    for (Consumer c : {Consumer::Sglang, Consumer::Comfyui, Consumer::Kitchen}) {
       CHECK_FALSE(r.consumers[c].loads);
       if (x.deterministic && r.consumers[c].error == "SafetensorError")
         CHECK(r.consumers[c].message == "Error while deserializing header: " + x.message);

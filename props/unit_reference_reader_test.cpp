@@ -98,8 +98,8 @@ TEST_CASE("reference: check reads what the reference reads, strict still flags t
   FastHeaderParser parser;
   const auto loose = check_paths({path}, CheckOptions{Profile::Safetensors, false, true, FailOn::Error, {}}, parser);
   CHECK(loose[0].ok());
-  CHECK(loose[0].consumers[0].loads);
-  CHECK(loose[0].consumers[1].loads);
+  CHECK(loose[0].consumers[Consumer::Safetensors].loads);
+  CHECK(loose[0].consumers[Consumer::Sglang].loads);
   const auto strict = check_paths({path}, CheckOptions{Profile::Strict, false, true, FailOn::Error, {}}, parser);
   CHECK_FALSE(strict[0].ok());
   REQUIRE_FALSE(strict[0].findings.empty());
@@ -108,7 +108,7 @@ TEST_CASE("reference: check reads what the reference reads, strict still flags t
   const auto c1 = check_paths({kMinimal + "C1_f64_serde_rejects_strtod_finite.safetensors"},
                               CheckOptions{Profile::Safetensors, false, true, FailOn::Error, {}}, parser);
   CHECK_FALSE(c1[0].ok());
-  CHECK(c1[0].consumers[1].message ==
+  CHECK(c1[0].consumers[Consumer::Sglang].message ==
         "Error while deserializing header: invalid JSON in header: number out of range at line 1 column 78");
 }
 

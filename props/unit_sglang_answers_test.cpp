@@ -68,7 +68,7 @@ TEST_CASE("sglang's own answers on the conformance suite and the quant examples,
         break;
       }
     REQUIRE(judged);
-    const Outcome& o = judged->consumers[static_cast<std::size_t>(Consumer::Sglang)];
+    const Outcome& o = judged->consumers[Consumer::Sglang];
     CHECK(o.assumes.empty());
     CHECK(o.loads == loads);
     if (loads) {

@@ -29,6 +29,18 @@ inline constexpr std::array<Consumer, 4> kConsumers{Consumer::Safetensors, Consu
                                                     Consumer::Kitchen};
 std::string_view consumer_name(Consumer c);
 
+// One T per consumer, indexed by the consumer itself, never by a number.
+template <class T>
+class ByConsumer {
+ public:
+  T& operator[](Consumer c) { return v_[static_cast<std::size_t>(c)]; }
+  const T& operator[](Consumer c) const { return v_[static_cast<std::size_t>(c)]; }
+  friend bool operator==(const ByConsumer&, const ByConsumer&) = default;
+
+ private:
+  std::array<T, kConsumers.size()> v_{};
+};
+
 // Rejects: the consumer raises and does not load. MisLoads: it loads and
 // computes something other than what the writer meant, silently. Warns: it
 // loads and logs.

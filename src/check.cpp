@@ -34,7 +34,7 @@ bool FileReport::ok() const {
   };
   // A consumer profile fails when its consumer rejects, also for a cause no
   // finding of this file carries (a missing file of the checkpoint).
-  if (judged && one_consumer && !consumers[static_cast<std::size_t>(c)].loads) return false;
+  if (judged && one_consumer && !consumers[c].loads) return false;
   return !io_error && std::none_of(findings.begin(), findings.end(), fails);
 }
 
@@ -132,7 +132,7 @@ using MarkerSource = std::function<Result<std::vector<quant::MarkerBytes>, IoErr
 void note_unchecked(const std::vector<FileReport*>& checkpoint, const std::vector<quant::LocatedUnchecked>& unchecked) {
   for (FileReport* r : checkpoint)
     for (Consumer c : kConsumers) {
-      Outcome& o = r->consumers[static_cast<std::size_t>(c)];
+      Outcome& o = r->consumers[c];
       if (!o.loads) continue;
       for (const quant::LocatedUnchecked& u : unchecked)
         if (std::find(u.item.consumers.begin(), u.item.consumers.end(), c) != u.item.consumers.end())

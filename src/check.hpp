@@ -53,7 +53,7 @@ struct FileReport {
   std::optional<Model> model;           // set when the header parsed
   // Per consumer (kConsumers order), for .safetensors files: safetensors
   // judges the file alone, the others the checkpoint the file belongs to.
-  std::array<Outcome, 4> consumers{};
+  ByConsumer<Outcome> consumers;
   bool judged = false;  // consumers is filled in
   // The reference reader's own answer on the file (spec/reference/): the
   // one source of the safetensors verdict and of the container message every

@@ -279,8 +279,7 @@ std::optional<std::string> marker_analysis_fails(std::span<const std::uint8_t> b
 
 std::string describe_report(const FileReport& r) {
   std::string out = r.path + (r.io_error ? " io_error " + *r.io_error : "") + (r.judged ? " judged" : " unjudged");
-  for (std::size_t c = 0; c < r.consumers.size(); ++c)
-    out += "\n  " + std::string(consumer_name(kConsumers[c])) + ": " + outcome_text(r.consumers[c]);
+  for (Consumer c : kConsumers) out += "\n  " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[c]);
   for (const Finding& f : r.findings) out += "\n  " + finding_text(f);
   return out;
 }
@@ -316,25 +315,25 @@ std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file,
   }
   // Each consumer refuses exactly when a strict finding carries its
   // rejection, and its verdict is the first of them in its order.
-  for (std::size_t c = 0; c < 4; ++c) {
+  for (Consumer c : kConsumers) {
     const Verdict* first = nullptr;
     for (const Finding& f : strict.findings)
-      if (const Verdict* v = f.verdict(kConsumers[c]); v && v->effect == Effect::Rejects && (!first || v->order < first->order))
+      if (const Verdict* v = f.verdict(c); v && v->effect == Effect::Rejects && (!first || v->order < first->order))
         first = v;
     const Outcome& o = strict.consumers[c];
     if (o.loads != (first == nullptr) || (first && (o.error != first->error || o.message != first->message)))
-      return std::string(consumer_name(kConsumers[c])) + "'s outcome is not its first rejection:\n" + strict_text;
+      return std::string(consumer_name(c)) + "'s outcome is not its first rejection:\n" + strict_text;
   }
   for (std::size_t i = 1; i < views.size(); ++i) {
     const FileReport& view = views[i];
     const std::string name(profile_name(kProfiles[i]));
     if (!view.judged) return name + " report was not judged:\n" + describe_report(view);
-    for (std::size_t c = 0; c < 4; ++c)
+    for (Consumer c : kConsumers)
       if (outcome_text(view.consumers[c]) != outcome_text(strict.consumers[c]))
         return "consumer outcomes differ between strict and " + name + ":\n" + strict_text + "\n" + describe_report(view);
     Consumer consumer{};
     profile_consumer(kProfiles[i], consumer);
-    const Outcome& outcome = view.consumers[static_cast<std::size_t>(consumer)];
+    const Outcome& outcome = view.consumers[consumer];
     if (view.ok() != outcome.loads)
       return name + " profile: ok() is " + (view.ok() ? "true" : "false") + " but the consumer " +
              (outcome.loads ? "loads" : "rejects") + ":\n" + describe_report(view);

@@ -126,7 +126,7 @@ std::string consumers_json(const FileReport& r) {
   std::string out = "{";
   for (Consumer c : kConsumers)
     out += fmt::format("{}{}:{}", c == Consumer::Safetensors ? "" : ",", json_string(consumer_name(c)),
-                       outcome_json(r.consumers[static_cast<std::size_t>(c)], c));
+                       outcome_json(r.consumers[c], c));
   return out + '}';
 }
 
@@ -147,7 +147,7 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
                          f.where.text(), f.message, reference_of(f), effects_text(f));
     for (const Unchecked& u : r.unchecked) out += fmt::format("  not checked: {} ({})\n", u.what, u.why);
     if (!r.judged) continue;
-    for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[static_cast<std::size_t>(c)]) + "\n";
+    for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[c]) + "\n";
   }
   return out;
 }

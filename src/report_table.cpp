@@ -42,7 +42,7 @@ std::string render_table(const std::vector<FileReport>& reports) {
     // Consumers that raise the same exception share one note.
     std::vector<std::pair<std::string, std::string>> raised;  // (error: message, consumers)
     for (Consumer c : kConsumers) {
-      const Outcome& o = r.consumers[static_cast<std::size_t>(c)];
+      const Outcome& o = r.consumers[c];
       row[1 + static_cast<std::size_t>(c)] = cell(o, c);
       if (o.loads) continue;
       const std::string what = o.error + ": " + o.message;
@@ -54,7 +54,7 @@ std::string render_table(const std::vector<FileReport>& reports) {
     for (const Unchecked& u : r.unchecked) notes += fmt::format("{}: not checked: {} ({})\n", r.path, u.what, u.why);
     // A verdict that rests on what the model makes of a layer says so.
     for (Consumer c : kConsumers)
-      for (const quant::Assumption& a : r.consumers[static_cast<std::size_t>(c)].assumes)
+      for (const quant::Assumption& a : r.consumers[c].assumes)
         notes += fmt::format("{}: {}: loads if {} is {} layer; otherwise {}: {} (settle it with --layer)\n", r.path,
                              consumer_name(c), quant::repr(a.layer),
                              a.kind == quant::LayerKind::Embedding ? "an embedding" : "a Linear", a.otherwise.error,

@@ -53,14 +53,14 @@ void attach_container_verdicts(Findings& findings, std::size_t file, const refer
 
 void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config,
            const std::vector<quant::Assumption>& assumptions, const std::vector<Verdict>& stoppers) {
-  std::array<Outcome, 4> shared{};
-  std::array<const Verdict*, 4> first{};
-  std::array<const Finding*, 4> first_finding{};
-  std::array<const FileReport*, 4> first_report{};
+  ByConsumer<Outcome> shared;
+  ByConsumer<const Verdict*> first;
+  ByConsumer<const Finding*> first_finding;
+  ByConsumer<const FileReport*> first_report;
   for (const FileReport* r : checkpoint)
     for (const Finding& f : r->findings)
       for (const Verdict& v : f.verdicts) {
-        const auto c = static_cast<std::size_t>(v.consumer);
+        const Consumer c = v.consumer;
         // Each rule id once, in the order first seen.
         std::vector<RuleId>* ids = v.effect == Effect::MisLoads ? &shared[c].mis_loads
                                    : v.effect == Effect::Warns  ? &shared[c].warns
@@ -73,15 +73,15 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
         }
       }
   for (const Verdict& v : stoppers) {
-    const auto c = static_cast<std::size_t>(v.consumer);
+    const Consumer c = v.consumer;
     if (v.effect == Effect::Rejects && (!first[c] || v.order < first[c]->order)) {
       first[c] = &v;
       first_finding[c] = nullptr;
       first_report[c] = nullptr;
     }
   }
-  for (std::size_t c = 1; c < 4; ++c) {
-    if (!first[c]) continue;
+  for (Consumer c : kConsumers) {
+    if (c == Consumer::Safetensors || !first[c]) continue;  // the reference judges each file alone, below
     // A consumer that rejects the checkpoint loads nothing, wrongly or not.
     shared[c] = Outcome{false, first[c]->error, first[c]->message, "", {}, shared[c].warns, {}, {}, {}};
     // A container error: the reference's ties are this consumer's too.
@@ -94,17 +94,18 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
     if (first_finding[c]->rule == RuleId::QuantMxfp8Global)
       for (const FileReport* other : checkpoint)
         for (const Finding& f : other->findings)
-          if (const Verdict* v = f.verdict(static_cast<Consumer>(c));
+          if (const Verdict* v = f.verdict(c);
               v && &f != first_finding[c] && f.rule == RuleId::QuantMxfp8Global && v->effect == Effect::Rejects)
             shared[c].alternatives.emplace_back(v->error, v->message);
   }
   for (const quant::Assumption& a : assumptions)
-    if (!first[1] || a.otherwise.order < first[1]->order) shared[1].assumes.push_back(a);
-  if (shared[1].loads) shared[1].config = sglang_config;
+    if (!first[Consumer::Sglang] || a.otherwise.order < first[Consumer::Sglang]->order)
+      shared[Consumer::Sglang].assumes.push_back(a);
+  if (shared[Consumer::Sglang].loads) shared[Consumer::Sglang].config = sglang_config;
   for (FileReport* r : checkpoint) {
     r->consumers = shared;
     // The reference reader judges each file alone.
-    Outcome& st = r->consumers[0];
+    Outcome& st = r->consumers[Consumer::Safetensors];
     st = Outcome{};
     if (r->reference && r->reference->failure) {
       st.loads = false;
