@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-ToolOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
+CommandOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
 
 std::string shape_text(const std::vector<std::uint64_t>& s) {
   std::string out = "[";
@@ -133,7 +133,7 @@ std::string child_failure(const ChildResult& c, double timeout_s) {
 
 }  // namespace
 
-ToolOutcome run_numeric(const NumericRequest& req,
+CommandOutcome run_numeric(const NumericRequest& req,
                         const std::function<void(std::size_t done, std::size_t total)>& progress) {
   auto words = split_command(req.impl);
   if (!words) return usage("--impl: " + words.error());
@@ -141,7 +141,7 @@ ToolOutcome run_numeric(const NumericRequest& req,
     if (!mentions(words.value(), name))
       return usage(std::string("--impl: expected {") + name + "} in the template, found '" + req.impl + "'");
 
-  const std::string sem = req.semantics == numerics::Semantics::Cuda ? "cuda" : "eager";
+  const std::string sem(numerics::semantics_name(req.semantics));
   const std::string expected_name = "y_" + sem + ".safetensors";
   std::error_code ec;
   const fs::path dir = fs::absolute(req.vectors_dir, ec).lexically_normal();
@@ -171,7 +171,7 @@ ToolOutcome run_numeric(const NumericRequest& req,
     if (progress) progress(done, names.size());
   });
   if (!ran) {
-    ToolOutcome o = usage(ran.error().message);
+    CommandOutcome o = usage(ran.error().message);
     o.stop_signal = ran.error().signal;
     return o;
   }

@@ -39,7 +39,7 @@ struct NumericRequest {
 // then a summary line. Exit 0 when every vector is within `ulps` (and was
 // written), 1 otherwise, 2 for a usage error (template, vectors directory).
 // The implementation writes into a scratch directory removed afterwards.
-ToolOutcome run_numeric(const NumericRequest& request,
+CommandOutcome run_numeric(const NumericRequest& request,
                         const std::function<void(std::size_t done, std::size_t total)>& progress);
 
 }  // namespace safespec::conformance

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-ToolOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
+CommandOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
 
 }  // namespace
 
@@ -26,7 +26,7 @@ std::string check_relative(const std::string& file) {
   return "";
 }
 
-ToolOutcome run_conformance(const RunRequest& req,
+CommandOutcome run_conformance(const RunRequest& req,
                             const std::function<void(std::size_t done, std::size_t total)>& progress) {
   auto words = split_command(req.impl);
   if (!words) return usage("--impl: " + words.error());
@@ -68,7 +68,7 @@ ToolOutcome run_conformance(const RunRequest& req,
     if (progress) progress(done, total);
   });
   if (!ran) {
-    ToolOutcome o = usage(ran.error().message);
+    CommandOutcome o = usage(ran.error().message);
     o.stop_signal = ran.error().signal;
     return o;
   }
@@ -88,7 +88,7 @@ ToolOutcome run_conformance(const RunRequest& req,
     all_agree = all_agree && f.agreement == Agreement::Agrees;
     report.files.push_back(std::move(f));
   }
-  ToolOutcome out{all_agree ? 0 : 1, render_run_text(report), "", 0};
+  CommandOutcome out{all_agree ? 0 : 1, render_run_text(report), "", 0};
   if (json) {
     const std::string doc = render_run_json(report);
     json->write(doc.data(), static_cast<std::streamsize>(doc.size()));

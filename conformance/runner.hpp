@@ -16,6 +16,7 @@
 #include "conformance/manifest.hpp"
 #include "conformance/process.hpp"
 #include "spec/rule_catalogue.hpp"
+#include "src/command_outcome.hpp"
 
 namespace safespec::conformance {
 
@@ -75,14 +76,8 @@ struct RunRequest {
 // unreadable suite or manifest, a program that cannot be started, a JSON
 // path that cannot be written). `stop_signal`: the run was stopped by that
 // signal (children killed); the caller re-raises it.
-struct ToolOutcome {
-  int exit_code = 0;
-  std::string out;
-  std::string err;
-  int stop_signal = 0;
-};
 
-ToolOutcome run_conformance(const RunRequest& request,
+CommandOutcome run_conformance(const RunRequest& request,
                             const std::function<void(std::size_t done, std::size_t total)>& progress);
 
 // A file named by the manifest must stay inside the suite directory

@@ -315,7 +315,7 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
     CHECK(r.err == err);
   };
   usage(suite + " --profile bogus" + ok_impl,
-        "--profile: bogus not in {safetensors,sglang,comfyui,kitchen,strict}\nRun with --help for more information.\n");
+        "--profile: bogus not in {strict,safetensors,sglang,comfyui,kitchen}\nRun with --help for more information.\n");
   usage(suite + ok_impl, "--profile is required\nRun with --help for more information.\n");
   usage(suite + " --profile strict", "--impl is required\nRun with --help for more information.\n");
   usage(suite + " --profile strict --impl ' '",

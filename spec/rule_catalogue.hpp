@@ -3,6 +3,7 @@
 // reader (huggingface/safetensors) does with a file that breaks it.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string_view>
 
@@ -44,6 +45,8 @@ std::string_view rule_name(RuleId id);
 // does (comfy-quant-markers.md §3-§5): the container rules it inherits from
 // the reference reader, then every finding carrying a Verdict of it.
 enum class Profile : unsigned char { Strict, Safetensors, Sglang, Comfyui, Kitchen };
+inline constexpr std::array<Profile, 5> kProfiles{Profile::Strict, Profile::Safetensors, Profile::Sglang,
+                                                  Profile::Comfyui, Profile::Kitchen};
 // Static part of the decision: may this rule show under the profile at all?
 // For the consumer profiles a quantized-layer finding shows only when it
 // carries that consumer's Verdict (see src/check.cpp).

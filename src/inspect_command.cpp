@@ -21,7 +21,6 @@ std::string hint_suffix(const std::string& path) {
   return hint.empty() ? hint : " (" + hint + ")";
 }
 
-constexpr int kExitOk = 0, kExitParse = 1, kExitIo = 2;
 
 struct Listed {
   std::string path;
@@ -29,7 +28,7 @@ struct Listed {
 };
 
 CommandOutcome failure(const std::string& path, const std::string& message, const Error* parse, bool json) {
-  CommandOutcome o{parse ? kExitParse : kExitIo, "", ""};
+  CommandOutcome o{parse ? kExitFindings : kExitUsage, "", ""};
   std::string text = message;
   if (parse) text = std::string(rule_name(parse->rule)) + " at " + parse->where.text() + ": " + parse->message;
   if (json) o.out = render_inspect_error_json(path, text, parse);

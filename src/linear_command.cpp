@@ -18,12 +18,11 @@ namespace {
 
 using numerics::FloatType;
 
-constexpr int kExitOk = 0, kExitRefused = 1, kExitUsage = 2;
 
 CommandOutcome usage(std::string message) { return {kExitUsage, "", "safespec: " + message + "\n"}; }
-CommandOutcome from(const LayerError& e) { return {e.refused ? kExitRefused : kExitUsage, "", "safespec: " + e.message + "\n"}; }
+CommandOutcome from(const LayerError& e) { return {e.refused ? kExitFindings : kExitUsage, "", "safespec: " + e.message + "\n"}; }
 CommandOutcome refused(const std::string& layer, const Error& e) {
-  return {kExitRefused, "",
+  return {kExitFindings, "",
           "safespec: layer " + quote_name(layer) + " refused: " + std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " +
               e.message + "\n"};
 }

@@ -11,17 +11,10 @@
 #include "spec/numerics/matrix.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 #include "spec/result.hpp"
+#include "src/command_outcome.hpp"
 #include "src/writer.hpp"
 
 namespace safespec {
-
-// What a command ends with: the exit status (0 done, 1 the layer fails its
-// format's invariants, 2 usage or I/O error), text for stdout and stderr.
-struct CommandOutcome {
-  int exit_code = 0;
-  std::string out;
-  std::string err;
-};
 
 struct LinearRequest {
   std::string checkpoint;

@@ -285,8 +285,6 @@ std::string describe_report(const FileReport& r) {
 }
 
 std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
-  constexpr Profile kProfiles[] = {Profile::Strict, Profile::Safetensors, Profile::Sglang, Profile::Comfyui,
-                                   Profile::Kitchen};
   const MemoryFile input{"fuzz.safetensors", file};
   std::vector<FileReport> views;
   try {

@@ -20,8 +20,6 @@ namespace safespec {
 namespace {
 
 constexpr std::string_view kFileName = "roundtrip.safetensors";
-constexpr Profile kProfiles[] = {Profile::Strict, Profile::Safetensors, Profile::Sglang, Profile::Comfyui,
-                                 Profile::Kitchen};
 
 std::string describe(const Result<Model>& r) {
   if (!r) return std::string(rule_name(r.error().rule)) + " at " + r.error().where.text() + ": " + r.error().message;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct Activations {
 };
 
 enum class Semantics : unsigned char { Cuda, Eager };
+inline constexpr std::string_view semantics_name(Semantics s) { return s == Semantics::Eager ? "eager" : "cuda"; }
 
 // eager.4: the CPU divides amax by 127; PyTorch on a CUDA device multiplies by
 // R = f32(1/127) instead (D9). Default: the source as written (division).

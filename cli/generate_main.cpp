@@ -9,12 +9,7 @@
 #include <string>
 
 #include "conformance/suite.hpp"
-
-namespace {
-
-constexpr int kExitOk = 0, kExitUsage = 2;
-
-}  // namespace
+#include "src/command_outcome.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Write the files safespec builds from its generators", "safespec_generate"};
@@ -33,14 +28,14 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     (void)app.exit(e);
-    return kExitUsage;
+    return safespec::kExitUsage;
   }
 
   const auto n = safespec::conformance::generate_suite(conformance_dir);
   if (!n) {
     std::fprintf(stderr, "safespec_generate: %s: %s\n", conformance_dir.c_str(), n.error().c_str());
-    return kExitUsage;
+    return safespec::kExitUsage;
   }
   std::printf("%s: %zu files\n", conformance_dir.c_str(), n.value());
-  return kExitOk;
+  return safespec::kExitOk;
 }

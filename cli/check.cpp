@@ -1,0 +1,79 @@
+// `safespec check`: every finding of each checkpoint, and each consumer's
+// verdict. Exit 1 on a finding that fails the profile (--fail-on), 2 when a
+// path cannot be read; an unreadable path is reported once, in the report.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.hpp"
+#include "src/check.hpp"
+#include "src/layer_kinds_option.hpp"
+#include "src/load.hpp"
+#include "src/report.hpp"
+
+namespace safespec::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> paths;
+  CheckOptions options;
+  bool json = false;
+  std::string fail_on;
+  std::vector<std::string> layer_args;
+  std::string layers_file;
+  bool all_linear = false;
+};
+
+CommandOutcome run_check(CheckArgs& a) {
+  const bool consumer = a.options.profile != Profile::Strict && a.options.profile != Profile::Safetensors;
+  if (a.fail_on.empty()) a.fail_on = consumer ? "misload" : "error";
+  a.options.fail_on = a.fail_on == "error" ? FailOn::Error : a.fail_on == "misload" ? FailOn::MisLoad : FailOn::Warning;
+  auto kinds = layer_kinds_option(a.layer_args, a.layers_file, a.all_linear);
+  if (!kinds) return CommandOutcome{kExitUsage, "", "safespec: " + kinds.error().message + "\n"};
+  a.options.kinds = std::move(kinds).value();
+  FastHeaderParser parser;
+  const std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
+  CommandOutcome o;
+  o.out = a.json ? render_check_json(reports, a.options.profile) : render_check_text(reports, a.options.profile);
+  bool io = false, failed = false;
+  for (const FileReport& r : reports) {
+    io = io || r.io_error.has_value();
+    failed = failed || !r.ok();
+  }
+  o.exit_code = io ? kExitUsage : failed ? kExitFindings : kExitOk;
+  return o;
+}
+
+}  // namespace
+
+Command register_check(CLI::App& app) {
+  auto a = std::make_shared<CheckArgs>();
+  CLI::App* check = app.add_subcommand("check", "Check files against the spec; exit 1 on any error finding");
+  check->add_option("paths", a->paths,
+                    "safetensors files (read together as one checkpoint), or model.safetensors.index.json shard "
+                    "indexes (one checkpoint each)")
+      ->required();
+  add_profile_option(check, "--profile", a->options.profile,
+                     "strict (every rule, the default), safetensors (exactly the reference reader), or what one "
+                     "consumer does: sglang, comfyui, kitchen");
+  check->add_flag("--json", a->json, "print one JSON document");
+  check->add_flag("--data", a->options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
+  check->add_flag("--separate", a->options.separate,
+                  "check each .safetensors path alone, shard series included (loose paths are separate checkpoints "
+                  "anyway unless they form one NAME-0000i-of-0000n series)");
+  check->add_flag("--checkpoint", a->options.checkpoint, "read all the .safetensors paths given as one checkpoint");
+  check->add_option("--fail-on", a->fail_on,
+                    "what exits 1: error (an error finding; the default for strict and safetensors), misload (also "
+                    "a finding the profile's consumer, or any consumer for strict and safetensors, loads silently "
+                    "wrong; the default for sglang, comfyui, kitchen) or warning (any finding)")
+      ->check(CLI::IsMember({"error", "misload", "warning"}));
+  check->add_option("--layer", a->layer_args,
+                    "NAME=linear or NAME=embedding: the kind of a marked layer in the model (repeatable); sglang's "
+                    "verdict on int8 embedding markers beside W4A8/NVFP4 layers depends on it");
+  check->add_option("--layers", a->layers_file, "a JSON object mapping layer names to \"linear\" or \"embedding\"");
+  check->add_flag("--all-linear", a->all_linear, "every marked layer not named by --layer/--layers is a Linear layer");
+  return Command{check, [a] { return run_check(*a); }};
+}
+
+}  // namespace safespec::cli

@@ -1,0 +1,38 @@
+// The subcommands of safespec, one file each: `register_NAME(app)` adds the
+// subcommand and its options to `app`; after parsing, the chosen one's `run`
+// does the work and says what to print and which exit status to end with
+// (src/command_outcome.hpp). main.cpp only registers, parses and emits.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "spec/numerics/w4a8_reference.hpp"
+#include "spec/rule_catalogue.hpp"
+#include "src/command_outcome.hpp"
+
+namespace safespec::cli {
+
+struct Command {
+  CLI::App* sub = nullptr;
+  std::function<CommandOutcome()> run;
+};
+
+Command register_check(CLI::App& app);
+Command register_table(CLI::App& app);
+Command register_inspect(CLI::App& app);
+Command register_rules(CLI::App& app);
+Command register_linear(CLI::App& app);
+Command register_dequant(CLI::App& app);
+Command register_compare(CLI::App& app);
+Command register_conformance(CLI::App& app);
+
+// The one place profile and semantics names are read: the option takes the
+// names profile_name and semantics_name give, and nothing else.
+CLI::Option* add_profile_option(CLI::App* sub, const std::string& name, Profile& into, const std::string& help);
+CLI::Option* add_semantics_option(CLI::App* sub, numerics::Semantics& into, const std::string& help);
+// --ulps N: a count of units in the last place; a negative number is a usage error.
+CLI::Option* add_ulps_option(CLI::App* sub, std::uint64_t& into, const std::string& help);
+
+}  // namespace safespec::cli

@@ -1,0 +1,25 @@
+// `safespec compare`: two safetensors files tensor by tensor.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cli/command.hpp"
+#include "src/compare.hpp"
+
+namespace safespec::cli {
+
+Command register_compare(CLI::App& app) {
+  struct Args {
+    std::string expected, actual;
+    std::uint64_t ulps = 0;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* compare =
+      app.add_subcommand("compare", "Compare two safetensors files tensor by tensor; exit 1 beyond the tolerance");
+  compare->add_option("expected", a->expected, "the reference output")->required();
+  compare->add_option("actual", a->actual, "the output to judge")->required();
+  add_ulps_option(compare, a->ulps, "tolerance in units in the last place of each tensor's dtype (default 0)");
+  return Command{compare, [a] { return run_compare(a->expected, a->actual, a->ulps); }};
+}
+
+}  // namespace safespec::cli

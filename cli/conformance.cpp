@@ -1,0 +1,105 @@
+// `safespec conformance run|numeric`: hold another implementation to the
+// conformance suite or to the golden W4A8 vectors. The work is in
+// conformance/ (the runner; safespec_generate writes the suite).
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/command.hpp"
+#include "conformance/numeric_runner.hpp"
+#include "conformance/runner.hpp"
+
+namespace safespec::cli {
+
+namespace {
+
+namespace cf = conformance;
+
+unsigned online_cpus() {
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<unsigned>(n) : 1u;
+}
+
+// A progress line on stderr only when it is a terminal; cleared at the end
+// so that the report on stdout starts on a clean line.
+struct Progress {
+  bool on = ::isatty(STDERR_FILENO) == 1;
+  void operator()(std::size_t done, std::size_t total) const {
+    if (!on) return;
+    const std::string line = "\r" + cf::progress_bar(done, total) + " ";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  ~Progress() {
+    if (on) std::fputs("\r\033[K", stderr);
+  }
+};
+
+struct Args {
+  CLI::App* run = nullptr;
+  cf::RunRequest run_req;
+  std::string suite = "corpus/conformance";
+  cf::NumericRequest num_req;
+  std::string vectors = "corpus/vectors";
+};
+
+CommandOutcome run(Args& a) {
+  const Progress progress;
+  const auto report = [&](std::size_t d, std::size_t t) { progress(d, t); };
+  if (a.run->parsed()) {
+    a.run_req.suite_dir = a.suite;
+    return cf::run_conformance(a.run_req, report);
+  }
+  a.num_req.vectors_dir = a.vectors;
+  return cf::run_numeric(a.num_req, report);
+}
+
+}  // namespace
+
+Command register_conformance(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* top =
+      app.add_subcommand("conformance", "Hold another implementation to the conformance suite or the golden vectors");
+  top->require_subcommand(1);
+
+  a->run_req.jobs = online_cpus();
+  a->run = top->add_subcommand(
+      "run",
+      "Run an implementation once per suite file (exit 0 = accept, other = reject) and tabulate where it disagrees "
+      "with a profile; exit 0 only when it agrees on every file");
+  a->run->add_option("--impl", a->run_req.impl,
+                     "the command, with {file} where the file's absolute path goes; split into words like a shell "
+                     "(quotes, backslashes) and run without one: use sh -c '...' for pipes or redirections")
+      ->required();
+  add_profile_option(a->run, "--profile", a->run_req.profile,
+                     "whose expectations to hold it to: strict, safetensors, sglang, comfyui, kitchen")
+      ->required();
+  a->run->add_option("--suite", a->suite, "the suite directory (default corpus/conformance)");
+  a->run->add_option("--jobs", a->run_req.jobs, "children at a time (default: the number of CPUs)")
+      ->check(CLI::Range(1u, 1024u));
+  a->run->add_option("--timeout", a->run_req.timeout_s, "seconds per file before its process group is killed (default 10)")
+      ->check(CLI::Range(0.001, 86400.0));
+  a->run->add_option("--json", a->run_req.json_out, "also write one JSON document with every file's result here");
+
+  a->num_req.jobs = online_cpus();
+  CLI::App* numeric = top->add_subcommand(
+      "numeric", "Run an implementation of the W4A8 linear over the golden vectors and compare its outputs");
+  numeric->add_option("--impl", a->num_req.impl,
+                      "the command, with {checkpoint} {layer} {input} {output} (absolute paths; layer: lin), "
+                      "split and run as for `run`")
+      ->required();
+  numeric->add_option("--vectors", a->vectors, "the vectors directory (default corpus/vectors)");
+  add_semantics_option(numeric, a->num_req.semantics, "whose outputs to compare with: cuda (default) or eager");
+  add_ulps_option(numeric, a->num_req.ulps, "accepted distance in ulps of the output dtype (default 0: bit-exact)");
+  numeric->add_option("--jobs", a->num_req.jobs, "children at a time (default: the number of CPUs)")
+      ->check(CLI::Range(1u, 1024u));
+  numeric->add_option("--timeout", a->num_req.timeout_s, "seconds per vector (default 60)")
+      ->check(CLI::Range(0.001, 86400.0));
+  return Command{top, [a] { return run(*a); }};
+}
+
+}  // namespace safespec::cli

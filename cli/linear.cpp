@@ -1,0 +1,33 @@
+// `safespec linear` and `safespec dequant`: one quantized layer through the
+// reference numerics (src/linear_command.hpp).
+#include <memory>
+
+#include "cli/command.hpp"
+#include "src/linear_command.hpp"
+
+namespace safespec::cli {
+
+Command register_linear(CLI::App& app) {
+  auto req = std::make_shared<LinearRequest>();
+  CLI::App* linear = app.add_subcommand(
+      "linear", "Run one quantized layer's reference linear on an input (exit 1: the layer fails its invariants)");
+  linear->add_option("checkpoint", req->checkpoint, "a safetensors checkpoint file")->required();
+  linear->add_option("--layer", req->layer, "the layer prefix P (marker P.comfy_quant)")->required();
+  linear->add_option("--input", req->input, "a safetensors file with x [M, K] in F32, BF16 or F16")->required();
+  linear->add_option("--input-tensor", req->input_tensor, "the tensor of --input to use (default: its only one)");
+  linear->add_option("--out", req->out, "where to write y [M, N] (dtype of x)")->required();
+  add_semantics_option(linear, req->semantics, "cuda (comfy-kitchen's CUDA kernels, the default) or eager");
+  linear->add_option("--dump", req->dump_dir, "write every intermediate as NAME.safetensors into this directory");
+  return Command{linear, [req] { return run_linear(*req); }};
+}
+
+Command register_dequant(CLI::App& app) {
+  auto req = std::make_shared<DequantRequest>();
+  CLI::App* dequant = app.add_subcommand("dequant", "Write a quantized layer's weight as F32 in the original basis");
+  dequant->add_option("checkpoint", req->checkpoint, "a safetensors checkpoint file")->required();
+  dequant->add_option("--layer", req->layer, "the layer prefix P")->required();
+  dequant->add_option("--out", req->out, "where to write `weight` [N, K] F32")->required();
+  return Command{dequant, [req] { return run_dequant(*req); }};
+}
+
+}  // namespace safespec::cli
