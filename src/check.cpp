@@ -16,44 +16,11 @@
 #include "src/marker_reader.hpp"
 #include "src/shard_index.hpp"
 #include "src/tensor_data.hpp"
-#include "src/verdicts.hpp"
+#include "spec/verdicts.hpp"
 
 namespace safespec {
 
 namespace fs = std::filesystem;
-
-bool FileReport::ok() const {
-  Consumer c{};
-  const bool one_consumer = profile_consumer(profile, c);
-  const auto fails = [&](const Finding& f) {
-    if (f.severity == Severity::Error || fail_on == FailOn::Warning) return true;
-    if (fail_on != FailOn::MisLoad) return false;
-    return std::any_of(f.verdicts.begin(), f.verdicts.end(), [&](const Verdict& v) {
-      return v.effect == Effect::MisLoads && (!one_consumer || v.consumer == c);
-    });
-  };
-  // A consumer profile fails when its consumer rejects, also for a cause no
-  // finding of this file carries (a missing file of the checkpoint).
-  if (judged && one_consumer && !consumers[c].loads) return false;
-  return !io_error && std::none_of(findings.begin(), findings.end(), fails);
-}
-
-const Finding* FileReport::reference_failure() const {
-  for (const Finding& f : findings)
-    if (f.verdict(Consumer::Safetensors)) return &f;
-  if (reference) return nullptr;  // the reference's own answer decided
-  for (const Finding& f : findings) {
-    const RuleInfo& info = rule_info(f.rule);
-    if (f.severity == Severity::Error && info.scope == RuleScope::Container) return &f;
-  }
-  return nullptr;
-}
-
-std::string_view FileReport::reference_verdict() const {
-  if (reference) return reference->failure ? reference::variant_name(reference->failure->variant) : std::string_view();
-  const Finding* f = reference_failure();
-  return f ? rule_info(f->rule).reference : std::string_view();
-}
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include "src/check.hpp"
 #include "src/load.hpp"
 #include "src/oracles.hpp"
-#include "src/verdicts.hpp"
+#include "spec/verdicts.hpp"
 
 namespace safespec {
 

@@ -1,4 +1,4 @@
-#include "src/verdicts.hpp"
+#include "spec/verdicts.hpp"
 
 #include <algorithm>
 

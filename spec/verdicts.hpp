@@ -10,7 +10,7 @@
 
 #include "spec/finding.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
+#include "spec/report.hpp"
 
 namespace safespec {
 

@@ -1,0 +1,86 @@
+// A checkpoint file's report: its findings, each consumer's outcome, what was
+// not checked. Plain data that the verdicts (spec/verdicts.hpp) fill in and
+// the reports (src/report.hpp) print; no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "spec/finding.hpp"
+#include "spec/finding_sink.hpp"
+#include "spec/model.hpp"
+#include "spec/quant/layer_kinds.hpp"
+#include "spec/reference/reference_reader.hpp"
+#include "spec/rule_catalogue.hpp"
+#include "spec/unchecked.hpp"
+
+namespace safespec {
+
+// What one consumer does with a file: its verdict, as a profile reports it.
+struct Outcome {
+  bool loads = true;
+  std::string error;    // exception class or error variant of its first rejection
+  std::string message;  // that rejection's exact message
+  std::string config;   // sglang only, when it loads: the config its resolution picks ("None": not quantized)
+  std::vector<RuleId> mis_loads;  // findings it loads silently wrong
+  std::vector<RuleId> warns;      // findings it logs
+  // The other (error, message) answers the consumer gives on the same input
+  // in other processes: for safetensors, the reference's offset ties (X13);
+  // for sglang, ComfyUI and comfy-kitchen, the same ties in the container
+  // message they inherit, and for sglang the other layers of a Python set
+  // iterated in PYTHONHASHSEED order (S7).
+  std::vector<std::pair<std::string, std::string>> alternatives;
+  // sglang only: the verdict holds if each of these layers is of the kind
+  // given; otherwise sglang raises the assumption's `otherwise` (the first
+  // wrong assumption in this order decides).
+  std::vector<quant::Assumption> assumes;
+  // When it loads: what was not checked that its verdict could depend on
+  // (Unchecked::what of the checkpoint's unchecked items naming it).
+  std::vector<std::string> unchecked;
+};
+
+// What makes a report fail (`--fail-on`): an error finding; also a finding
+// the profile's consumer (any consumer, for strict and safetensors) loads
+// silently wrong; or any finding at all.
+enum class FailOn : unsigned char { Error, MisLoad, Warning };
+
+struct FileReport {
+  std::string path;
+  Findings findings;
+  std::optional<std::string> io_error;  // set: the file could not be read (exit 2)
+  std::optional<Model> model;           // set when the header parsed
+  // Per consumer (kConsumers order), for .safetensors files: safetensors
+  // judges the file alone, the others the checkpoint the file belongs to.
+  ByConsumer<Outcome> consumers;
+  bool judged = false;  // consumers is filled in
+  // The reference reader's own answer on the file (spec/reference/): the
+  // one source of the safetensors verdict and of the container message every
+  // Python consumer raises. Set for every .safetensors file that could be read.
+  std::optional<reference::Answer> reference;
+  // What the file looks like when it is not a safetensors file at all (a Git
+  // LFS pointer, a JSON file): one sentence, or empty.
+  std::string hint;
+  // What could not be checked, and why (spec/unchecked.hpp): empty when the
+  // report covers the whole file.
+  std::vector<Unchecked> unchecked;
+  // How the report is judged by ok() (check_paths sets them from its options).
+  Profile profile = Profile::Strict;
+  FailOn fail_on = FailOn::Error;
+  // Every finding the profile shows, per rule, listed or only counted past
+  // the bound (spec/finding_sink.hpp).
+  RuleCounts counts{};
+
+  // Readable, and nothing left unchecked.
+  bool complete() const { return !io_error && unchecked.empty(); }
+  bool ok() const;  // readable and no finding that fails it by fail_on (default: no error finding)
+  // The reference reader's verdict: its error variant for the first failure
+  // in its order, or empty when it accepts the file.
+  std::string_view reference_verdict() const;
+  // The finding behind that verdict, or nullptr when the reference accepts.
+  const Finding* reference_failure() const;
+};
+
+}  // namespace safespec
