@@ -1,7 +1,7 @@
 // Assembling the suite: every part's drafts, their expectations derived by
 // running safespec's own pipeline on the written bytes exactly as
 // `safespec check --profile P --data FILE` runs it (check_paths with
-// CheckOptions{P, data = true}), and the checks that a draft is what its name
+// CheckOptions{.profile = P, .data = true}), and the checks that a draft is what its name
 // and its rule list say.
 #include "conformance/suite.hpp"
 
@@ -66,7 +66,7 @@ struct Run {
 
 Run run_check(const std::string& path, Profile p) {
   FastHeaderParser parser;
-  const std::vector<FileReport> reports = check_paths({path}, CheckOptions{p, true, false, FailOn::Error, {}}, parser);
+  const std::vector<FileReport> reports = check_paths({path}, CheckOptions{.profile = p, .data = true}, parser);
   Run run;
   const Finding* first_error = nullptr;
   for (const FileReport& r : reports) {

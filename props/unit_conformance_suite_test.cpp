@@ -62,7 +62,7 @@ const std::map<std::string_view, std::string_view> kNeverAlone{
 std::vector<std::string> strict_findings(const Case& c) {
   FastHeaderParser parser;
   std::set<std::string> rules;
-  for (const FileReport& r : check_paths({(kSuite / c.file).string()}, CheckOptions{Profile::Strict, true, false, FailOn::Error, {}}, parser))
+  for (const FileReport& r : check_paths({(kSuite / c.file).string()}, CheckOptions{.data = true}, parser))
     for (const Finding& f : r.findings) rules.insert(std::string(rule_name(f.rule)));
   return {rules.begin(), rules.end()};
 }
@@ -133,7 +133,7 @@ TEST_CASE("conformance suite: the expectations are what check --profile P --data
     for (Profile p : kManifestProfiles) {
       INFO(profile_name(p));
       FastHeaderParser parser;
-      const auto reports = check_paths({(kSuite / c.file).string()}, CheckOptions{p, true, false, FailOn::Error, {}}, parser);
+      const auto reports = check_paths({(kSuite / c.file).string()}, CheckOptions{.profile = p, .data = true}, parser);
       const bool ok = std::all_of(reports.begin(), reports.end(), [](const FileReport& r) { return r.ok(); });
       CHECK((ok ? Expect::Accept : Expect::Reject) == c.expected(p));
       if (p != Profile::Sglang || ok) continue;

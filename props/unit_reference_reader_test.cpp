@@ -96,17 +96,17 @@ TEST_CASE("reference: the minimal files give the reference's answers", "[referen
 TEST_CASE("reference: check reads what the reference reads, strict still flags the spelling", "[reference][F6.10]") {
   const std::string path = std::string(SAFESPEC_REFERENCE_ANSWERS_DIR) + "/minimal/A_array_form_entry.safetensors";
   FastHeaderParser parser;
-  const auto loose = check_paths({path}, CheckOptions{Profile::Safetensors, false, true, FailOn::Error, {}}, parser);
+  const auto loose = check_paths({path}, CheckOptions{.profile = Profile::Safetensors, .separate = true}, parser);
   CHECK(loose[0].ok());
   CHECK(loose[0].consumers[Consumer::Safetensors].loads);
   CHECK(loose[0].consumers[Consumer::Sglang].loads);
-  const auto strict = check_paths({path}, CheckOptions{Profile::Strict, false, true, FailOn::Error, {}}, parser);
+  const auto strict = check_paths({path}, CheckOptions{.separate = true}, parser);
   CHECK_FALSE(strict[0].ok());
   REQUIRE_FALSE(strict[0].findings.empty());
   CHECK(strict[0].findings[0].rule == RuleId::TensorNotObject);
   CHECK(strict[0].findings[0].verdicts.empty());  // no consumer is stopped by it
   const auto c1 = check_paths({kMinimal + "C1_f64_serde_rejects_strtod_finite.safetensors"},
-                              CheckOptions{Profile::Safetensors, false, true, FailOn::Error, {}}, parser);
+                              CheckOptions{.profile = Profile::Safetensors, .separate = true}, parser);
   CHECK_FALSE(c1[0].ok());
   CHECK(c1[0].consumers[Consumer::Sglang].message ==
         "Error while deserializing header: invalid JSON in header: number out of range at line 1 column 78");

@@ -63,18 +63,26 @@ void fill_findings(FileReport& report, LoadedFile lf, Profile profile) {
   report.model = std::move(m);
 }
 
-}  // namespace
-
-FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
-  FileReport report{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}};
-  auto loaded = load_file(path, parser);
+// One file's report, whatever the bytes came from (a path, or memory): its
+// findings under the profile, or why it could not be read; for bytes that
+// are no safetensors file at all, what they look like.
+FileReport report_for(std::string name, Result<LoadedFile, IoError> loaded, Profile profile,
+                      const std::function<std::string()>& hint) {
+  FileReport report;
+  report.path = std::move(name);
   if (!loaded) {
     report.io_error = loaded.error().message;
     return report;
   }
   fill_findings(report, std::move(loaded).value(), profile);
-  if (!report.model) report.hint = hint_for_path(path);
+  if (!report.model) report.hint = hint();
   return report;
+}
+
+}  // namespace
+
+FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
+  return report_for(path, load_file(path, parser), profile, [&] { return hint_for_path(path); });
 }
 
 bool is_index_path(const std::string& path) {
@@ -332,17 +340,18 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;
   for (const MemoryFile& f : files) {
-    FileReport r{f.name, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}};
-    fill_findings(r, read_file_memory(f.bytes, parser), profile);
     group.push_back(reports.size());
-    reports.push_back(std::move(r));
+    reports.push_back(report_for(f.name, read_file_memory(f.bytes, parser), profile,
+                                 [&] { return hint_for_bytes(f.bytes.first(std::min<std::size_t>(f.bytes.size(), 64))); }));
   }
+  // As for the files of one checkpoint on disk.
+  if (group.size() > 1) flag_collisions(reports, group);
   const auto from_memory = [&](const FileReport& r) -> Result<std::vector<quant::MarkerBytes>, IoError> {
     for (std::size_t i = 0; i < reports.size(); ++i)
       if (&reports[i] == &r) return read_markers(files[i].bytes, *r.model);
     return IoError{"not a file of this checkpoint"};
   };
-  check_checkpoint(reports, group, CheckOptions{profile, false, false, FailOn::Error, {}}, from_memory);
+  check_checkpoint(reports, group, CheckOptions{.profile = profile}, from_memory);
   for (FileReport& r : reports) finish_report(r, profile, FailOn::Error);
   return reports;
 }

@@ -27,7 +27,7 @@ struct CheckOptions {
   bool data = false;      // run the --data rules (reads tensor bytes)
   bool separate = false;  // each loose path is its own checkpoint, shard series included
   FailOn fail_on = FailOn::Error;  // the CLI's default is MisLoad for the consumer profiles
-  quant::LayerKinds kinds;          // --layer, --layers, --all-linear
+  quant::LayerKinds kinds{};        // --layer, --layers, --all-linear
   bool checkpoint = false;          // all loose paths are one checkpoint (--checkpoint)
 };
 
