@@ -106,7 +106,8 @@ TEST_CASE("CQ-WEIGHT-CAST (C13): fp8 weights stored in their own fp8 dtype", "[q
   auto e5 = run_fp8(kE5, t(Dtype::F8_E4M3, {3, 128}), t(Dtype::F32, {}));
   REQUIRE(of_rule(e5, RuleId::QuantWeightCast).size() == 1);
   CHECK(of_rule(e5, RuleId::QuantWeightCast)[0].message ==
-        "float8_e5m2 weight must be stored F8_E5M2, found F8_E4M3, which ComfyUI converts numerically");
+        "expected the float8_e5m2 weight stored as F8_E5M2, found F8_E4M3, which ComfyUI converts to float8_e5m2 by "
+        "value");
 }
 
 TEST_CASE("CQ-FP8 (L10): hostile shapes never crash", "[quant]") {

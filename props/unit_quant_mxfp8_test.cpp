@@ -93,7 +93,7 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 
   QuantFixture u8;
   u8.tensor("p.weight", Dtype::U8, {128, 128}).tensor("p.weight_scale", Dtype::U8, {128, 4});
   CHECK(of_rule(run(u8, "p"), RuleId::QuantWeightCast).at(0).message ==
-        "an mxfp8 weight is stored as F8_E4M3; ComfyUI value-casts this U8 weight to float8_e4m3fn");
+        "expected the mxfp8 weight stored as F8_E4M3, found U8, which ComfyUI converts to float8_e4m3fn by value");
 }
 
 TEST_CASE("CQ-MXFP8-LAYOUT (L3, G12): the logical (N, K/32) scale is not kitchen's swizzled one",

@@ -82,8 +82,8 @@ TEST_CASE("CQ-W4A4-DTYPES (S9.4 step 1) and CQ-WEIGHT-CAST (C13)", "[quant][CQ-W
   auto cast = only(sink, RuleId::QuantWeightCast);
   REQUIRE(cast.verdict(Consumer::Comfyui));
   CHECK(cast.verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
-  CHECK(cast.message == "a convrot_w4a4 weight is stored as I8 (or U8); found BF16, which ComfyUI converts to int8 "
-                        "by value");
+  CHECK(cast.message ==
+        "expected the convrot_w4a4 weight stored as I8 or U8, found BF16, which ComfyUI converts to int8 by value");
 }
 
 TEST_CASE("CQ-W4A4-SHAPES (S9.4 step 2)", "[quant][CQ-W4A4-SHAPES]") {

@@ -124,13 +124,8 @@ void shapes_rule(const Layer& l, const Tensors& ts, Sink& out) {
 
 // C13: the weight is value-cast to int8; U8 keeps its bits.
 void weight_cast_rule(const Layer& l, const Tensors& ts, Sink& out) {
-  if (!ts.weight || ts.weight->entry->dtype == Dtype::I8 || ts.weight->entry->dtype == Dtype::U8) return;
-  std::vector<Verdict> v;
-  v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
-  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(tensor_name(l, "weight")),
-          "awq_w4a16 weight must be stored I8 (or U8), found " + dtype_str(*ts.weight) +
-              ", which ComfyUI converts numerically to int8",
-          std::move(v));
+  check_weight_cast(l, ts.weight, {Dtype::I8, Dtype::U8}, "int8",
+                    {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)}}, out);
 }
 
 }  // namespace

@@ -119,14 +119,8 @@ void weight_rule(const Layer& l, const TensorTable& t, Sink& out) {
 // storage (U8 bytes of fp8 codes, F16, the other fp8 flavour) is converted
 // numerically and the codes are lost. sglang's loader is not recorded.
 void weight_cast_rule(const Layer& l, const TensorTable& t, const Fp8& f, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  if (!w || w->entry->dtype == f.storage) return;
-  std::vector<Verdict> v;
-  v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
-  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(tensor_name(l, "weight")),
-          l.format + " weight must be stored " + std::string(dtype_name(f.storage)) + ", found " + dtype_str(*w) +
-              ", which ComfyUI converts numerically",
-          std::move(v));
+  check_weight_cast(l, t.find(tensor_name(l, "weight")), {f.storage}, l.format,
+                    {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)}}, out);
 }
 
 }  // namespace

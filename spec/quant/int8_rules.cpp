@@ -286,13 +286,8 @@ void key_int_rule(const Layer& l, Sink& out) {
 // C13: ComfyUI value-casts the weight to int8; U8 keeps its bits through the
 // integer cast, any other dtype is converted numerically.
 void weight_cast_rule(const Layer& l, const Tensors& t, Sink& out) {
-  if (!t.weight || has_dtype(t.weight, Dtype::I8) || has_dtype(t.weight, Dtype::U8)) return;
-  std::vector<Verdict> v;
-  v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)});
-  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(tensor_name(l, "weight")),
-          "int8_tensorwise weight must be stored I8 (or U8), found " + dtype_str(*t.weight) +
-              ", which ComfyUI converts numerically to int8",
-          std::move(v));
+  check_weight_cast(l, t.weight, {Dtype::I8, Dtype::U8}, "int8",
+                    {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)}}, out);
 }
 
 }  // namespace

@@ -31,6 +31,21 @@ void Sink::skip(std::size_t file, std::string what, std::string why, std::vector
   unchecked_.push_back(LocatedUnchecked{file, Unchecked{std::move(what), std::move(why), std::move(consumers)}});
 }
 
+void check_weight_cast(const Layer& l, const TensorRef* weight, std::initializer_list<Dtype> keeps,
+                       std::string_view torch_dtype, std::vector<Verdict> comfy, Sink& out) {
+  if (!weight) return;
+  const Dtype stored = weight->entry->dtype;
+  std::string expected;
+  for (Dtype d : keeps) {
+    if (d == stored) return;
+    expected += (expected.empty() ? "" : " or ") + std::string(dtype_name(d));
+  }
+  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(weight->entry->name),
+          "expected the " + l.format + " weight stored as " + expected + ", found " + std::string(dtype_name(stored)) +
+              ", which ComfyUI converts to " + std::string(torch_dtype) + " by value",
+          std::move(comfy));
+}
+
 std::vector<std::string> missing_tensors(const Layer& l, const TensorTable& t,
                                          std::initializer_list<std::string_view> suffixes) {
   std::vector<std::string> out;

@@ -60,6 +60,14 @@ class Sink {
   std::vector<LocatedUnchecked> unchecked_;
 };
 
+// CQ-WEIGHT-CAST (§2.1, C13), one rule for every format: ComfyUI converts a
+// quantized weight with .to(torch_dtype), which keeps the stored bits only
+// for the dtypes in `keeps`; any other dtype is converted by value and the
+// codes are lost. `comfy` is ComfyUI's verdict (its message and its place in
+// ComfyUI's order are the format's), empty where ComfyUI never casts it.
+void check_weight_cast(const Layer& l, const TensorRef* weight, std::initializer_list<Dtype> keeps,
+                       std::string_view torch_dtype, std::vector<Verdict> comfy, Sink& out);
+
 // The full name of a layer's companion tensor: "P.weight_scale".
 inline std::string tensor_name(const Layer& l, std::string_view suffix) { return l.prefix + "." + std::string(suffix); }
 

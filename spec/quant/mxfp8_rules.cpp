@@ -59,12 +59,9 @@ void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
 // CQ-WEIGHT-CAST for mxfp8 (§2.1, C13): ComfyUI converts the weight with
 // .to(torch.float8_e4m3fn); only F8_E4M3 on disk survives, any other dtype
 // (U8 holding E4M3 bits included) is converted by value.
-void check_weight_cast(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  if (!w || is_dtype(w, Dtype::F8_E4M3)) return;
-  add(out, l, RuleId::QuantWeightCast, Place::tensor(w->entry->name),
-      "an mxfp8 weight is stored as F8_E4M3; ComfyUI value-casts this " + dtype_str(*w) + " weight to float8_e4m3fn",
-      {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})});
+void weight_cast_rule(const Layer& l, const TensorTable& t, Sink& out) {
+  check_weight_cast(l, t.find(tensor_name(l, "weight")), {Dtype::F8_E4M3}, "float8_e4m3fn",
+                    {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})}, out);
 }
 
 // CQ-MXFP8-DTYPES (L13). The weight's ComfyUI consequence is CQ-WEIGHT-CAST.
@@ -125,7 +122,7 @@ void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
 void check_mxfp8_layer(const Layer& l, const TensorTable& t, Sink& out) {
   // ComfyUI's order: companions (C12), then the tensor it builds (C13).
   check_tensors(l, t, out);
-  check_weight_cast(l, t, out);
+  weight_cast_rule(l, t, out);
   check_dtypes(l, t, out);
   check_layout(l, t, out);
   check_comfy_mmap(l, t, {"weight", "weight_scale", "input_scale"},

@@ -194,12 +194,9 @@ void check_full_precision(const Layer& l, Sink& out) {
 // CQ-WEIGHT-CAST for nvfp4 (§2.1, C13): ComfyUI converts the weight with
 // .to(torch.uint8); U8 and I8 keep the packed bits, any other dtype is
 // converted by value and the E2M1 codes are lost.
-void check_weight_cast(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  if (!w || is_dtype(w, Dtype::U8) || is_dtype(w, Dtype::I8)) return;
-  add(out, l, RuleId::QuantWeightCast, Place::tensor(w->entry->name),
-      "an nvfp4 weight is stored as U8 (or I8); ComfyUI value-casts this " + dtype_str(*w) + " weight to uint8",
-      {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})});
+void weight_cast_rule(const Layer& l, const TensorTable& t, Sink& out) {
+  check_weight_cast(l, t.find(tensor_name(l, "weight")), {Dtype::U8, Dtype::I8}, "uint8",
+                    {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})}, out);
 }
 
 // CQ-NVFP4-LAYOUT (L3, L12, G13). From the file alone only the packed weight
@@ -248,7 +245,7 @@ void check_nvfp4_layer(const Layer& l, const TensorTable& t, Sink& out) {
   check_shapes(l, t, out);
   check_pre_quant_scale(l, t, out);
   check_full_precision(l, out);
-  check_weight_cast(l, t, out);
+  weight_cast_rule(l, t, out);
   check_layout(l, t, out);
   check_comfy_mmap(l, t, {"weight", "weight_scale", "weight_scale_2", "input_scale", "pre_quant_scale"},
                    "store nvfp4 data and scales in dtypes ComfyUI's mmap reader knows (U8 for packed data)", out);

@@ -241,15 +241,10 @@ void check_dtypes(Ctx& c) {
 }
 
 // CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
-void check_weight_cast(Ctx& c) {
-  if (!c.w) return;
-  const std::string wd = dtype_str(*c.w);
-  if (wd == "I8" || wd == "U8") return;
-  std::vector<Verdict> v;
-  if (c.cu_params) v.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
-  c.add(RuleId::QuantWeightCast, Place::tensor(c.w->entry->name),
-        "a W4A8 weight is stored as I8 (or U8); found " + wd + ", which ComfyUI converts to int8 by value",
-        std::move(v));
+void weight_cast_rule(Ctx& c) {
+  std::vector<Verdict> comfy;
+  if (c.cu_params) comfy.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
+  check_weight_cast(c.l, c.w, {Dtype::I8, Dtype::U8}, "int8", std::move(comfy), c.out);
 }
 
 // CQ-W4A8-CHANNEL-DTYPE (A3).
@@ -476,7 +471,7 @@ void check_w4a8_layer(const Layer& l, const TensorTable& t, Sink& out) {
   check_key_int(c);
   check_group_size(c);
   check_dtypes(c);
-  check_weight_cast(c);
+  weight_cast_rule(c);
   check_channel_dtype(c);
   check_weight_rank(c);
   check_shapes(c);
