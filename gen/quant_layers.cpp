@@ -258,20 +258,6 @@ rc::Gen<QCheckpoint> valid_from(std::vector<FormatSet> sets) {
 
 }  // namespace
 
-std::string_view format_name(Format f) {
-  switch (f) {
-    case Format::Fp8E4m3: return "float8_e4m3fn";
-    case Format::Fp8E5m2: return "float8_e5m2";
-    case Format::Nvfp4: return "nvfp4";
-    case Format::Mxfp8: return "mxfp8";
-    case Format::Int8: return "int8_tensorwise";
-    case Format::W4a4: return "convrot_w4a4";
-    case Format::W4a8: return "asym_w4a8_int8";
-    case Format::Awq: return "awq_w4a16";
-  }
-  return "";
-}
-
 QTensor* QLayer::find(std::string_view suffix) {
   const std::string n = name(suffix);
   for (QTensor& t : tensors)

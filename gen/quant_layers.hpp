@@ -31,12 +31,14 @@
 #include <vector>
 
 #include "spec/dtype.hpp"
+#include "spec/quant/formats.hpp"
 #include "src/writer.hpp"
 
 namespace safespec::gen::quant {
 
-enum class Format : unsigned char { Fp8E4m3, Fp8E5m2, Nvfp4, Mxfp8, Int8, W4a4, W4a8, Awq };
-std::string_view format_name(Format f);  // the marker's "format" string
+// The spec's formats (spec/quant/formats.hpp): a generator per row.
+using Format = safespec::quant::QuantFormat;
+using safespec::quant::format_name;  // the marker's "format" string
 
 // Which consumers a generated layer or checkpoint is valid for.
 enum class Validity : unsigned char { AllConsumers, ComfyOnly };

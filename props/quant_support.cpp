@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "props/catch.hpp"
+
 #include "spec/quant/marker_values.hpp"
 #include "spec/format_rules.hpp"
 
@@ -27,6 +29,21 @@ std::vector<quant::CheckpointFile> QuantFixture::files() const {
   out[0].path = "test.safetensors";
   out[0].model = &model;
   return out;
+}
+
+void run_header_rules(const quant::Layer& l, const quant::TensorTable& t, quant::Sink& out) {
+  const quant::FormatSpec* f = quant::find_format(l.format);
+  REQUIRE(f);
+  f->header_rules(quant::LayerCheck{l, t, out, *f});
+}
+
+void run_data_rules(const quant::Layer& l, const quant::TensorTable& t, const quant::TensorData& data,
+                    quant::Sink& out) {
+  const quant::FormatSpec* f = quant::find_format(l.format);
+  if (!f) return;  // a format no consumer knows has no rules, as in analyze
+  const quant::LayerCheck c{l, t, out, *f};
+  if (f->data_rules) f->data_rules(c, data);
+  quant::check_layer_k_bound(c);
 }
 
 LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config,

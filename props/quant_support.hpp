@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spec/python_json.hpp"
+#include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"
 
 namespace safespec::test {
@@ -31,6 +32,12 @@ struct LayerHolder {
   std::unique_ptr<py::Value> marker;
   quant::Layer layer;
 };
+// The layer's format row (spec/quant/formats.hpp), as analyze runs it: its
+// header rules; its data rules and K bound.
+void run_header_rules(const quant::Layer& l, const quant::TensorTable& t, quant::Sink& out);
+void run_data_rules(const quant::Layer& l, const quant::TensorTable& t, const quant::TensorData& data,
+                    quant::Sink& out);
+
 LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config = "",
                        std::size_t index = 0);
 

@@ -20,7 +20,7 @@ quant::Sink run_awq(std::string_view marker, T weight, T scale, T zeros, std::st
   quant::TensorTable table(files);
   auto h = make_layer(prefix, marker, "");
   quant::Sink sink;
-  quant::check_awq_layer(h.layer, table, sink);
+  run_header_rules(h.layer, table, sink);
   return sink;
 }
 
@@ -50,7 +50,8 @@ TEST_CASE("CQ-AWQ-TENSORS (C12): scale and zeros are required", "[quant][CQ-AWQ-
   CHECK(f[0].verdict(Consumer::Comfyui)->order == quant::order::cu_layer(0, 2));
   CHECK(f[0].verdict(Consumer::Sglang) == nullptr);
   CHECK(f[0].message ==
-        "awq_w4a16 layer needs weight, weight_scale and weight_zeros; missing 'model.diffusion_model.a\\'b.weight_zeros'");
+        "expected the awq_w4a16 tensors weight, weight_scale and weight_zeros, missing "
+        "'model.diffusion_model.a\\'b.weight_zeros'");
   CHECK(s.findings().size() == 1);
 
   auto nw = run_awq(kAwq, std::nullopt, std::nullopt, std::nullopt);

@@ -74,8 +74,7 @@ struct Case {
     quant::TensorTable table(files);
     auto h = make_layer(prefix, marker, sglang_config, 2);
     quant::Sink sink;
-    quant::check_layer_data(h.layer, table, data, sink);
-    quant::check_layer_k_bound(h.layer, table, sink);
+    run_data_rules(h.layer, table, data, sink);
     return sink;
   }
 };
@@ -458,7 +457,7 @@ TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing
   // The rules over real bytes.
   auto h = make_layer("p", R"({"format": "int8_tensorwise"})");
   quant::Sink sink;
-  quant::check_layer_data(h.layer, table, data, sink);
+  run_data_rules(h.layer, table, data, sink);
   REQUIRE(sink.findings().size() == 1);
   CHECK(sink.findings()[0].finding.rule == RuleId::DataScale);
 

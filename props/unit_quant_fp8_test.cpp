@@ -21,7 +21,7 @@ quant::Sink run_fp8(std::string_view format, T weight, T scale, T input = std::n
   quant::TensorTable table(files);
   auto h = make_layer(prefix, std::string(R"({"format": ")") + std::string(format) + "\"}", config);
   quant::Sink sink;
-  quant::check_fp8_layer(h.layer, table, sink);
+  run_header_rules(h.layer, table, sink);
   return sink;
 }
 

@@ -25,7 +25,7 @@ Run run_int8(std::string_view marker, std::optional<std::pair<Dtype, std::vector
   quant::TensorTable table(files);
   auto h = make_layer(prefix, marker, config);
   Run r;
-  quant::check_int8_layer(h.layer, table, r.sink);
+  run_header_rules(h.layer, table, r.sink);
   return r;
 }
 

@@ -21,7 +21,7 @@ quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_v
   quant::TensorTable table(files);
   auto h = make_layer(prefix, kMarker, config);
   quant::Sink sink;
-  quant::check_mxfp8_layer(h.layer, table, sink);
+  run_header_rules(h.layer, table, sink);
   return sink;
 }
 
@@ -50,7 +50,7 @@ TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message; sglang 
   CHECK(f[0].verdicts[0].effect == Effect::Rejects);
   CHECK(f[0].verdict(Consumer::Sglang) == nullptr);
   CHECK(f[0].message ==
-        "an mxfp8 layer needs weight and weight_scale; missing 'model.diffusion_model.a\\'b\\\\c.weight_scale'");
+        "expected the mxfp8 tensors weight and weight_scale, missing 'model.diffusion_model.a\\'b\\\\c.weight_scale'");
 
   // Without a weight ComfyUI stops at C6 (CQ-MARKER-ORPHAN).
   QuantFixture none;

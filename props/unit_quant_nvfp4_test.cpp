@@ -25,7 +25,7 @@ quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_v
   quant::TensorTable table(files);
   auto h = make_layer(prefix, marker, config);
   quant::Sink sink;
-  quant::check_nvfp4_layer(h.layer, table, sink);
+  run_header_rules(h.layer, table, sink);
   return sink;
 }
 

@@ -28,7 +28,7 @@ quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_v
   quant::TensorTable table(files);
   auto h = make_layer(prefix, marker, config);
   quant::Sink sink;
-  quant::check_w4a4_layer(h.layer, table, sink);
+  run_header_rules(h.layer, table, sink);
   return sink;
 }
 
@@ -128,7 +128,8 @@ TEST_CASE("CQ-MARKER-INT (S9.4 step 3): int(convrot_groupsize) raises", "[quant]
   CHECK(v->order == quant::order::sg_layer(0, 3));
   f = only(run(fixture(), "p", marker_with(R"("convrot_groupsize": null)"), ""), RuleId::QuantKeyInt);
   CHECK(f.verdict(Consumer::Sglang)->error == "TypeError");
-  CHECK(f.message == "convrot_groupsize must survive Python int(); int(None) raises TypeError: int() argument must "
+  CHECK(f.message == "expected marker values that survive Python int(), found convrot_groupsize: int(None) raises "
+                     "TypeError: int() argument must "
                      "be a string, a bytes-like object or a real number, not 'NoneType'");
 }
 

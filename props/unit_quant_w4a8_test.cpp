@@ -30,7 +30,7 @@ quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_v
   quant::TensorTable table(files);
   auto h = make_layer(prefix, marker, config);
   quant::Sink sink;
-  quant::check_w4a8_layer(h.layer, table, sink);
+  run_header_rules(h.layer, table, sink);
   return sink;
 }
 
@@ -136,7 +136,8 @@ TEST_CASE("CQ-MARKER-INT (S9.3 A1, S13.4): int() raises", "[quant][CQ-MARKER-INT
   CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_method(0, 4));
   f = only(run(valid_fixture(), "p", marker_with(R"("convrot_groupsize": Infinity)"), ""), RuleId::QuantKeyInt);
   CHECK(f.verdicts.empty());
-  CHECK(f.message == "group_size and convrot_groupsize must survive Python int(); int(inf) raises OverflowError: "
+  CHECK(f.message == "expected marker values that survive Python int(), found convrot_groupsize: int(inf) raises "
+                     "OverflowError: "
                      "cannot convert float infinity to integer");
 }
 

@@ -296,7 +296,7 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
 }
 
 LayerResult<deq::Fp8Weight> read_fp8(const CheckpointReader& c, const quant::Layer& l) {
-  const bool e5m2 = l.format == "float8_e5m2";
+  const bool e5m2 = l.is(quant::QuantFormat::Fp8E5m2);
   // Any other dtype is value-cast by ComfyUI (L10), not the stored codes.
   auto w = need(c, quant::tensor_name(l, "weight"), {e5m2 ? Dtype::F8_E5M2 : Dtype::F8_E4M3});
   if (!w) return w.error();

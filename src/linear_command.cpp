@@ -140,7 +140,7 @@ CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, con
   Result<deq::LinearTrace> trace = Error{RuleId::QuantW4a4Shapes, Place{}, ""};
   std::uint64_t n = 0, k = 0;
   std::optional<std::vector<float>> bias;
-  if (l.format == "int8_tensorwise") {
+  if (l.is(quant::QuantFormat::Int8)) {
     auto w = read_int8(c, l);
     if (!w) return from(w.error());
     n = w.value().q.rows, k = w.value().q.cols;
@@ -208,6 +208,76 @@ Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l) {
   return out;
 }
 
+namespace {
+
+// One stored weight of a format through its reference dequantization, to F32.
+template <class Stored>
+using Reader = LayerResult<Stored> (*)(const CheckpointReader&, const quant::Layer&);
+template <class Stored>
+using Dequant = Result<deq::Mat<float>> (*)(const Stored&);
+
+template <class Stored, Reader<Stored> read, Dequant<Stored> compute>
+CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, const quant::Layer& l) {
+  auto stored = read(c, l);
+  if (!stored) return from(stored.error());
+  const Result<deq::Mat<float>> w = compute(stored.value());
+  if (!w) return refused(r.layer, w.error());
+  const deq::Mat<float>& m = w.value();
+  if (auto e = write_tensors(r.out, {float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v)})) return usage(*e);
+  return {kExitOk, "", ""};
+}
+
+Result<deq::Mat<float>> fp8_f32(const deq::Fp8Weight& s) { return deq::dequant_fp8(s, Dtype::F32); }
+Result<deq::Mat<float>> int8_f32(const deq::Int8Weight& s) { return deq::dequant_int8(s, Dtype::F32); }
+Result<deq::Mat<float>> w4a4_f32(const deq::W4a4Weight& s) { return deq::dequant_convrot_w4a4(s, Dtype::F32); }
+Result<deq::Mat<float>> nvfp4_f32(const deq::Nvfp4Weight& s) { return deq::dequant_nvfp4(s, Dtype::F32); }
+Result<deq::Mat<float>> mxfp8_f32(const deq::Mxfp8Weight& s) { return deq::dequant_mxfp8(s, Dtype::F32); }
+// awq computes in its scale dtype S (§11); the S values are written as F32.
+Result<deq::Mat<float>> awq_f32(const deq::AwqWeight& s) { return deq::dequant_awq_w4a16(s); }
+
+// The numerics column of the format table (spec/quant/formats.hpp): it reads
+// tensor bytes, so it lives here, one row per QuantFormat in its order.
+struct FormatNumerics {
+  quant::QuantFormat format;
+  CommandOutcome (*dequant)(const DequantRequest&, const CheckpointReader&, const quant::Layer&);
+  // null: `safespec linear` does not model the format's kernel yet.
+  CommandOutcome (*linear)(const LinearRequest&, const CheckpointReader&, const quant::Layer&, const Input&);
+};
+
+using Q = quant::QuantFormat;
+constexpr FormatNumerics kNumerics[] = {
+    {Q::Fp8E4m3, dequant_as<deq::Fp8Weight, read_fp8, fp8_f32>, nullptr},
+    {Q::Fp8E5m2, dequant_as<deq::Fp8Weight, read_fp8, fp8_f32>, nullptr},
+    {Q::Nvfp4, dequant_as<deq::Nvfp4Weight, read_nvfp4, nvfp4_f32>, nullptr},
+    {Q::Mxfp8, dequant_as<deq::Mxfp8Weight, read_mxfp8, mxfp8_f32>, nullptr},
+    {Q::Int8, dequant_as<deq::Int8Weight, read_int8, int8_f32>, linear_int},
+    {Q::W4a4, dequant_as<deq::W4a4Weight, read_w4a4, w4a4_f32>, linear_int},
+    {Q::W4a8, dequant_as<numerics::W4a8Layer, read_w4a8, w4a8_dequant_f32>, linear_w4a8},
+    {Q::Awq, dequant_as<deq::AwqWeight, read_awq, awq_f32>, nullptr},
+};
+static_assert(std::size(kNumerics) == quant::kQuantFormatCount);
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < quant::kQuantFormatCount; ++i)
+    if (static_cast<std::size_t>(kNumerics[i].format) != i) return false;
+  return true;
+}
+static_assert(in_enum_order(), "kNumerics rows follow QuantFormat");
+
+const FormatNumerics* numerics_of(const quant::Layer& l) {
+  const quant::FormatSpec* f = quant::find_format(l.format);
+  return f ? &kNumerics[static_cast<std::size_t>(f->format)] : nullptr;
+}
+
+std::string linear_formats() {
+  std::string out;
+  for (const FormatNumerics& n : kNumerics)
+    if (n.linear) out += (out.empty() ? "" : ", ") + std::string(quant::format_name(n.format));
+  return out;
+}
+
+}  // namespace
+
 CommandOutcome run_linear(const LinearRequest& r) {
   auto c = CheckpointReader::open(r.checkpoint);
   if (!c) return from(c.error());
@@ -217,11 +287,10 @@ CommandOutcome run_linear(const LinearRequest& r) {
     return from(s.error());
   auto x = read_input(r.input, r.input_tensor);
   if (!x) return from(x.error());
-  const std::string& f = l.value()->format;
-  if (f == "asym_w4a8_int8") return linear_w4a8(r, *c.value(), *l.value(), x.value());
-  if (f == "int8_tensorwise" || f == "convrot_w4a4") return linear_int(r, *c.value(), *l.value(), x.value());
-  return usage("layer " + quote_name(r.layer) + " has format " + quote_name(f) +
-               ": `linear` is not supported yet for it (supported: asym_w4a8_int8, int8_tensorwise, convrot_w4a4)");
+  const FormatNumerics* n = numerics_of(*l.value());
+  if (n && n->linear) return n->linear(r, *c.value(), *l.value(), x.value());
+  return usage("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
+               ": `linear` is not supported yet for it (supported: " + linear_formats() + ")");
 }
 
 CommandOutcome run_dequant(const DequantRequest& r) {
@@ -230,39 +299,11 @@ CommandOutcome run_dequant(const DequantRequest& r) {
   auto l = c.value()->layer(r.layer);
   if (!l) return from(l.error());
   if (auto s = c.value()->refuse_invalid(*l.value(), false); !s) return from(s.error());
-  const CheckpointReader& cr = *c.value();
-  const quant::Layer& layer = *l.value();
-  const std::string& f = layer.format;
-  Result<deq::Mat<float>> w = Error{RuleId::QuantW4a8Shapes, Place{}, ""};
-  const auto run = [&](auto read, auto compute) -> std::optional<CommandOutcome> {
-    auto stored = read(cr, layer);
-    if (!stored) return from(stored.error());
-    w = compute(stored.value());
-    return std::nullopt;
-  };
-  std::optional<CommandOutcome> early;
-  if (f == "asym_w4a8_int8")
-    early = run(read_w4a8, [](const numerics::W4a8Layer& s) { return w4a8_dequant_f32(s); });
-  else if (f == "float8_e4m3fn" || f == "float8_e5m2")
-    early = run(read_fp8, [](const deq::Fp8Weight& s) { return deq::dequant_fp8(s, Dtype::F32); });
-  else if (f == "int8_tensorwise")
-    early = run(read_int8, [](const deq::Int8Weight& s) { return deq::dequant_int8(s, Dtype::F32); });
-  else if (f == "convrot_w4a4")
-    early = run(read_w4a4, [](const deq::W4a4Weight& s) { return deq::dequant_convrot_w4a4(s, Dtype::F32); });
-  else if (f == "nvfp4")
-    early = run(read_nvfp4, [](const deq::Nvfp4Weight& s) { return deq::dequant_nvfp4(s, Dtype::F32); });
-  else if (f == "mxfp8")
-    early = run(read_mxfp8, [](const deq::Mxfp8Weight& s) { return deq::dequant_mxfp8(s, Dtype::F32); });
-  else if (f == "awq_w4a16")
-    // awq computes in its scale dtype S (§11); the S values are written as F32.
-    early = run(read_awq, [](const deq::AwqWeight& s) { return deq::dequant_awq_w4a16(s); });
-  else
-    return usage("layer " + quote_name(r.layer) + " has format " + quote_name(f) + ", which safespec cannot dequantize");
-  if (early) return *early;
-  if (!w) return refused(r.layer, w.error());
-  const deq::Mat<float>& m = w.value();
-  if (auto e = write_tensors(r.out, {float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v)})) return usage(*e);
-  return {kExitOk, "", ""};
+  const FormatNumerics* n = numerics_of(*l.value());
+  if (!n)
+    return usage("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
+                 ", which safespec cannot dequantize");
+  return n->dequant(r, *c.value(), *l.value());
 }
 
 }  // namespace safespec

@@ -9,6 +9,7 @@
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
 #include "spec/python_json.hpp"
+#include "spec/quant/formats.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/rule_catalogue.hpp"
@@ -148,31 +149,6 @@ bool sglang_rejects(const Finding& f) {
   return v && v->effect == Effect::Rejects;
 }
 
-// The weight and scales of a plausible layer of each format, shapes only
-// (comfy-quant-markers.md L10-L17, sizes that satisfy every consumer).
-struct LayoutTensor {
-  std::string_view suffix;
-  Dtype dtype;
-  std::vector<std::uint64_t> shape;
-};
-
-std::vector<LayoutTensor> layout_of(std::string_view format) {
-  if (format == "float8_e5m2")
-    return {{"weight", Dtype::F8_E5M2, {4, 64}}, {"weight_scale", Dtype::F32, {}}, {"input_scale", Dtype::F32, {}}};
-  if (format == "nvfp4")
-    return {{"weight", Dtype::U8, {128, 32}}, {"weight_scale", Dtype::F8_E4M3, {128, 4}},
-            {"weight_scale_2", Dtype::F32, {}}, {"input_scale", Dtype::F32, {}}};
-  if (format == "mxfp8") return {{"weight", Dtype::F8_E4M3, {128, 128}}, {"weight_scale", Dtype::U8, {128, 4}}};
-  if (format == "int8_tensorwise") return {{"weight", Dtype::I8, {4, 256}}, {"weight_scale", Dtype::F32, {4, 1}}};
-  if (format == "convrot_w4a4") return {{"weight", Dtype::I8, {4, 128}}, {"weight_scale", Dtype::F32, {4}}};
-  if (format == "asym_w4a8_int8")
-    return {{"weight", Dtype::I8, {4, 128}}, {"weight_s_rel", Dtype::F8_E4M3, {4, 16}},
-            {"weight_s_channel", Dtype::F32, {4}}, {"weight_codebook", Dtype::F32, {16}}};
-  if (format == "awq_w4a16")
-    return {{"weight", Dtype::I8, {4, 64}}, {"weight_scale", Dtype::F16, {2, 4}}, {"weight_zeros", Dtype::F16, {2, 4}}};
-  return {{"weight", Dtype::F8_E4M3, {4, 64}}, {"weight_scale", Dtype::F32, {}}, {"input_scale", Dtype::F32, {}}};
-}
-
 void add_tensor(Header& h, std::string name, Dtype d, std::vector<std::uint64_t> shape) {
   std::uint64_t bits = dtype_bits(d);
   for (auto dim : shape) bits *= dim;  // small fixed shapes, or a marker of at most 1 MiB
@@ -197,7 +173,13 @@ struct MarkerCase {
 
 std::optional<std::string> run_marker_case(const MarkerCase& c) {
   Model m;
-  for (const LayoutTensor& t : layout_of(c.format)) add_tensor(m.header, c.prefix + "." + std::string(t.suffix), t.dtype, t.shape);
+  // A plausible layer of the declared format (its table row's typical tensors
+  // at their example shapes); fp8's for a format no consumer knows.
+  const quant::FormatSpec* f = quant::find_format(c.format);
+  for (const quant::FormatTensor& t : (f ? *f : quant::format_spec(quant::QuantFormat::Fp8E4m3)).tensors)
+    if (t.typical)
+      add_tensor(m.header, c.prefix + "." + std::string(t.suffix), t.dtype,
+                 std::vector<std::uint64_t>(t.example, t.example + t.rank));
   add_tensor(m.header, "norm.weight", Dtype::BF16, {64});
   std::vector<quant::MarkerBytes> markers;
   if (c.tensor) {

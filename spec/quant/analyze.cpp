@@ -27,17 +27,6 @@ constexpr MessageTemplate kCuKeyError{C::Comfyui, E::Rejects, "KeyError", "{form
 constexpr MessageTemplate kCuUnhashable{C::Comfyui, E::Rejects, "TypeError", "unhashable type: '{type}'",
                                         "comfy/ops.py:1168 (C11, Python's own message)"};
 
-// QUANT_ALGOS of ComfyUI at CL (CU plus awq_w4a16); mxfp8 needs a
-// comfy-kitchen that exports it (L13), which the pinned 0.2.27 does.
-constexpr std::string_view kComfyFormats[] = {"float8_e4m3fn",   "float8_e5m2",  "nvfp4",          "mxfp8",
-                                              "int8_tensorwise", "convrot_w4a4", "asym_w4a8_int8", "awq_w4a16"};
-
-bool comfy_knows(std::string_view f) {
-  for (std::string_view k : kComfyFormats)
-    if (k == f) return true;
-  return false;
-}
-
 // C6: ComfyUI warns and leaves the marker and scales as unexpected keys;
 // sglang's S9.1 (in each module) rejects the validated formats.
 void check_orphan(const Layer& l, const TensorTable& t, Sink& out) {
@@ -57,7 +46,7 @@ void check_format(const Layer& l, Sink& out) {
     return;
   }
   const auto* s = std::get_if<std::string>(&f->data);
-  if (s && comfy_knows(*s)) return;
+  if (s && find_format(*s)) return;  // every row is in ComfyUI's QUANT_ALGOS
   const std::string_view type = type_name(*f);
   const bool unhashable = type == "list" || type == "dict";
   out.add(l.file, RuleId::QuantFormatUnknown, Place::layer(l.prefix),
@@ -112,17 +101,6 @@ void check_params(const Layer& l, Sink& out) {
   }
 }
 
-void check_format_module(const Layer& l, const TensorTable& t, Sink& out) {
-  const std::string& f = l.format;
-  if (f == "float8_e4m3fn" || f == "float8_e5m2") check_fp8_layer(l, t, out);
-  else if (f == "nvfp4") check_nvfp4_layer(l, t, out);
-  else if (f == "mxfp8") check_mxfp8_layer(l, t, out);
-  else if (f == "int8_tensorwise") check_int8_layer(l, t, out);
-  else if (f == "convrot_w4a4") check_w4a4_layer(l, t, out);
-  else if (f == "asym_w4a8_int8") check_w4a8_layer(l, t, out);
-  else if (f == "awq_w4a16") check_awq_layer(l, t, out);
-}
-
 // Whether sglang gets through every check: no finding carries an sglang
 // rejection.
 bool sglang_accepts(const std::vector<LocatedFinding>& findings) {
@@ -149,9 +127,12 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
     check_format(l, sink);
     check_key_types(l, sink);
     check_params(l, sink);
-    check_format_module(l, table, sink);
-    check_layer_k_bound(l, table, sink);
-    if (data) check_layer_data(l, table, *data, sink);
+    const FormatSpec* format = find_format(l.format);
+    if (!format) continue;
+    const LayerCheck c{l, table, sink, *format};
+    format->header_rules(c);
+    check_layer_k_bound(c);
+    if (data && format->data_rules) format->data_rules(c, *data);
   }
   check_resolution(collected.layers, table, formats, sink);
   Analysis a;

@@ -30,38 +30,21 @@ constexpr MessageTemplate kCuMissingScales{Consumer::Comfyui, Effect::Rejects, "
 constexpr std::uint32_t kCuStepScales = 2, kCuStepInt = 3, kCuStepCast = 4;
 constexpr std::int64_t kGroupSizeDefault = 64;
 
-struct Tensors {
-  const TensorRef* weight;
-  const TensorRef* scale;
-  const TensorRef* zeros;
-};
-
 Result<py::Value, py::PyException> group_size(const Layer& l) { return int_of(*l.marker, "group_size", kGroupSizeDefault); }
 
-void tensors_rule(const Layer& l, const TensorTable& t, const Tensors& ts, Sink& out) {
-  auto absent = missing_tensors(l, t, {"weight", "weight_scale", "weight_zeros"});
-  if (absent.empty()) return;
-  const std::string layer_name = comfy_layer_name(l.prefix);
-  std::vector<Verdict> v;
+void tensors_rule(const LayerCheck& c) {
+  std::vector<Verdict> comfy;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
-  if (ts.weight)
-    v.push_back(verdict(kCuMissingScales, order::cu_layer(l.index, kCuStepScales), {{"layer_name", layer_name}}));
-  std::string msg = "awq_w4a16 layer needs weight, weight_scale and weight_zeros; missing ";
-  for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
-  out.add(l.file, RuleId::QuantAwqTensors, Place::layer(l.prefix), std::move(msg), std::move(v));
+  if (c.weight())
+    comfy.push_back(verdict(kCuMissingScales, order::cu_layer(c.l.index, kCuStepScales),
+                            {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
-void key_int_rule(const Layer& l, Sink& out) {
-  const auto g = group_size(l);
-  if (g.ok()) return;
-  const py::PyException& e = g.error();
-  const py::Value* raw = get(*l.marker, "group_size");
-  std::vector<Verdict> v;
-  v.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, e.type, e.message, order::cu_layer(l.index, kCuStepInt)});
-  out.add(l.file, RuleId::QuantKeyInt, Place::layer(l.prefix),
-          "group_size " + (raw ? py::repr(*raw) : std::string("None")) + " does not survive Python int(): " + e.type +
-              ": " + e.message,
-          std::move(v));
+// ComfyUI's int(group_size).
+void key_int_rule(const LayerCheck& c) {
+  const auto g = group_size(c.l);
+  check_marker_ints(c, {{"group_size", g, Consumer::Comfyui, order::cu_layer(c.l.index, kCuStepInt)}});
 }
 
 bool float_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d == Dtype::BF16 || d == Dtype::F64; }
@@ -85,16 +68,16 @@ Groups groups_of(std::uint64_t packed, std::uint64_t g) {
 
 // L17: weight I8 [N, K/2]; weight_scale and weight_zeros float [K/G, N]
 // with G a positive divisor of K.
-void shapes_rule(const Layer& l, const Tensors& ts, Sink& out) {
-  if (!ts.weight) return;
+void shapes_rule(const LayerCheck& c) {
+  if (!c.weight()) return;
   std::vector<std::string> problems;
-  const auto& ws = ts.weight->entry->shape;
-  if (ts.weight->entry->dtype != Dtype::I8) problems.push_back("weight is " + dtype_str(*ts.weight) + ", not I8");
+  const auto& ws = c.weight()->entry->shape;
+  if (c.weight()->entry->dtype != Dtype::I8) problems.push_back("weight is " + dtype_str(*c.weight()) + ", not I8");
   if (ws.size() != 2) {
-    problems.push_back("weight shape " + shape_str(*ts.weight) + " is not 2-D [N, K/2]");
+    problems.push_back("weight shape " + shape_str(*c.weight()) + " is not 2-D [N, K/2]");
   } else {
     const std::uint64_t n = ws[0], packed = ws[1];
-    const auto g = group_size(l);
+    const auto g = group_size(c.l);
     const auto gi = g.ok() ? as_int64(g.value()) : std::nullopt;
     std::optional<std::vector<std::uint64_t>> expected;
     if (g.ok() && (!gi || *gi <= 0)) {
@@ -108,9 +91,9 @@ void shapes_rule(const Layer& l, const Tensors& ts, Sink& out) {
       else
         problems.push_back("K/G for K=" + times2_str(packed) + " exceeds any tensor dimension");
     }
-    for (const TensorRef* s : {ts.scale, ts.zeros}) {
+    for (const TensorRef* s : {c.tensor("weight_scale"), c.tensor("weight_zeros")}) {
       if (!s) continue;
-      const std::string name = s == ts.scale ? "weight_scale" : "weight_zeros";
+      const std::string name = s == c.tensor("weight_scale") ? "weight_scale" : "weight_zeros";
       if (!float_dtype(s->entry->dtype)) problems.push_back(name + " is " + dtype_str(*s) + ", not a float");
       if (expected && s->entry->shape != *expected)
         problems.push_back(name + " shape " + shape_str(*s) + " is not " + shape_repr(*expected));
@@ -119,24 +102,21 @@ void shapes_rule(const Layer& l, const Tensors& ts, Sink& out) {
   if (problems.empty()) return;
   std::string msg = "awq_w4a16 layout (weight I8 [N, K/2], weight_scale and weight_zeros [K/G, N]): ";
   for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
-  out.add(l.file, RuleId::QuantAwqShapes, Place::layer(l.prefix), std::move(msg), {});
+  c.add(RuleId::QuantAwqShapes, std::move(msg), {});
 }
 
 // C13: the weight is value-cast to int8; U8 keeps its bits.
-void weight_cast_rule(const Layer& l, const Tensors& ts, Sink& out) {
-  check_weight_cast(l, ts.weight, {Dtype::I8, Dtype::U8}, "int8",
-                    {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)}}, out);
+void weight_cast_rule(const LayerCheck& c) {
+  check_weight_cast(c, {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(c.l.index, kCuStepCast)}});
 }
 
 }  // namespace
 
-void check_awq_layer(const Layer& l, const TensorTable& t, Sink& out) {
-  const Tensors ts{t.find(tensor_name(l, "weight")), t.find(tensor_name(l, "weight_scale")),
-                   t.find(tensor_name(l, "weight_zeros"))};
-  tensors_rule(l, t, ts, out);
-  key_int_rule(l, out);
-  shapes_rule(l, ts, out);
-  weight_cast_rule(l, ts, out);
+void check_awq_layer(const LayerCheck& c) {
+  tensors_rule(c);
+  key_int_rule(c);
+  shapes_rule(c);
+  weight_cast_rule(c);
 }
 
 }  // namespace safespec::quant

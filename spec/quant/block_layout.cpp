@@ -51,15 +51,14 @@ bool comfy_mmap_knows(Dtype d) {
   }
 }
 
-void check_comfy_mmap(const Layer& l, const TensorTable& t, std::initializer_list<std::string_view> suffixes,
-                      std::string_view advice, Sink& out) {
+void check_comfy_mmap(const LayerCheck& c, std::string_view advice) {
   std::vector<const TensorRef*> bad;
-  for (std::string_view sfx : suffixes)
-    if (const TensorRef* r = t.find(tensor_name(l, sfx)); r && !comfy_mmap_knows(r->entry->dtype)) bad.push_back(r);
+  for (const FormatTensor& ft : c.format.tensors)
+    if (const TensorRef* r = c.tensor(ft.suffix); r && !comfy_mmap_knows(r->entry->dtype)) bad.push_back(r);
   if (bad.empty()) return;
   std::string list;
   for (const TensorRef* r : bad) list += (list.empty() ? "" : ", ") + quote_name(r->entry->name) + " " + dtype_str(*r);
-  out.add(l.file, RuleId::QuantDtypeComfyMmap, Place::layer(l.prefix), std::string(advice) + "; got " + list,
+  c.add(RuleId::QuantDtypeComfyMmap, std::string(advice) + "; got " + list,
           {verdict(kCuMmapKeyError, order::cu_container(bad.front()->file), {{"dtype!r", repr(dtype_str(*bad.front()))}})});
 }
 

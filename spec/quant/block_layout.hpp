@@ -24,10 +24,9 @@ std::string roundup_str(std::uint64_t a, std::uint64_t m);
 // U64, U32, U16; any other dtype string (F8_E8M0 above all, F4, F6_*, the
 // FNUZ float8s) raises KeyError when the file is opened, before any layer
 // loads. The reader is used only with aimdo, so the verdict is a warning; the
-// message names this layer's first offender among `suffixes`, though the
-// reader may meet another layer's first. `advice` says what to store instead.
+// message names this layer's first offender among its format's tensors, though
+// the reader may meet another layer's first. `advice` says what to store instead.
 bool comfy_mmap_knows(Dtype d);
-void check_comfy_mmap(const Layer& l, const TensorTable& t, std::initializer_list<std::string_view> suffixes,
-                      std::string_view advice, Sink& out);
+void check_comfy_mmap(const LayerCheck& c, std::string_view advice);
 
 }  // namespace safespec::quant

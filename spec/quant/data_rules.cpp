@@ -123,9 +123,10 @@ std::string n_of(const Bad& b) { return py::repr_uint(b.count) + " of " + py::re
 
 // ---------------------------------------------------------------- verdicts
 
-bool sglang_runs(std::string_view format) {
-  return format == "float8_e4m3fn" || format == "asym_w4a8_int8" || format == "convrot_w4a4" || format == "nvfp4" ||
-         format == "int8_tensorwise" || format == "mxfp8";
+// sglang loads and runs the formats it resolves a config for (S11).
+bool sglang_runs(const Layer& l) {
+  const FormatSpec* f = find_format(l.format);
+  return f && !f->sglang_config.empty();
 }
 
 // Data is used at the first forward pass, after every load-time check, so
@@ -136,7 +137,7 @@ constexpr std::uint32_t kDataStep = 100;
 
 std::vector<Verdict> misloads(const Layer& l, std::uint32_t step) {
   std::vector<Verdict> v;
-  if (sglang_runs(l.format))
+  if (sglang_runs(l))
     v.push_back(Verdict{Consumer::Sglang, Effect::MisLoads, "", "", CheckOrder{6, order::u32(l.index), step, 0}});
   v.push_back(Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::kt_operands(l.index, step)});
   v.push_back(Verdict{Consumer::Kitchen, Effect::MisLoads, "", "", order::kt_operands(l.index, step)});
@@ -388,13 +389,9 @@ void check_int8_range(const Layer& l, const TensorTable& t, const TensorData& da
           {});
 }
 
-// ---------------------------------------------------------------- K bound
+}  // namespace
 
-struct KBound {
-  std::uint64_t max_k;
-  std::string_view gemm;  // what is accumulated, for the message
-  std::string_view cite;
-};
+// ---------------------------------------------------------------- K bound
 
 // NUM-K-INT32-OVERFLOW bounds from the value ranges of each integer GEMM's
 // operands (the accumulator is int32 in every case):
@@ -409,63 +406,73 @@ struct KBound {
 // - convrot_w4a4, linear_dtype "int8" (CUDA): activations -128..127, codes
 //   widened to int8 -8..7 (§6.3): 128 * 8. Any linear_dtype other than a
 //   plain "int4" or absent is judged by this smaller bound.
-std::optional<KBound> k_bound(const Layer& l) {
-  if (l.format == "int8_tensorwise") return KBound{int32_k_bound(128 * 128, 128 * 127), "int8 x int8", "§7.1"};
-  if (l.format == "asym_w4a8_int8") return KBound{int32_k_bound(128 * 127, 128 * 127), "int8 x int8", "§5.3 cuda.7"};
-  if (l.format == "convrot_w4a4") {
-    const py::Value* ld = comfy_get(*l.marker, "linear_dtype");
-    const auto* s = ld ? std::get_if<std::string>(&ld->data) : nullptr;
-    if (!ld || (s && *s == "int4")) return KBound{int32_k_bound(7 * 8, 7 * 8), "int4 x int4", "§6.2"};
-    return KBound{int32_k_bound(128 * 8, 127 * 8), "int8 x int4", "§6.3"};
-  }
-  return std::nullopt;
+std::optional<KBound> k_bound_int8(const LayerCheck&) {
+  return KBound{int32_k_bound(128 * 128, 128 * 127), "int8 x int8", "§7.1"};
 }
 
-}  // namespace
-
-void check_layer_data(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const std::string_view f = l.format;
-  if (f == "float8_e4m3fn" || f == "float8_e5m2") {
-    check_scale(l, t, data, out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
-    check_scale(l, t, data, out, "input_scale", ScaleKind::Positive, false, kDataStep + 1);
-  } else if (f == "nvfp4") {
-    check_scale(l, t, data, out, "weight_scale", ScaleKind::Block, true, kDataStep + 0);
-    check_scale(l, t, data, out, "weight_scale_2", ScaleKind::Positive, false, kDataStep + 0);
-    check_scale(l, t, data, out, "input_scale", ScaleKind::Positive, false, kDataStep + 1);
-    check_swizzle_padding(l, t, data, out, true);
-  } else if (f == "mxfp8") {
-    check_e8m0(l, t, data, out);
-    check_swizzle_padding(l, t, data, out, false);
-    check_scale(l, t, data, out, "input_scale", ScaleKind::Ignored, false, kDataStep + 1);
-  } else if (f == "int8_tensorwise") {
-    check_scale(l, t, data, out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
-    check_int8_range(l, t, data, out);
-  } else if (f == "convrot_w4a4") {
-    check_scale(l, t, data, out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
-    check_w4a4_range(l, t, data, out);
-  } else if (f == "asym_w4a8_int8") {
-    // weight_scale is neither required nor read for W4A8 (L16).
-    check_scale(l, t, data, out, "weight_s_channel", ScaleKind::Positive, false, kDataStep + 0);
-    check_s_rel(l, t, data, out);
-    check_codebook(l, t, data, out);
-  }
-  // awq_w4a16 (L17) is outside L10-L16; unknown formats have no layout.
+std::optional<KBound> k_bound_w4a8(const LayerCheck&) {
+  return KBound{int32_k_bound(128 * 127, 128 * 127), "int8 x int8", "§5.3 cuda.7"};
 }
 
-void check_layer_k_bound(const Layer& l, const TensorTable& t, Sink& out) {
-  const auto bound = k_bound(l);
+std::optional<KBound> k_bound_w4a4(const LayerCheck& c) {
+  const py::Value* ld = comfy_get(*c.l.marker, "linear_dtype");
+  const auto* s = ld ? std::get_if<std::string>(&ld->data) : nullptr;
+  if (!ld || (s && *s == "int4")) return KBound{int32_k_bound(7 * 8, 7 * 8), "int4 x int4", "§6.2"};
+  return KBound{int32_k_bound(128 * 8, 127 * 8), "int8 x int4", "§6.3"};
+}
+
+// ---------------------------------------------------------------- per format
+
+void data_fp8(const LayerCheck& c, const TensorData& data) {
+  check_scale(c.l, c.t, data, c.out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
+  check_scale(c.l, c.t, data, c.out, "input_scale", ScaleKind::Positive, false, kDataStep + 1);
+}
+
+void data_nvfp4(const LayerCheck& c, const TensorData& data) {
+  check_scale(c.l, c.t, data, c.out, "weight_scale", ScaleKind::Block, true, kDataStep + 0);
+  check_scale(c.l, c.t, data, c.out, "weight_scale_2", ScaleKind::Positive, false, kDataStep + 0);
+  check_scale(c.l, c.t, data, c.out, "input_scale", ScaleKind::Positive, false, kDataStep + 1);
+  check_swizzle_padding(c.l, c.t, data, c.out, true);
+}
+
+void data_mxfp8(const LayerCheck& c, const TensorData& data) {
+  check_e8m0(c.l, c.t, data, c.out);
+  check_swizzle_padding(c.l, c.t, data, c.out, false);
+  check_scale(c.l, c.t, data, c.out, "input_scale", ScaleKind::Ignored, false, kDataStep + 1);
+}
+
+void data_int8(const LayerCheck& c, const TensorData& data) {
+  check_scale(c.l, c.t, data, c.out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
+  check_int8_range(c.l, c.t, data, c.out);
+}
+
+void data_w4a4(const LayerCheck& c, const TensorData& data) {
+  check_scale(c.l, c.t, data, c.out, "weight_scale", ScaleKind::Positive, false, kDataStep + 0);
+  check_w4a4_range(c.l, c.t, data, c.out);
+}
+
+void data_w4a8(const LayerCheck& c, const TensorData& data) {
+  // weight_scale is neither required nor read for W4A8 (L16).
+  check_scale(c.l, c.t, data, c.out, "weight_s_channel", ScaleKind::Positive, false, kDataStep + 0);
+  check_s_rel(c.l, c.t, data, c.out);
+  check_codebook(c.l, c.t, data, c.out);
+}
+
+void check_layer_k_bound(const LayerCheck& c) {
+  if (!c.format.k_bound) return;
+  const auto bound = c.format.k_bound(c);
   if (!bound) return;
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  const TensorRef* w = c.weight();
   if (!w || w->entry->shape.size() < 2) return;
   const std::uint64_t last = w->entry->shape.back();
-  const bool packed = l.format != "int8_tensorwise";
+  const bool packed = c.format.packed_k;
   std::optional<std::uint64_t> k = packed ? times2(last) : std::optional(last);
   if (k && *k <= bound->max_k) return;
   const std::string k_text = packed ? times2_str(last) : py::repr_uint(last);
   // No verdicts: overflow needs operands near both range ends over the whole
   // row, which the header cannot show; beyond the bound the CUDA MMA
   // saturates and the eager result is library-defined (§5.13 U9).
-  out.add(l.file, RuleId::QuantKInt32, Place::layer(l.prefix),
+  c.add(RuleId::QuantKInt32,
           "K = " + k_text + " exceeds " + py::repr_uint(bound->max_k) + ", the largest K for which the int32 " +
               "accumulator of the " + std::string(bound->gemm) + " GEMM cannot overflow (quant-numerics.md " +
               std::string(bound->cite) + ")",

@@ -27,11 +27,21 @@ class TensorData {
   virtual TensorBytes bytes(const TensorRef& t) const = 0;
 };
 
-// Every data rule for one layer, dispatched on l.format.
-void check_layer_data(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out);
+// Each format's data rules, the data_rules column of its row (formats.cpp).
+void data_fp8(const LayerCheck& c, const TensorData& data);
+void data_nvfp4(const LayerCheck& c, const TensorData& data);
+void data_mxfp8(const LayerCheck& c, const TensorData& data);
+void data_int8(const LayerCheck& c, const TensorData& data);
+void data_w4a4(const LayerCheck& c, const TensorData& data);
+void data_w4a8(const LayerCheck& c, const TensorData& data);
 
-// NUM-K-INT32-OVERFLOW: header-level (it needs K only), run for every layer.
-void check_layer_k_bound(const Layer& l, const TensorTable& t, Sink& out);
+// NUM-K-INT32-OVERFLOW: header-level (it needs K only), for every layer of a
+// format with a k_bound; the bounds per format (quant-numerics.md §5.3, §6.2,
+// §6.3, §7.1):
+void check_layer_k_bound(const LayerCheck& c);
+std::optional<KBound> k_bound_int8(const LayerCheck& c);
+std::optional<KBound> k_bound_w4a8(const LayerCheck& c);
+std::optional<KBound> k_bound_w4a4(const LayerCheck& c);
 
 // The largest K for which an int32 accumulator of K products, each between
 // -neg and +pos, cannot overflow: min((2^31 - 1) / pos, 2^31 / neg).

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/checked_math.hpp"
 #include "spec/quant/layer.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
@@ -86,22 +87,6 @@ constexpr std::uint32_t kKtStepScale = 0, kKtStepDivide = 1, kKtStepHadamard = 2
 constexpr std::int64_t kComfyGroupsizeDefault = 256;
 constexpr std::string_view kKitchenInt8Config = "KitchenInt8Config";
 
-struct Tensors {
-  const TensorRef* weight;
-  const TensorRef* scale;
-};
-
-bool has_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
-
-std::optional<std::uint64_t> numel(const std::vector<std::uint64_t>& shape) {
-  std::uint64_t n = 1;
-  for (std::uint64_t d : shape) {
-    if (d != 0 && n > UINT64_MAX / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
-
 // The logical (N, K) of a 2-D weight.
 struct Dims {
   std::uint64_t n, k;
@@ -135,81 +120,69 @@ bool in_sglang_sizes(const py::Value* v) {
 
 // C6, C12: ComfyUI warns and skips a layer without a weight; otherwise it
 // raises when the scale is absent.
-void tensors_rule(const Layer& l, const Tensors& t, Sink& out) {
-  const std::string wname = tensor_name(l, "weight"), sname = tensor_name(l, "weight_scale");
-  std::vector<std::string> absent;
-  if (!t.weight) absent.push_back(wname);
-  if (!t.scale) absent.push_back(sname);
-  if (absent.empty()) return;
-  std::vector<Verdict> v;
-  v.push_back(verdict(kSgMissingTensors, order::sg_layer(l.index, kStepRequiredTensors),
-                      {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(absent)}}));
-  const std::string layer_name = comfy_layer_name(l.prefix);
+void tensors_rule(const LayerCheck& c) {
+  std::vector<Verdict> comfy;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
-  if (t.weight)
-    v.push_back(verdict(kCuMissingScale, order::cu_layer(l.index, kCuStepScale), {{"layer_name", layer_name}}));
-  std::string msg = "int8_tensorwise layer needs weight and weight_scale; missing ";
-  for (std::size_t i = 0; i < absent.size(); ++i) msg += (i ? " and " : "") + quote_name(absent[i]);
-  out.add(l.file, RuleId::QuantInt8Tensors, Place::layer(l.prefix), std::move(msg), std::move(v));
+  if (c.weight())
+    comfy.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuStepScale),
+                            {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
-void dtypes_rule(const Layer& l, const Tensors& t, Sink& out) {
-  if (!t.weight || !t.scale) return;
-  if (has_dtype(t.weight, Dtype::I8) && has_dtype(t.scale, Dtype::F32)) return;
-  const std::string wd = dtype_str(*t.weight), sd = dtype_str(*t.scale);
+void dtypes_rule(const LayerCheck& c) {
+  if (!c.weight() || !c.tensor("weight_scale")) return;
+  if (has_dtype(c.weight(), Dtype::I8) && has_dtype(c.tensor("weight_scale"), Dtype::F32)) return;
+  const std::string wd = dtype_str(*c.weight()), sd = dtype_str(*c.tensor("weight_scale"));
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgDtypes, order::sg_layer(l.index, kSgStepDtypes),
-                      {{"prefix!r", repr(l.prefix)}, {"weight_dtype", wd}, {"scale_dtype", sd}}));
-  out.add(l.file, RuleId::QuantInt8Dtypes, Place::layer(l.prefix),
-          "int8_tensorwise weight must be I8 and weight_scale F32, found " + wd + " and " + sd, std::move(v));
+  v.push_back(verdict(kSgDtypes, order::sg_layer(c.l.index, kSgStepDtypes),
+                      {{"prefix!r", repr(c.l.prefix)}, {"weight_dtype", wd}, {"scale_dtype", sd}}));
+  c.add(RuleId::QuantInt8Dtypes, "int8_tensorwise weight must be I8 and weight_scale F32, found " + wd + " and " + sd, std::move(v));
 }
 
 // A () scale is tensor-wise: only the weight's rank matters (S9.6.1).
-void weight_rank_rule(const Layer& l, const Tensors& t, Sink& out) {
-  if (!t.weight || !t.scale || !t.scale->entry->shape.empty()) return;
-  if (t.weight->entry->shape.size() == 2) return;
-  const std::string ws = shape_str(*t.weight);
+void weight_rank_rule(const LayerCheck& c) {
+  if (!c.weight() || !c.tensor("weight_scale") || !c.tensor("weight_scale")->entry->shape.empty()) return;
+  if (c.weight()->entry->shape.size() == 2) return;
+  const std::string ws = shape_str(*c.weight());
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgTensorwise2d, order::sg_layer(l.index, kSgStepTensorwise),
-                      {{"prefix!r", repr(l.prefix)}, {"weight_shape", ws}}));
-  out.add(l.file, RuleId::QuantInt8WeightRank, Place::layer(l.prefix),
-          "tensor-wise int8_tensorwise weight (scalar weight_scale) must be 2-D, found shape " + ws, std::move(v));
+  v.push_back(verdict(kSgTensorwise2d, order::sg_layer(c.l.index, kSgStepTensorwise),
+                      {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", ws}}));
+  c.add(RuleId::QuantInt8WeightRank, "tensor-wise int8_tensorwise weight (scalar weight_scale) must be 2-D, found shape " + ws, std::move(v));
 }
 
 // A non-() scale is per-row: it must be exactly (N, 1) (S9.6.2). kitchen is
 // laxer (K10: numel 1 or N); an (N,) scale passes its GEMM but its dequant
 // path broadcasts it along K (L14), which only LoRA/fallback paths reach.
-void shapes_rule(const Layer& l, const Tensors& t, Sink& out) {
-  if (!t.weight || !t.scale || t.scale->entry->shape.empty()) return;
-  const auto d = dims(t.weight);
-  const auto& ss = t.scale->entry->shape;
+void shapes_rule(const LayerCheck& c) {
+  if (!c.weight() || !c.tensor("weight_scale") || c.tensor("weight_scale")->entry->shape.empty()) return;
+  const auto d = dims(c.weight());
+  const auto& ss = c.tensor("weight_scale")->entry->shape;
   if (d && ss.size() == 2 && ss[0] == d->n && ss[1] == 1) return;
-  const std::string ws = shape_str(*t.weight), sc = shape_str(*t.scale);
+  const std::string ws = shape_str(*c.weight()), sc = shape_str(*c.tensor("weight_scale"));
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgShapes, order::sg_layer(l.index, kSgStepShapes),
-                      {{"prefix!r", repr(l.prefix)}, {"weight_shape", ws}, {"scale_shape", sc}}));
-  const auto count = numel(ss);
+  v.push_back(verdict(kSgShapes, order::sg_layer(c.l.index, kSgStepShapes),
+                      {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", ws}, {"scale_shape", sc}}));
+  const auto count = shape_product(ss).count;
   if (d && count && *count != 1 && *count != d->n)
-    v.push_back(verdict(kKtScale, order::kt_operands(l.index, kKtStepScale),
+    v.push_back(verdict(kKtScale, order::kt_operands(c.l.index, kKtStepScale),
                         {{"tuple(weight_scale.shape)", shape_repr(std::vector<std::uint64_t>{*count})},
                          {"tuple(weight.shape)", ws}}));
   std::string msg = d ? "row-wise int8_tensorwise weight_scale must have shape (" + std::to_string(d->n) + ", 1)"
                       : "int8_tensorwise weight must be 2-D";
   msg += ", found weight " + ws + " and weight_scale " + sc;
-  out.add(l.file, RuleId::QuantInt8Shapes, Place::layer(l.prefix), std::move(msg), std::move(v));
+  c.add(RuleId::QuantInt8Shapes, std::move(msg), std::move(v));
 }
 
 // S17: in an int8-only checkpoint, sglang's KitchenInt8Config demands
 // `convrot is True` (top level only; a params-only true fails, G4).
-void convrot_rule(const Layer& l, Sink& out) {
-  if (!is_kitchen_int8(l)) return;
-  const py::Value* c = get(*l.marker, "convrot");
-  if (is_true(c)) return;
+void convrot_rule(const LayerCheck& c) {
+  if (!is_kitchen_int8(c.l)) return;
+  const py::Value* convrot = get(*c.l.marker, "convrot");
+  if (is_true(convrot)) return;
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgConvrot, order::sg_config(l.index, 0), {{"prefix!r", repr(l.prefix)}}));
-  out.add(l.file, RuleId::QuantInt8Convrot, Place::layer(l.prefix),
-          "an int8-only checkpoint needs \"convrot\": true on every layer, found " +
-              (c ? py::repr(*c) : std::string("no convrot key")),
+  v.push_back(verdict(kSgConvrot, order::sg_config(c.l.index, 0), {{"prefix!r", repr(c.l.prefix)}}));
+  c.add(RuleId::QuantInt8Convrot, "an int8-only checkpoint needs \"convrot\": true on every layer, found " +
+              (convrot ? py::repr(*convrot) : std::string("no convrot key")),
           std::move(v));
 }
 
@@ -241,67 +214,58 @@ bool sglang_divides(const py::Value& c, std::uint64_t k) {
 // A ConvRot layer (convrot on for ComfyUI, or any layer sglang's
 // KitchenInt8Config loads, which rotates every layer) declares, at top
 // level, a convrot_groupsize in (16, 64, 256) that divides K.
-void groupsize_rule(const Layer& l, const Tensors& t, Sink& out) {
-  const auto comfy = comfy_groupsize(l);
-  if (!comfy && !is_kitchen_int8(l)) return;
-  const py::Value* top = get(*l.marker, "convrot_groupsize");
-  const auto d = dims(t.weight);
+void groupsize_rule(const LayerCheck& c) {
+  const auto comfy = comfy_groupsize(c.l);
+  if (!comfy && !is_kitchen_int8(c.l)) return;
+  const py::Value* top = get(*c.l.marker, "convrot_groupsize");
+  const auto d = dims(c.weight());
   const bool listed = in_sglang_sizes(top);
   const bool divides = !listed || !d || sglang_divides(*top, d->k);
   std::vector<Verdict> v;
-  if (is_kitchen_int8(l)) {
+  if (is_kitchen_int8(c.l)) {
     const std::string shown = top ? py::repr(*top) : std::string("None");
     if (!listed)
-      v.push_back(verdict(kSgGroupsize, order::sg_config(l.index, 1), {{"prefix!r", repr(l.prefix)}, {"value!r", shown}}));
+      v.push_back(verdict(kSgGroupsize, order::sg_config(c.l.index, 1), {{"prefix!r", repr(c.l.prefix)}, {"value!r", shown}}));
     else if (!divides)
-      v.push_back(verdict(kSgInputSize, order::sg_method(l.index, 0),
-                          {{"prefix!r", repr(l.prefix)},
+      v.push_back(verdict(kSgInputSize, order::sg_method(c.l.index, 0),
+                          {{"prefix!r", repr(c.l.prefix)},
                            {"input_size", std::to_string(d->k)},
                            {"convrot_group_size", py::str(*top)}}));
   }
   if (comfy && comfy->ok() && d)
-    if (auto kv = kitchen_groupsize(l, comfy->value(), d->k)) v.push_back(std::move(*kv));
+    if (auto kv = kitchen_groupsize(c.l, comfy->value(), d->k)) v.push_back(std::move(*kv));
   if (listed && divides && v.empty()) return;
   std::string msg = "ConvRot int8_tensorwise layer must declare convrot_groupsize 16, 64 or 256";
   if (d) msg += " dividing K=" + std::to_string(d->k);
   msg += ", found " + (top ? py::repr(*top) : std::string("no top-level convrot_groupsize"));
-  out.add(l.file, RuleId::QuantInt8ConvrotGroupsize, Place::layer(l.prefix), std::move(msg), std::move(v));
+  c.add(RuleId::QuantInt8ConvrotGroupsize, std::move(msg), std::move(v));
 }
 
 // ComfyUI's int() of convrot_groupsize (only when convrot is truthy).
 // sglang has no int() for int8 keys: KitchenInt8Config compares with ==.
-void key_int_rule(const Layer& l, Sink& out) {
-  const auto comfy = comfy_groupsize(l);
-  if (!comfy || comfy->ok()) return;
-  const py::PyException& e = comfy->error();
-  std::vector<Verdict> v;
-  v.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, e.type, e.message, order::cu_layer(l.index, kCuStepInt)});
-  const py::Value* raw = comfy_get(*l.marker, "convrot_groupsize");
-  out.add(l.file, RuleId::QuantKeyInt, Place::layer(l.prefix),
-          "convrot_groupsize " + (raw ? py::repr(*raw) : std::string("None")) +
-              " does not survive Python int(): " + e.type + ": " + e.message,
-          std::move(v));
+void key_int_rule(const LayerCheck& c) {
+  const auto comfy = comfy_groupsize(c.l);
+  if (!comfy) return;
+  check_marker_ints(c, {{"convrot_groupsize", *comfy, Consumer::Comfyui, order::cu_layer(c.l.index, kCuStepInt)}});
 }
 
 // C13: ComfyUI value-casts the weight to int8; U8 keeps its bits through the
 // integer cast, any other dtype is converted numerically.
-void weight_cast_rule(const Layer& l, const Tensors& t, Sink& out) {
-  check_weight_cast(l, t.weight, {Dtype::I8, Dtype::U8}, "int8",
-                    {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(l.index, kCuStepCast)}}, out);
+void weight_cast_rule(const LayerCheck& c) {
+  check_weight_cast(c, {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(c.l.index, kCuStepCast)}});
 }
 
 }  // namespace
 
-void check_int8_layer(const Layer& l, const TensorTable& t, Sink& out) {
-  const Tensors ts{t.find(tensor_name(l, "weight")), t.find(tensor_name(l, "weight_scale"))};
-  tensors_rule(l, ts, out);
-  dtypes_rule(l, ts, out);
-  weight_rank_rule(l, ts, out);
-  shapes_rule(l, ts, out);
-  convrot_rule(l, out);
-  groupsize_rule(l, ts, out);
-  key_int_rule(l, out);
-  weight_cast_rule(l, ts, out);
+void check_int8_layer(const LayerCheck& c) {
+  tensors_rule(c);
+  dtypes_rule(c);
+  weight_rank_rule(c);
+  shapes_rule(c);
+  convrot_rule(c);
+  groupsize_rule(c);
+  key_int_rule(c);
+  weight_cast_rule(c);
 }
 
 }  // namespace safespec::quant

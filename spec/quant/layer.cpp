@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include "spec/quant/marker_values.hpp"
+#include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
+
 
 namespace safespec::quant {
 
@@ -31,29 +36,67 @@ void Sink::skip(std::size_t file, std::string what, std::string why, std::vector
   unchecked_.push_back(LocatedUnchecked{file, Unchecked{std::move(what), std::move(why), std::move(consumers)}});
 }
 
-void check_weight_cast(const Layer& l, const TensorRef* weight, std::initializer_list<Dtype> keeps,
-                       std::string_view torch_dtype, std::vector<Verdict> comfy, Sink& out) {
+std::string LayerCheck::prefix_repr() const { return repr(l.prefix); }
+
+std::vector<std::string> missing_tensors(const LayerCheck& c) {
+  std::vector<std::string> out;
+  for (const FormatTensor& ft : c.format.tensors)
+    if (ft.required && !c.tensor(ft.suffix)) out.push_back(tensor_name(c.l, ft.suffix));
+  return out;
+}
+
+void check_required_tensors(const LayerCheck& c, const std::vector<std::string>& missing, std::vector<Verdict> others) {
+  if (missing.empty()) return;
+  std::vector<Verdict> v;
+  if (c.format.sglang_validates)
+    v.push_back(verdict(kSgMissingTensors, order::sg_layer(c.l.index, kStepRequiredTensors),
+                        {{"prefix!r", c.prefix_repr()}, {"sorted(missing)", sorted_list_repr(missing)}}));
+  for (Verdict& o : others) v.push_back(std::move(o));
+  std::vector<std::string_view> req;
+  for (const FormatTensor& ft : c.format.tensors)
+    if (ft.required) req.push_back(ft.suffix);
+  std::string required, found;
+  for (std::size_t i = 0; i < req.size(); ++i)
+    required += std::string(i == 0 ? "" : i + 1 == req.size() ? " and " : ", ") + std::string(req[i]);
+  for (const std::string& m : missing) found += (found.empty() ? "" : ", ") + quote_name(m);
+  c.add(c.format.tensors_rule,
+        "expected the " + std::string(c.format.name) + " tensors " + required + ", missing " + found, std::move(v));
+}
+
+void check_weight_cast(const LayerCheck& c, std::vector<Verdict> comfy) {
+  const TensorRef* weight = c.weight();
   if (!weight) return;
   const Dtype stored = weight->entry->dtype;
   std::string expected;
-  for (Dtype d : keeps) {
+  for (Dtype d : c.format.weight_keeps) {
     if (d == stored) return;
     expected += (expected.empty() ? "" : " or ") + std::string(dtype_name(d));
   }
-  out.add(l.file, RuleId::QuantWeightCast, Place::tensor(weight->entry->name),
-          "expected the " + l.format + " weight stored as " + expected + ", found " + std::string(dtype_name(stored)) +
-              ", which ComfyUI converts to " + std::string(torch_dtype) + " by value",
-          std::move(comfy));
+  c.add(RuleId::QuantWeightCast, Place::tensor(weight->entry->name),
+        "expected the " + std::string(c.format.name) + " weight stored as " + expected + ", found " +
+            std::string(dtype_name(stored)) + ", which ComfyUI converts to " + std::string(c.format.comfy_torch_dtype) +
+            " by value",
+        std::move(comfy));
 }
 
-std::vector<std::string> missing_tensors(const Layer& l, const TensorTable& t,
-                                         std::initializer_list<std::string_view> suffixes) {
-  std::vector<std::string> out;
-  for (std::string_view s : suffixes) {
-    std::string name = tensor_name(l, s);
-    if (!t.find(name)) out.push_back(std::move(name));
+void check_marker_ints(const LayerCheck& c, std::initializer_list<IntRead> reads) {
+  std::string found;
+  std::vector<Verdict> v;
+  std::vector<std::string_view> keys;
+  for (const IntRead& r : reads) {
+    if (r.result.ok()) continue;
+    const py::PyException& e = r.result.error();
+    const bool seen = std::any_of(v.begin(), v.end(), [&](const Verdict& x) { return x.consumer == r.consumer; });
+    if (r.at && !seen) v.push_back(Verdict{r.consumer, Effect::Rejects, e.type, e.message, *r.at});
+    if (std::find(keys.begin(), keys.end(), r.key) != keys.end()) continue;
+    keys.push_back(r.key);
+    const py::Value* raw = get(*c.l.marker, r.key);
+    if (!raw) raw = comfy_get(*c.l.marker, r.key);  // ComfyUI's fallback to params
+    found += std::string(found.empty() ? "" : "; ") + std::string(r.key) + ": int(" +
+             (raw ? py::repr(*raw) : std::string("None")) + ") raises " + e.type + ": " + e.message;
   }
-  return out;
+  if (found.empty()) return;
+  c.add(RuleId::QuantKeyInt, "expected marker values that survive Python int(), found " + found, std::move(v));
 }
 
 std::string times2_str(std::uint64_t packed) {

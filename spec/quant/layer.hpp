@@ -15,6 +15,9 @@
 #include "spec/finding_sink.hpp"
 #include "spec/unchecked.hpp"
 #include "spec/python_repr.hpp"
+#include "spec/python_json.hpp"
+#include "spec/result.hpp"
+#include "spec/quant/formats.hpp"
 #include "spec/quant/message.hpp"
 #include "spec/quant/tensor_table.hpp"
 
@@ -30,6 +33,8 @@ struct Layer {
   // "KitchenInt8Config", "KitchenW4A8Config", "KitchenW4A4Config",
   // "ComfyFp8Config", "ComfyNvfp4Config", "MXFP8Config", or "" when it raises.
   std::string_view sglang_config;
+
+  bool is(QuantFormat f) const { return format == format_name(f); }
 };
 
 struct LocatedFinding {
@@ -60,20 +65,60 @@ class Sink {
   std::vector<LocatedUnchecked> unchecked_;
 };
 
-// CQ-WEIGHT-CAST (§2.1, C13), one rule for every format: ComfyUI converts a
-// quantized weight with .to(torch_dtype), which keeps the stored bits only
-// for the dtypes in `keeps`; any other dtype is converted by value and the
-// codes are lost. `comfy` is ComfyUI's verdict (its message and its place in
-// ComfyUI's order are the format's), empty where ComfyUI never casts it.
-void check_weight_cast(const Layer& l, const TensorRef* weight, std::initializer_list<Dtype> keeps,
-                       std::string_view torch_dtype, std::vector<Verdict> comfy, Sink& out);
-
 // The full name of a layer's companion tensor: "P.weight_scale".
 inline std::string tensor_name(const Layer& l, std::string_view suffix) { return l.prefix + "." + std::string(suffix); }
 
-// S9.1: the required tensors that no file has, as full names.
-std::vector<std::string> missing_tensors(const Layer& l, const TensorTable& t,
-                                         std::initializer_list<std::string_view> suffixes);
+// What every rule of a format sees of one marked layer: the one context of
+// all the format modules.
+struct LayerCheck {
+  const Layer& l;
+  const TensorTable& t;
+  Sink& out;
+  const FormatSpec& format;
+
+  const TensorRef* tensor(std::string_view suffix) const { return t.find(tensor_name(l, suffix)); }
+  const TensorRef* weight() const { return tensor("weight"); }
+  void add(RuleId rule, Place where, std::string message, std::vector<Verdict> v) const {
+    out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
+  }
+  // At the layer itself.
+  void add(RuleId rule, std::string message, std::vector<Verdict> v) const {
+    add(rule, Place::layer(l.prefix), std::move(message), std::move(v));
+  }
+  std::string prefix_repr() const;
+};
+
+inline bool has_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
+
+// The rules every format shares, each written once.
+
+// The format's required tensors (its table row) that no file has, as full names.
+std::vector<std::string> missing_tensors(const LayerCheck& c);
+
+// The format's "required tensors missing" rule (its row's tensors_rule), when
+// `missing` is not empty. sglang's S9.1 verdict is added where sglang
+// validates the format; `others` are the other consumers' verdicts, which
+// depend on which tensor is missing.
+void check_required_tensors(const LayerCheck& c, const std::vector<std::string>& missing, std::vector<Verdict> others);
+
+// CQ-WEIGHT-CAST (§2.1, C13): ComfyUI converts a quantized weight with
+// .to(torch dtype), which keeps the stored bits only for the row's
+// weight_keeps; any other dtype is converted by value and the codes are lost.
+// `comfy` is ComfyUI's verdict (its message and its place in ComfyUI's order
+// are the format's), empty where ComfyUI never casts it.
+void check_weight_cast(const LayerCheck& c, std::vector<Verdict> comfy);
+
+// CQ-MARKER-INT: one Python int() a consumer applies to a marker key. `at`
+// is the consumer's place in its order, nullopt where the failure stops no
+// consumer at this point (it is still reported).
+struct IntRead {
+  std::string_view key;
+  const Result<py::Value, py::PyException>& result;
+  Consumer consumer;
+  std::optional<CheckOrder> at;
+};
+// One finding for every read that raised, with one verdict per consumer (its first failure).
+void check_marker_ints(const LayerCheck& c, std::initializer_list<IntRead> reads);
 
 // sglang's S9.1 message, shared by every validated format
 // (quantization_utils.py:225-229).
@@ -90,14 +135,14 @@ std::optional<std::uint64_t> times2(std::uint64_t packed);
 // Steps within sglang phase 3 for one marker: S9.1 comes first.
 inline constexpr std::uint32_t kStepRequiredTensors = 0;
 
-// Each format module: every check of every consumer for one layer whose
-// format string is the module's (see analyze.cpp for the dispatch).
-void check_fp8_layer(const Layer& l, const TensorTable& t, Sink& out);    // float8_e4m3fn, float8_e5m2
-void check_nvfp4_layer(const Layer& l, const TensorTable& t, Sink& out);  // nvfp4
-void check_mxfp8_layer(const Layer& l, const TensorTable& t, Sink& out);  // mxfp8
-void check_int8_layer(const Layer& l, const TensorTable& t, Sink& out);   // int8_tensorwise
-void check_w4a4_layer(const Layer& l, const TensorTable& t, Sink& out);   // convrot_w4a4
-void check_w4a8_layer(const Layer& l, const TensorTable& t, Sink& out);   // asym_w4a8_int8
-void check_awq_layer(const Layer& l, const TensorTable& t, Sink& out);    // awq_w4a16
+// Each format module's header rules, the header_rules column of its row
+// (formats.cpp).
+void check_fp8_layer(const LayerCheck& c);    // float8_e4m3fn, float8_e5m2
+void check_nvfp4_layer(const LayerCheck& c);  // nvfp4
+void check_mxfp8_layer(const LayerCheck& c);  // mxfp8
+void check_int8_layer(const LayerCheck& c);   // int8_tensorwise
+void check_w4a4_layer(const LayerCheck& c);   // convrot_w4a4
+void check_w4a8_layer(const LayerCheck& c);   // asym_w4a8_int8
+void check_awq_layer(const LayerCheck& c);    // awq_w4a16
 
 }  // namespace safespec::quant

@@ -75,7 +75,7 @@ void check_layer_kinds(const std::vector<Layer>& layers, const TensorTable& t, c
     }
     // S13.1: a W4A8 marker on an embedding. (What ComfyNvfp4Config does with
     // an NVFP4 marker on an embedding is not recorded.)
-    if (w4a8 && l.format == "asym_w4a8_int8" && kind == LayerKind::Embedding)
+    if (w4a8 && l.is(QuantFormat::W4a8) && kind == LayerKind::Embedding)
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected a W4A8 marker on a Linear layer, found it on an embedding layer (S13.1)",
               {verdict(kSgEmbeddingMarker, order::sg_method(l.index, 0),

@@ -334,7 +334,8 @@ class Collector {
       if (!by_prefix_.count(prefix)) {
         c_.values.push_back(py::dict({{"format", "mxfp8"}}));
         by_prefix_.emplace(prefix, c_.layers.size());
-        c_.layers.push_back(Layer{prefix, &c_.values.back(), c_.layers.size(), w->file, "mxfp8", {}});
+        c_.layers.push_back(Layer{prefix, &c_.values.back(), c_.layers.size(), w->file,
+                                   std::string(format_name(QuantFormat::Mxfp8)), {}});
         synthesized_.insert(prefix);
       }
       ++i;

@@ -32,36 +32,21 @@ constexpr MessageTemplate kKtMisLoads{Consumer::Kitchen, Effect::MisLoads, "", "
 constexpr std::uint32_t kCuStepCompanions = 12, kCuStepTensor = 13;
 constexpr std::uint32_t kKtStepGemm = 0;
 
-bool is_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
-const std::vector<std::uint64_t>& shape_of(const TensorRef& t) { return t.entry->shape; }
-
-void add(Sink& out, const Layer& l, RuleId rule, Place where, std::string message,
-         std::vector<Verdict> verdicts) {
-  out.add(l.file, rule, std::move(where), std::move(message), std::move(verdicts));
-}
-
 // CQ-MXFP8-TENSORS (L13, C12). ComfyUI reaches C12 only with a weight: a
 // missing weight is its C6 warning (CQ-MARKER-ORPHAN), so that case has no
 // verdict here.
-void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
-  auto missing = missing_tensors(l, t, {"weight", "weight_scale"});
-  if (missing.empty()) return;
-  std::vector<Verdict> v;
-  if (t.find(tensor_name(l, "weight")))
-    v.push_back(verdict(kCuMissingScale, order::cu_layer(l.index, kCuStepCompanions),
-                        {{"layer_name", comfy_layer_name(l.prefix)}}));
-  std::string names;
-  for (const auto& n : missing) names += (names.empty() ? "" : ", ") + quote_name(n);
-  add(out, l, RuleId::QuantMxfp8Tensors, Place::layer(l.prefix),
-      "an mxfp8 layer needs weight and weight_scale; missing " + names, std::move(v));
+void check_tensors(const LayerCheck& c) {
+  std::vector<Verdict> comfy;
+  if (c.weight())
+    comfy.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuStepCompanions), {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
 // CQ-WEIGHT-CAST for mxfp8 (§2.1, C13): ComfyUI converts the weight with
 // .to(torch.float8_e4m3fn); only F8_E4M3 on disk survives, any other dtype
 // (U8 holding E4M3 bits included) is converted by value.
-void weight_cast_rule(const Layer& l, const TensorTable& t, Sink& out) {
-  check_weight_cast(l, t.find(tensor_name(l, "weight")), {Dtype::F8_E4M3}, "float8_e4m3fn",
-                    {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})}, out);
+void weight_cast_rule(const LayerCheck& c) {
+  check_weight_cast(c, {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {})});
 }
 
 // CQ-MXFP8-DTYPES (L13). The weight's ComfyUI consequence is CQ-WEIGHT-CAST.
@@ -70,19 +55,18 @@ void weight_cast_rule(const Layer& l, const TensorTable& t, Sink& out) {
 // bytes meant something else (another float8) or change the shape (wider
 // dtypes): MisLoads. kitchen only ever sees the cast weight and the viewed
 // scale, so its eager dtype constraints (K3) cannot fire.
-void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
-  const bool w_ok = !w || is_dtype(w, Dtype::F8_E4M3);
-  const bool s_ok = !s || is_dtype(s, Dtype::U8) || is_dtype(s, Dtype::F8_E8M0);
+void check_dtypes(const LayerCheck& c) {
+  const TensorRef* w = c.tensor("weight");
+  const TensorRef* s = c.tensor("weight_scale");
+  const bool w_ok = !w || has_dtype(w, Dtype::F8_E4M3);
+  const bool s_ok = !s || has_dtype(s, Dtype::U8) || has_dtype(s, Dtype::F8_E8M0);
   if (w_ok && s_ok) return;
   std::vector<Verdict> v;
-  if (!s_ok && !is_dtype(s, Dtype::I8)) v.push_back(verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}));
+  if (!s_ok && !has_dtype(s, Dtype::I8)) v.push_back(verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}));
   std::string got;
   if (!w_ok) got = "weight " + dtype_str(*w);
   if (!s_ok) got += (got.empty() ? "" : " and ") + std::string("weight_scale ") + dtype_str(*s);
-  add(out, l, RuleId::QuantMxfp8Dtypes, Place::layer(l.prefix),
-      "mxfp8 needs an F8_E4M3 weight and a U8 or F8_E8M0 weight_scale, got " + got, std::move(v));
+  c.add(RuleId::QuantMxfp8Dtypes, "mxfp8 needs an F8_E4M3 weight and a U8 or F8_E8M0 weight_scale, got " + got, std::move(v));
 }
 
 // CQ-MXFP8-LAYOUT (L3, L13, G12). Only the stored weight [R, C] is known, not
@@ -94,12 +78,12 @@ void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
 // (N, K/32) that sglang's global case wants) computes silently wrong values
 // or reads outside the scale: MisLoads for both. The scale's absence is
 // CQ-MXFP8-TENSORS.
-void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+void check_layout(const LayerCheck& c) {
+  const TensorRef* w = c.tensor("weight");
+  const TensorRef* s = c.tensor("weight_scale");
   if (!w) return;
   std::string msg;
-  const auto& ws = shape_of(*w);
+  const auto& ws = w->entry->shape;
   if (ws.size() != 2) {
     msg = "comfy-kitchen's mxfp8 weight is 2-D [N32, K32], got " + shape_str(*w);
   } else if (ws[0] % 32 != 0 || ws[1] % 32 != 0) {
@@ -112,21 +96,20 @@ void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
     msg = "comfy-kitchen's swizzled mxfp8 weight_scale for weight " + shape_str(*w) + " is (" +
           roundup_str(ws[0], 128) + ", " + roundup_str(ws[1] / 32, 4) + "), got " + shape_str(*s);
   }
-  add(out, l, RuleId::QuantMxfp8Layout, Place::layer(l.prefix), std::move(msg),
-      {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}),
-       verdict(kKtMisLoads, order::kt_operands(l.index, kKtStepGemm), {})});
+  c.add(RuleId::QuantMxfp8Layout, std::move(msg),
+      {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}),
+       verdict(kKtMisLoads, order::kt_operands(c.l.index, kKtStepGemm), {})});
 }
 
 }  // namespace
 
-void check_mxfp8_layer(const Layer& l, const TensorTable& t, Sink& out) {
+void check_mxfp8_layer(const LayerCheck& c) {
   // ComfyUI's order: companions (C12), then the tensor it builds (C13).
-  check_tensors(l, t, out);
-  weight_cast_rule(l, t, out);
-  check_dtypes(l, t, out);
-  check_layout(l, t, out);
-  check_comfy_mmap(l, t, {"weight", "weight_scale", "input_scale"},
-                   "store mxfp8 scales in dtypes ComfyUI's mmap reader knows (U8 for E8M0 codes)", out);
+  check_tensors(c);
+  weight_cast_rule(c);
+  check_dtypes(c);
+  check_layout(c);
+  check_comfy_mmap(c, "store mxfp8 scales in dtypes ComfyUI's mmap reader knows (U8 for E8M0 codes)");
 }
 
 }  // namespace safespec::quant

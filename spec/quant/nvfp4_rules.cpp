@@ -65,28 +65,13 @@ constexpr std::uint32_t kSgConfigStepFullPrecision = 1;
 constexpr std::uint32_t kCuStepCompanions = 12, kCuStepTensor = 13;
 constexpr std::uint32_t kKtStepGemm = 0;
 
-bool is_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
-const std::vector<std::uint64_t>& shape_of(const TensorRef& t) { return t.entry->shape; }
-
-void add(Sink& out, const Layer& l, RuleId rule, Place where, std::string message,
-         std::vector<Verdict> verdicts) {
-  out.add(l.file, rule, std::move(where), std::move(message), std::move(verdicts));
-}
-
 // CQ-NVFP4-TENSORS (S9.1, C12). ComfyUI reaches C12 only with a weight: a
 // missing weight is its C6 warning (CQ-MARKER-ORPHAN) and the layer is skipped.
-void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
-  auto missing = missing_tensors(l, t, {"weight", "weight_scale", "weight_scale_2"});
-  if (missing.empty()) return;
-  std::vector<Verdict> v{verdict(kSgMissingTensors, order::sg_layer(l.index, kStepRequiredTensors),
-                                 {{"prefix!r", repr(l.prefix)}, {"sorted(missing)", sorted_list_repr(missing)}})};
-  if (t.find(tensor_name(l, "weight")))
-    v.push_back(verdict(kCuMissingScales, order::cu_layer(l.index, kCuStepCompanions),
-                        {{"layer_name", comfy_layer_name(l.prefix)}}));
-  std::string names;
-  for (const auto& n : missing) names += (names.empty() ? "" : ", ") + quote_name(n);
-  add(out, l, RuleId::QuantNvfp4Tensors, Place::layer(l.prefix),
-      "an nvfp4 layer needs weight, weight_scale and weight_scale_2; missing " + names, std::move(v));
+void check_tensors(const LayerCheck& c) {
+  std::vector<Verdict> comfy;
+  if (c.weight())
+    comfy.push_back(verdict(kCuMissingScales, order::cu_layer(c.l.index, kCuStepCompanions), {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
 // CQ-NVFP4-DTYPES (S9.5.1). ComfyUI views the block scale as float8_e4m3fn
@@ -96,19 +81,18 @@ void check_tensors(const Layer& l, const TensorTable& t, Sink& out) {
 // ComfyUI side is CQ-WEIGHT-CAST. kitchen never sees the on-disk dtypes:
 // ComfyUI casts the weight to uint8, views the scale as e4m3 and Params cast
 // the global scale to f32, so its eager dtype constraints (K3) cannot fire.
-void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+void check_dtypes(const LayerCheck& c) {
+  const TensorRef* w = c.tensor("weight");
+  const TensorRef* s = c.tensor("weight_scale");
   if (!w || !s) return;
-  if (is_dtype(w, Dtype::U8) && is_dtype(s, Dtype::F8_E4M3)) return;
-  std::vector<Verdict> v{verdict(kSgDtypes, order::sg_layer(l.index, kSgStepDtypes),
-                                 {{"prefix!r", repr(l.prefix)},
+  if (has_dtype(w, Dtype::U8) && has_dtype(s, Dtype::F8_E4M3)) return;
+  std::vector<Verdict> v{verdict(kSgDtypes, order::sg_layer(c.l.index, kSgStepDtypes),
+                                 {{"prefix!r", repr(c.l.prefix)},
                                   {"weight_dtype", dtype_str(*w)},
                                   {"scale_dtype", dtype_str(*s)}})};
-  if (!is_dtype(s, Dtype::F8_E4M3) && !is_dtype(s, Dtype::U8) && !is_dtype(s, Dtype::I8))
-    v.push_back(verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}));
-  add(out, l, RuleId::QuantNvfp4Dtypes, Place::layer(l.prefix),
-      "nvfp4 needs a U8 weight and an F8_E4M3 weight_scale, got " + dtype_str(*w) + " and " + dtype_str(*s),
+  if (!has_dtype(s, Dtype::F8_E4M3) && !has_dtype(s, Dtype::U8) && !has_dtype(s, Dtype::I8))
+    v.push_back(verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}));
+  c.add(RuleId::QuantNvfp4Dtypes, "nvfp4 needs a U8 weight and an F8_E4M3 weight_scale, got " + dtype_str(*w) + " and " + dtype_str(*s),
       std::move(v));
 }
 
@@ -116,87 +100,85 @@ void check_dtypes(const Layer& l, const TensorTable& t, Sink& out) {
 // (or integer) global scale to f32 (K1 note, CK tensor/nvfp4.py:49-51), and
 // what its kernels do with more than one element is not recorded, so no
 // ComfyUI or kitchen verdict is claimed.
-void check_global_scale(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* s2 = t.find(tensor_name(l, "weight_scale_2"));
+void check_global_scale(const LayerCheck& c) {
+  const TensorRef* s2 = c.tensor("weight_scale_2");
   if (!s2) return;
-  if (is_dtype(s2, Dtype::F32) && (shape_is(*s2, {}) || shape_is(*s2, {1}))) return;
-  add(out, l, RuleId::QuantNvfp4GlobalScale, Place::tensor(s2->entry->name),
+  if (has_dtype(s2, Dtype::F32) && (shape_is(*s2, {}) || shape_is(*s2, {1}))) return;
+  c.add(RuleId::QuantNvfp4GlobalScale, Place::tensor(s2->entry->name),
       "nvfp4 weight_scale_2 must be F32 of shape () or (1,), got " + dtype_str(*s2) + " " + shape_str(*s2),
-      {verdict(kSgGlobalScale, order::sg_layer(l.index, kSgStepGlobalScale),
-               {{"prefix!r", repr(l.prefix)}, {"scale_2_dtype", dtype_str(*s2)}, {"scale_2_shape", shape_str(*s2)}})});
+      {verdict(kSgGlobalScale, order::sg_layer(c.l.index, kSgStepGlobalScale),
+               {{"prefix!r", repr(c.l.prefix)}, {"scale_2_dtype", dtype_str(*s2)}, {"scale_2_shape", shape_str(*s2)}})});
 }
 
 // CQ-NVFP4-WEIGHT-RANK (S9.5.3). sglang only here: ComfyUI's and kitchen's
 // consequences of a non-2-D weight are part of CQ-NVFP4-LAYOUT.
-void check_weight_rank(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  if (!w || shape_of(*w).size() == 2) return;
-  add(out, l, RuleId::QuantNvfp4WeightRank, Place::tensor(w->entry->name),
+void check_weight_rank(const LayerCheck& c) {
+  const TensorRef* w = c.tensor("weight");
+  if (!w || w->entry->shape.size() == 2) return;
+  c.add(RuleId::QuantNvfp4WeightRank, Place::tensor(w->entry->name),
       "an nvfp4 weight is 2-D (N, K/2), got " + shape_str(*w),
-      {verdict(kSgWeightRank, order::sg_layer(l.index, kSgStepWeightRank),
-               {{"prefix!r", repr(l.prefix)}, {"weight_shape", shape_str(*w)}})});
+      {verdict(kSgWeightRank, order::sg_layer(c.l.index, kSgStepWeightRank),
+               {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", shape_str(*w)}})});
 }
 
 // CQ-NVFP4-SHAPES (S9.5.4, G13). With K = 2 * packed width C, K % 16 == 0 is
 // C % 8 == 0 and K // 16 is C // 8, so nothing overflows.
-void check_shapes(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
-  if (!w || !s || shape_of(*w).size() != 2) return;
-  const std::uint64_t n = shape_of(*w)[0], c = shape_of(*w)[1];
-  if (c % 8 == 0 && shape_is(*s, {n, c / 8})) return;
-  std::string msg = "sglang needs K = " + times2_str(c) + " divisible by 16 and weight_scale (N, K/16) = " +
-                    shape_repr(std::vector<std::uint64_t>{n, c / 8}) + ", got weight " + shape_str(*w) +
+void check_shapes(const LayerCheck& c) {
+  const TensorRef* w = c.tensor("weight");
+  const TensorRef* s = c.tensor("weight_scale");
+  if (!w || !s || w->entry->shape.size() != 2) return;
+  const std::uint64_t n = w->entry->shape[0], packed = w->entry->shape[1];
+  if (packed % 8 == 0 && shape_is(*s, {n, packed / 8})) return;
+  std::string msg = "sglang needs K = " + times2_str(packed) + " divisible by 16 and weight_scale (N, K/16) = " +
+                    shape_repr(std::vector<std::uint64_t>{n, packed / 8}) + ", got weight " + shape_str(*w) +
                     " and weight_scale " + shape_str(*s);
-  add(out, l, RuleId::QuantNvfp4Shapes, Place::layer(l.prefix), std::move(msg),
-      {verdict(kSgShapes, order::sg_layer(l.index, kSgStepShapes),
-               {{"prefix!r", repr(l.prefix)}, {"weight_shape", shape_str(*w)}, {"scale_shape", shape_str(*s)}})});
+  c.add(RuleId::QuantNvfp4Shapes, std::move(msg),
+      {verdict(kSgShapes, order::sg_layer(c.l.index, kSgStepShapes),
+               {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", shape_str(*w)}, {"scale_shape", shape_str(*s)}})});
 }
 
 // CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5). sglang only: ComfyUI multiplies the
 // input by it with broadcasting (CU ops.py:1374-1377) and whether it must be
 // exactly [K] is not determined upstream (§8). Without a 2-D weight, K is
 // unknown and only the dtype is judged.
-void check_pre_quant_scale(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* p = t.find(tensor_name(l, "pre_quant_scale"));
+void check_pre_quant_scale(const LayerCheck& c) {
+  const TensorRef* p = c.tensor("pre_quant_scale");
   if (!p) return;
   const Dtype d = p->entry->dtype;
   const bool dtype_ok = d == Dtype::BF16 || d == Dtype::F16 || d == Dtype::F32;
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
+  const TensorRef* w = c.tensor("weight");
   std::optional<std::string> k;
   bool shape_ok = true;
-  if (w && shape_of(*w).size() == 2) {
-    k = times2_str(shape_of(*w)[1]);
-    const auto k64 = times2(shape_of(*w)[1]);
+  if (w && w->entry->shape.size() == 2) {
+    k = times2_str(w->entry->shape[1]);
+    const auto k64 = times2(w->entry->shape[1]);
     shape_ok = k64 && shape_is(*p, {*k64});
   }
   if (dtype_ok && shape_ok) return;
   std::string msg = "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape " + (k ? "(" + *k + ",)" : "(K,)") +
                     ", got " + dtype_str(*p) + " " + shape_str(*p);
-  add(out, l, RuleId::QuantNvfp4PreQuantScale, Place::tensor(p->entry->name), std::move(msg),
-      {verdict(kSgPreQuantScale, order::sg_layer(l.index, kSgStepPreQuantScale),
-               {{"prefix!r", repr(l.prefix)}, {"dtype", dtype_str(*p)}, {"shape", shape_str(*p)}})});
+  c.add(RuleId::QuantNvfp4PreQuantScale, Place::tensor(p->entry->name), std::move(msg),
+      {verdict(kSgPreQuantScale, order::sg_layer(c.l.index, kSgStepPreQuantScale),
+               {{"prefix!r", repr(c.l.prefix)}, {"dtype", dtype_str(*p)}, {"shape", shape_str(*p)}})});
 }
 
 // CQ-NVFP4-FULL-PRECISION (S19, G13). The reference says "exactly True", so
 // the test is identity (`is True`): JSON 1, "true" or 1.0 do not pass, though
 // ComfyUI, which reads the key for truthiness (C9), would honour them. Only
 // ComfyNvfp4Config performs it; under any other resolution no consumer cares.
-void check_full_precision(const Layer& l, Sink& out) {
-  if (l.sglang_config != "ComfyNvfp4Config") return;
-  const py::Value* v = get(*l.marker, "full_precision_matrix_mult");
+void check_full_precision(const LayerCheck& c) {
+  if (c.l.sglang_config != "ComfyNvfp4Config") return;
+  const py::Value* v = get(*c.l.marker, "full_precision_matrix_mult");
   if (is_true(v)) return;
-  add(out, l, RuleId::QuantNvfp4FullPrecision, Place::layer(l.prefix),
-      "sglang's ComfyNvfp4Config needs \"full_precision_matrix_mult\": true, got " + (v ? py::repr(*v) : "no key"),
-      {verdict(kSgFullPrecision, order::sg_config(l.index, kSgConfigStepFullPrecision), {{"prefix!r", repr(l.prefix)}})});
+  c.add(RuleId::QuantNvfp4FullPrecision, "sglang's ComfyNvfp4Config needs \"full_precision_matrix_mult\": true, got " + (v ? py::repr(*v) : "no key"),
+      {verdict(kSgFullPrecision, order::sg_config(c.l.index, kSgConfigStepFullPrecision), {{"prefix!r", repr(c.l.prefix)}})});
 }
 
 // CQ-WEIGHT-CAST for nvfp4 (§2.1, C13): ComfyUI converts the weight with
 // .to(torch.uint8); U8 and I8 keep the packed bits, any other dtype is
 // converted by value and the E2M1 codes are lost.
-void weight_cast_rule(const Layer& l, const TensorTable& t, Sink& out) {
-  check_weight_cast(l, t.find(tensor_name(l, "weight")), {Dtype::U8, Dtype::I8}, "uint8",
-                    {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {})}, out);
+void weight_cast_rule(const LayerCheck& c) {
+  check_weight_cast(c, {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {})});
 }
 
 // CQ-NVFP4-LAYOUT (L3, L12, G13). From the file alone only the packed weight
@@ -209,12 +191,12 @@ void weight_cast_rule(const Layer& l, const TensorTable& t, Sink& out) {
 // shape (e.g. sglang's unswizzled (N, K/16)) computes silently wrong values
 // or reads outside the scale: MisLoads for both. The scale's absence is
 // CQ-NVFP4-TENSORS, so it is not judged here.
-void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
-  const TensorRef* w = t.find(tensor_name(l, "weight"));
-  const TensorRef* s = t.find(tensor_name(l, "weight_scale"));
+void check_layout(const LayerCheck& c) {
+  const TensorRef* w = c.tensor("weight");
+  const TensorRef* s = c.tensor("weight_scale");
   if (!w) return;
   std::string msg;
-  const auto& ws = shape_of(*w);
+  const auto& ws = w->entry->shape;
   if (ws.size() != 2) {
     msg = "comfy-kitchen's nvfp4 weight is 2-D [N16, K16/2], got " + shape_str(*w);
   } else if (ws[0] % 16 != 0 || ws[1] % 8 != 0) {
@@ -228,27 +210,26 @@ void check_layout(const Layer& l, const TensorTable& t, Sink& out) {
     msg = "comfy-kitchen's swizzled nvfp4 weight_scale for weight " + shape_str(*w) + " is (" + roundup_str(ws[0], 128) +
           ", " + roundup_str(ws[1] / 8, 4) + "), got " + shape_str(*s);
   }
-  add(out, l, RuleId::QuantNvfp4Layout, Place::layer(l.prefix), std::move(msg),
-      {verdict(kCuMisLoads, order::cu_layer(l.index, kCuStepTensor), {}),
-       verdict(kKtMisLoads, order::kt_operands(l.index, kKtStepGemm), {})});
+  c.add(RuleId::QuantNvfp4Layout, std::move(msg),
+      {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}),
+       verdict(kKtMisLoads, order::kt_operands(c.l.index, kKtStepGemm), {})});
 }
 
 }  // namespace
 
-void check_nvfp4_layer(const Layer& l, const TensorTable& t, Sink& out) {
+void check_nvfp4_layer(const LayerCheck& c) {
   // sglang's order (S9.1, S9.5.1-5, then S19), then the checks only ComfyUI
   // and kitchen make.
-  check_tensors(l, t, out);
-  check_dtypes(l, t, out);
-  check_global_scale(l, t, out);
-  check_weight_rank(l, t, out);
-  check_shapes(l, t, out);
-  check_pre_quant_scale(l, t, out);
-  check_full_precision(l, out);
-  weight_cast_rule(l, t, out);
-  check_layout(l, t, out);
-  check_comfy_mmap(l, t, {"weight", "weight_scale", "weight_scale_2", "input_scale", "pre_quant_scale"},
-                   "store nvfp4 data and scales in dtypes ComfyUI's mmap reader knows (U8 for packed data)", out);
+  check_tensors(c);
+  check_dtypes(c);
+  check_global_scale(c);
+  check_weight_rank(c);
+  check_shapes(c);
+  check_pre_quant_scale(c);
+  check_full_precision(c);
+  weight_cast_rule(c);
+  check_layout(c);
+  check_comfy_mmap(c, "store nvfp4 data and scales in dtypes ComfyUI's mmap reader knows (U8 for packed data)");
 }
 
 }  // namespace safespec::quant

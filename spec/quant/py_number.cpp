@@ -1,5 +1,7 @@
 #include "spec/quant/py_number.hpp"
 
+#include "spec/quant/marker_values.hpp"
+
 #include <algorithm>
 #include <string_view>
 #include <variant>
@@ -49,6 +51,11 @@ bool power_of_4(const Num& n) {
   unsigned bit = 0;
   while (m >>= 1) ++bit;
   return bit % 2 == 0;
+}
+
+std::optional<Num> comfy_num(const py::Value& marker, std::string_view key, std::int64_t fallback) {
+  const py::Value* v = comfy_get(marker, key);
+  return v ? num_of(*v) : num_of(py::Value(fallback));
 }
 
 }  // namespace safespec::quant

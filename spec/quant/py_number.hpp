@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "spec/python_repr.hpp"
 
@@ -24,6 +25,9 @@ struct Num {
 
 // nullopt for anything but a bool, an int or a big int.
 std::optional<Num> num_of(const py::Value& v);
+// ComfyUI's value of a marker key (top level, then "params", else
+// `fallback`) as a Num; nullopt when it is not an int or a bool.
+std::optional<Num> comfy_num(const py::Value& marker, std::string_view key, std::int64_t fallback);
 std::string dec(u128 v);  // decimal
 
 inline bool at_least(const Num& n, u128 v) { return !n.neg && (n.huge || n.mag >= v); }

@@ -3,7 +3,6 @@
 #include "spec/quant/resolution.hpp"
 
 #include <algorithm>
-#include <array>
 
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
@@ -26,22 +25,18 @@ constexpr MessageTemplate kSgNvfp4Companion{C::Sglang, E::Rejects, "ValueError",
                                             "Unsupported Comfy NVFP4 companion for {prefix!r}: {marker_format!r}",
                                             "comfy_nvfp4.py (S19)"};
 
-struct Resolution {
-  std::array<std::string_view, 2> formats;  // a one-format list leaves the second empty
-  std::string_view config;
+// A pair sglang resolves (S11): a format of the table with an int8 companion;
+// a one-format checkpoint resolves to its row's sglang_config. Sorted by name,
+// as sglang sorts the set.
+struct Pair {
+  QuantFormat formats[2];
+  QuantFormat config_of;  // whose sglang_config the pair gets
 };
 
-// S11, in the order upstream tests the lists.
-constexpr Resolution kResolutions[] = {
-    {{"int8_tensorwise"}, "KitchenInt8Config"},
-    {{"asym_w4a8_int8"}, "KitchenW4A8Config"},
-    {{"asym_w4a8_int8", "int8_tensorwise"}, "KitchenW4A8Config"},
-    {{"convrot_w4a4"}, "KitchenW4A4Config"},
-    {{"convrot_w4a4", "int8_tensorwise"}, "KitchenW4A4Config"},
-    {{"float8_e4m3fn"}, "ComfyFp8Config"},
-    {{"nvfp4"}, "ComfyNvfp4Config"},
-    {{"int8_tensorwise", "nvfp4"}, "ComfyNvfp4Config"},
-    {{"mxfp8"}, "MXFP8Config"},
+constexpr Pair kPairs[] = {
+    {{QuantFormat::W4a8, QuantFormat::Int8}, QuantFormat::W4a8},
+    {{QuantFormat::W4a4, QuantFormat::Int8}, QuantFormat::W4a4},
+    {{QuantFormat::Int8, QuantFormat::Nvfp4}, QuantFormat::Nvfp4},
 };
 
 std::string format_repr(const Layer& l) {
@@ -67,21 +62,24 @@ static bool int8_embedding_flags(const Layer& l, const TensorTable& t) {
 // is_comfy_int8_embedding (comfy_int8.py:29-35): int8, convrot falsy, one of the flags.
 bool is_int8_embedding(const Layer& l, const TensorTable& t) {
   const py::Value* convrot = get(*l.marker, "convrot");
-  return l.format == "int8_tensorwise" && !(convrot && truthy(*convrot)) && int8_embedding_flags(l, t);
+  return l.is(QuantFormat::Int8) && !(convrot && truthy(*convrot)) && int8_embedding_flags(l, t);
 }
 
 bool is_rowwise_int8(const Layer& l, const TensorTable& t) {
-  if (l.format != "int8_tensorwise" || !int8_embedding_flags(l, t)) return false;
+  if (!l.is(QuantFormat::Int8) || !int8_embedding_flags(l, t)) return false;
   return !t.find(tensor_name(l, "weight_scale"))->entry->shape.empty();
 }
 
 std::string_view resolve_config(const std::vector<std::string>& sorted_formats) {
   if (sorted_formats.empty()) return "None";
-  for (const Resolution& r : kResolutions) {
-    const std::size_t n = r.formats[1].empty() ? 1 : 2;
-    if (std::equal(r.formats.begin(), r.formats.begin() + n, sorted_formats.begin(), sorted_formats.end()))
-      return r.config;
+  if (sorted_formats.size() == 1) {
+    const FormatSpec* f = find_format(sorted_formats[0]);
+    return f ? f->sglang_config : "";
   }
+  if (sorted_formats.size() != 2) return "";
+  for (const Pair& p : kPairs)
+    if (sorted_formats[0] == format_name(p.formats[0]) && sorted_formats[1] == format_name(p.formats[1]))
+      return format_spec(p.config_of).sglang_config;
   return "";
 }
 
@@ -98,14 +96,14 @@ void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,
     return;
   }
   for (const Layer& l : layers) {
-    if (config == "KitchenW4A8Config" && l.format != "asym_w4a8_int8" && !is_int8_embedding(l, t)) {
+    if (config == format_spec(QuantFormat::W4a8).sglang_config && !l.is(QuantFormat::W4a8) && !is_int8_embedding(l, t)) {
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected only W4A8 layers and non-ConvRot int8 embeddings beside W4A8 (S12.3), found " +
                   format_repr(l),
               {verdict(kSgW4a8Companion, order::sg_config(l.index, 0),
                        {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
     }
-    if (config == "ComfyNvfp4Config" && l.format != "nvfp4" && !is_rowwise_int8(l, t)) {
+    if (config == format_spec(QuantFormat::Nvfp4).sglang_config && !l.is(QuantFormat::Nvfp4) && !is_rowwise_int8(l, t)) {
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected only NVFP4 layers and row-wise int8 layers beside NVFP4 (S19), found " + format_repr(l),
               {verdict(kSgNvfp4Companion, order::sg_config(l.index, 0),

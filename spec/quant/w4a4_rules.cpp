@@ -78,11 +78,8 @@ constexpr std::uint32_t kS1 = 1, kS2 = 2, kS3 = 3, kS4 = 4, kS15ParseMarker = 5;
 constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParamsK2 = 21;
 constexpr std::uint32_t kKtK2 = 2, kKtInputStep = 91, kKtHadamardStep = 96;
 
-constexpr std::string_view kConfig = "KitchenW4A4Config";
-
-struct Ctx {
-  const Layer& l;
-  Sink& out;
+// The layer's context with the values every W4A4 rule reads.
+struct Ctx : LayerCheck {
   const TensorRef* w;
   const TensorRef* scale;
   std::optional<u128> k;  // 2 * weight_shape[1] for a 2-D weight
@@ -92,32 +89,34 @@ struct Ctx {
   bool cu_params;                            // ComfyUI gets to C13 (weight and weight_scale present)
   bool sg_config;                            // sglang resolved to KitchenW4A4Config
 
-  std::string prefix_repr() const { return repr(l.prefix); }
-  void add(RuleId rule, Place where, std::string message, std::vector<Verdict> v) {
-    out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
+  explicit Ctx(const LayerCheck& base)
+      : LayerCheck(base),
+        w(weight()),
+        scale(tensor("weight_scale")),
+        sg_c(int_of(*l.marker, "convrot_groupsize", 256)),
+        cu_c(comfy_num(*l.marker, "convrot_groupsize", 256)),
+        cu_params(w && scale),
+        sg_config(l.sglang_config == format.sglang_config) {
+    if (w && w->entry->shape.size() == 2) k = static_cast<u128>(w->entry->shape[1]) * 2;
+    if (sg_c.ok()) c = num_of(sg_c.value());
   }
 };
 
 // CQ-W4A4-TENSORS (S9.1, C12).
-void check_tensors(Ctx& c, const TensorTable& t) {
-  auto missing = missing_tensors(c.l, t, {"weight", "weight_scale"});
-  if (missing.empty()) return;
-  const std::string list = sorted_list_repr(missing);
-  std::vector<Verdict> v{verdict(kSgMissingTensors, order::sg_layer(c.l.index, kStepRequiredTensors),
-                                 {{"prefix!r", c.prefix_repr()}, {"sorted(missing)", list}})};
+void check_tensors(Ctx& c) {
+  std::vector<Verdict> comfy;
   if (c.w)  // no weight at all is C6 (CQ-MARKER-ORPHAN)
-    v.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuC12),
-                        {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  c.add(RuleId::QuantW4a4Tensors, Place::layer(c.l.prefix),
-        "a convrot_w4a4 layer needs weight and weight_scale; missing " + list, std::move(v));
+    comfy.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuC12),
+                            {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+  check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
 // CQ-W4A4-DTYPES (S9.4 step 1). ComfyUI takes a U8 weight too (same bits);
 // what kitchen does with a non-F32 scale is not recorded.
 void check_dtypes(Ctx& c) {
   if (!c.w || !c.scale) return;
+  if (has_dtype(c.w, Dtype::I8) && has_dtype(c.scale, Dtype::F32)) return;
   const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.scale);
-  if (wd == "I8" && sd == "F32") return;
   c.add(RuleId::QuantW4a4Dtypes, Place::layer(c.l.prefix),
         "convrot_w4a4 weight must be I8 and weight_scale F32; found " + wd + " and " + sd,
         {verdict(kSgDtypes, order::sg_layer(c.l.index, kS1),
@@ -128,7 +127,7 @@ void check_dtypes(Ctx& c) {
 void weight_cast_rule(Ctx& c) {
   std::vector<Verdict> comfy;
   if (c.cu_params) comfy.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
-  check_weight_cast(c.l, c.w, {Dtype::I8, Dtype::U8}, "int8", std::move(comfy), c.out);
+  check_weight_cast(c, std::move(comfy));
 }
 
 // CQ-W4A4-SHAPES (S9.4 step 2): a 2-D weight and a (N,) scale.
@@ -149,13 +148,7 @@ void check_shapes(Ctx& c) {
 
 // CQ-MARKER-INT: sglang's int(convrot_groupsize) in phase 3 (S9.4 step 3).
 void check_key_int(Ctx& c) {
-  if (c.sg_c.ok()) return;
-  const py::Value* raw = get(*c.l.marker, "convrot_groupsize");
-  c.add(RuleId::QuantKeyInt, Place::layer(c.l.prefix),
-        "convrot_groupsize must survive Python int(); int(" + (raw ? py::repr(*raw) : std::string("None")) +
-            ") raises " + c.sg_c.error().type + ": " + c.sg_c.error().message,
-        {Verdict{Consumer::Sglang, Effect::Rejects, c.sg_c.error().type, c.sg_c.error().message,
-                 order::sg_layer(c.l.index, kS3)}});
+  check_marker_ints(c, {{"convrot_groupsize", c.sg_c, Consumer::Sglang, order::sg_layer(c.l.index, kS3)}});
 }
 
 // CQ-W4A4-GROUPSIZE (S9.4 step 3, G17; K6 for a non-power of 4).
@@ -230,24 +223,9 @@ void check_linear_dtype(Ctx& c) {
 
 }  // namespace
 
-void check_w4a4_layer(const Layer& l, const TensorTable& t, Sink& out) {
-  const py::Value& m = *l.marker;
-  const py::Value* cu_c = comfy_get(m, "convrot_groupsize");
-  Ctx c{l,
-        out,
-        t.find(tensor_name(l, "weight")),
-        t.find(tensor_name(l, "weight_scale")),
-        std::nullopt,
-        int_of(m, "convrot_groupsize", 256),
-        std::nullopt,
-        cu_c ? num_of(*cu_c) : num_of(py::Value(256)),
-        false,
-        l.sglang_config == kConfig};
-  if (c.w && c.w->entry->shape.size() == 2) c.k = static_cast<u128>(c.w->entry->shape[1]) * 2;
-  if (c.sg_c.ok()) c.c = num_of(c.sg_c.value());
-  c.cu_params = c.w && c.scale;
-
-  check_tensors(c, t);
+void check_w4a4_layer(const LayerCheck& base) {
+  Ctx c(base);
+  check_tensors(c);
   check_dtypes(c);
   weight_cast_rule(c);
   check_shapes(c);

@@ -115,8 +115,6 @@ constexpr std::uint32_t kS12Convrot = 3, kS13Int = 4, kS13InputSize = 5;
 constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParams = 20;
 constexpr std::uint32_t kKtCudaGroupStep = 71, kKtCudaKStep = 72, kKtHadamardStep = 80;
 
-constexpr std::string_view kConfig = "KitchenW4A8Config";
-
 // 16 % g == 0 or g % 16 == 0, for g >= 4.
 bool group_shape_ok(const Num& g) { return (!g.huge && 16 % g.mag == 0) || g.mod16 == 0; }
 
@@ -126,9 +124,8 @@ struct Dims {
   u128 k;
 };
 
-struct Ctx {
-  const Layer& l;
-  Sink& out;
+// The layer's context with the values every W4A8 rule reads.
+struct Ctx : LayerCheck {
   const TensorRef* w;
   const TensorRef* s_rel;
   const TensorRef* s_ch;
@@ -142,9 +139,22 @@ struct Ctx {
   bool cu_params = false;                                // ComfyUI gets to C13 (weight and weight_s_rel present)
   bool sg_config = false;                                // sglang resolved to KitchenW4A8Config
 
-  std::string prefix_repr() const { return repr(l.prefix); }
-  void add(RuleId rule, Place where, std::string message, std::vector<Verdict> v) {
-    out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
+  explicit Ctx(const LayerCheck& base)
+      : LayerCheck(base),
+        w(weight()),
+        s_rel(tensor("weight_s_rel")),
+        s_ch(tensor("weight_s_channel")),
+        codebook(tensor("weight_codebook")),
+        correction(tensor("weight_correction")),
+        sg_g(int_of(*l.marker, "group_size", 16)),
+        sg_c(int_of(*l.marker, "convrot_groupsize", 256)),
+        cu_g(comfy_num(*l.marker, "group_size", 16)),
+        cu_c(comfy_num(*l.marker, "convrot_groupsize", 256)),
+        cu_params(w && s_rel),
+        sg_config(l.sglang_config == format.sglang_config) {
+    if (w && w->entry->shape.size() == 2) d = Dims{w->entry->shape[0], static_cast<u128>(w->entry->shape[1]) * 2};
+    if (sg_g.ok()) g = num_of(sg_g.value());
+    if (sg_c.ok()) c = num_of(sg_c.value());
   }
   // A K1 Params check, raised by ComfyUI (C13) and by kitchen.
   void params(std::vector<Verdict>& v, MessageTemplate t, std::uint32_t k1, std::initializer_list<Arg> args) const {
@@ -153,11 +163,6 @@ struct Ctx {
     v.push_back(verdict(t, order::cu_layer(l.index, kCuParams + k1), args));
   }
 };
-
-std::optional<Num> comfy_num(const py::Value& marker, std::string_view key, std::int64_t fallback) {
-  const py::Value* v = comfy_get(marker, key);
-  return v ? num_of(*v) : num_of(py::Value(fallback));
-}
 
 std::string tuple2(std::uint64_t a, u128 b) { return "(" + std::to_string(a) + ", " + dec(b) + ")"; }
 std::string tuple1(std::uint64_t a) { return "(" + std::to_string(a) + ",)"; }
@@ -182,40 +187,21 @@ std::string found_value(const py::Value& marker, std::string_view key) {
 }
 
 // CQ-W4A8-TENSORS (S9.1/A0, C12, K1.4).
-void check_tensors(Ctx& c, const TensorTable& t) {
-  auto missing = missing_tensors(c.l, t, {"weight", "weight_s_rel", "weight_s_channel"});
-  if (missing.empty()) return;
-  const std::string list = sorted_list_repr(missing);
-  std::vector<Verdict> v{verdict(kSgMissingTensors, order::sg_layer(c.l.index, kStepRequiredTensors),
-                                 {{"prefix!r", c.prefix_repr()}, {"sorted(missing)", list}})};
+void check_tensors(Ctx& c) {
+  std::vector<Verdict> others;
   if (c.w && !c.s_rel)
-    v.push_back(verdict(kCuMissingSRel, order::cu_layer(c.l.index, kCuC12),
-                        {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    others.push_back(verdict(kCuMissingSRel, order::cu_layer(c.l.index, kCuC12),
+                             {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   else if (c.cu_params && !c.s_ch && c.d)  // Params get s_channel=None
-    c.params(v, kKtChannel, 4, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
-  c.add(RuleId::QuantW4a8Tensors, Place::layer(c.l.prefix),
-        "an asym_w4a8_int8 layer needs weight, weight_s_rel and weight_s_channel; missing " + list, std::move(v));
+    c.params(others, kKtChannel, 4, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
+  check_required_tensors(c, missing_tensors(c), std::move(others));
 }
 
 // CQ-MARKER-INT: sglang's int() of group_size (A1) and convrot_groupsize (S13.4).
 void check_key_int(Ctx& c) {
-  if (c.sg_g.ok() && c.sg_c.ok()) return;
-  std::string msg = "group_size and convrot_groupsize must survive Python int();";
-  std::vector<Verdict> v;
-  auto note = [&](const Result<py::Value, py::PyException>& r, std::string_view key) {
-    if (r.ok()) return;
-    msg += " int(" + found_value(*c.l.marker, key) + ") raises " + r.error().type + ": " + r.error().message + ";";
-  };
-  note(c.sg_g, "group_size");
-  note(c.sg_c, "convrot_groupsize");
-  msg.pop_back();
-  if (!c.sg_g.ok())
-    v.push_back(Verdict{Consumer::Sglang, Effect::Rejects, c.sg_g.error().type, c.sg_g.error().message,
-                        order::sg_layer(c.l.index, kA1)});
-  else if (c.sg_config)
-    v.push_back(Verdict{Consumer::Sglang, Effect::Rejects, c.sg_c.error().type, c.sg_c.error().message,
-                        order::sg_method(c.l.index, kS13Int)});
-  c.add(RuleId::QuantKeyInt, Place::layer(c.l.prefix), std::move(msg), std::move(v));
+  const std::optional<CheckOrder> method = c.sg_config ? std::optional(order::sg_method(c.l.index, kS13Int)) : std::nullopt;
+  check_marker_ints(c, {{"group_size", c.sg_g, Consumer::Sglang, order::sg_layer(c.l.index, kA1)},
+                        {"convrot_groupsize", c.sg_c, Consumer::Sglang, method}});
 }
 
 // CQ-W4A8-GROUP-SIZE (A1). ComfyUI's and kitchen's side of G >= 4 is K1.2
@@ -232,8 +218,8 @@ void check_group_size(Ctx& c) {
 // kitchen's CUDA backend does with an F16/BF16 s_rel is not recorded.
 void check_dtypes(Ctx& c) {
   if (!c.w || !c.s_rel) return;
+  if (has_dtype(c.w, Dtype::I8) && has_dtype(c.s_rel, Dtype::F8_E4M3)) return;
   const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.s_rel);
-  if (wd == "I8" && sd == "F8_E4M3") return;
   c.add(RuleId::QuantW4a8Dtypes, Place::layer(c.l.prefix),
         "W4A8 weight must be I8 and weight_s_rel F8_E4M3; found " + wd + " and " + sd,
         {verdict(kSgDtypes, order::sg_layer(c.l.index, kA2),
@@ -244,12 +230,12 @@ void check_dtypes(Ctx& c) {
 void weight_cast_rule(Ctx& c) {
   std::vector<Verdict> comfy;
   if (c.cu_params) comfy.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
-  check_weight_cast(c.l, c.w, {Dtype::I8, Dtype::U8}, "int8", std::move(comfy), c.out);
+  check_weight_cast(c, std::move(comfy));
 }
 
 // CQ-W4A8-CHANNEL-DTYPE (A3).
 void check_channel_dtype(Ctx& c) {
-  if (!c.s_ch || dtype_str(*c.s_ch) == "F32") return;
+  if (!c.s_ch || has_dtype(c.s_ch, Dtype::F32)) return;
   const std::string cd = dtype_str(*c.s_ch);
   c.add(RuleId::QuantW4a8ChannelDtype, Place::tensor(c.s_ch->entry->name),
         "W4A8 weight_s_channel must be F32; found " + cd,
@@ -308,7 +294,7 @@ void check_shapes(Ctx& c) {
 void check_codebook(Ctx& c) {
   if (!c.codebook) return;
   const bool shape_ok = shape_is(*c.codebook, {16});
-  if (shape_ok && dtype_str(*c.codebook) == "F32") return;
+  if (shape_ok && has_dtype(c.codebook, Dtype::F32)) return;
   std::vector<Verdict> v{
       verdict(kSgCodebook, order::sg_layer(c.l.index, kA7), {{"prefix!r", c.prefix_repr()}})};
   if (c.cu_params && !shape_ok) c.params(v, kKtCodebook, 6, {{"…", shape_str(*c.codebook)}});
@@ -321,7 +307,7 @@ void check_codebook(Ctx& c) {
 // K1.5 never sees it (G3): sglang's verdict only.
 void check_correction(Ctx& c) {
   if (!c.correction) return;
-  const bool dtype_ok = dtype_str(*c.correction) == "F32";
+  const bool dtype_ok = has_dtype(c.correction, Dtype::F32);
   std::string expected = "F32";
   bool shape_ok = true;
   if (c.d && c.g && at_least(*c.g, 1)) {
@@ -446,28 +432,9 @@ void check_cuda_groupsize(Ctx& c) {
 
 }  // namespace
 
-void check_w4a8_layer(const Layer& l, const TensorTable& t, Sink& out) {
-  const py::Value& m = *l.marker;
-  auto find = [&](std::string_view s) { return t.find(tensor_name(l, s)); };
-  Ctx c{.l = l,
-        .out = out,
-        .w = find("weight"),
-        .s_rel = find("weight_s_rel"),
-        .s_ch = find("weight_s_channel"),
-        .codebook = find("weight_codebook"),
-        .correction = find("weight_correction"),
-        .sg_g = int_of(m, "group_size", 16),
-        .sg_c = int_of(m, "convrot_groupsize", 256),
-        .cu_g = comfy_num(m, "group_size", 16),
-        .cu_c = comfy_num(m, "convrot_groupsize", 256),
-        .sg_config = l.sglang_config == kConfig};
-  if (c.w && c.w->entry->shape.size() == 2)
-    c.d = Dims{c.w->entry->shape[0], static_cast<u128>(c.w->entry->shape[1]) * 2};
-  if (c.sg_g.ok()) c.g = num_of(c.sg_g.value());
-  if (c.sg_c.ok()) c.c = num_of(c.sg_c.value());
-  c.cu_params = c.w && c.s_rel;
-
-  check_tensors(c, t);
+void check_w4a8_layer(const LayerCheck& base) {
+  Ctx c(base);
+  check_tensors(c);
   check_key_int(c);
   check_group_size(c);
   check_dtypes(c);

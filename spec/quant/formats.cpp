@@ -1,0 +1,91 @@
+// The table of quantization formats (formats.hpp). Facts from
+// comfy-quant-markers.md: the layouts L10-L17, sglang's phase 3 (S9.0) and
+// resolution (S11), ComfyUI's storage casts (C13).
+#include "spec/quant/formats.hpp"
+
+#include "spec/quant/data_rules.hpp"
+#include "spec/quant/layer.hpp"
+
+namespace safespec::quant {
+
+namespace {
+
+using D = Dtype;
+
+// The tensors of each format: required ones first, in the exporter's order.
+constexpr FormatTensor kFp8E4m3[] = {{"weight", true, true, D::F8_E4M3, 2, {4, 64}},
+                                     {"weight_scale", true, true, D::F32, 0, {}},
+                                     {"input_scale", false, true, D::F32, 0, {}}};
+constexpr FormatTensor kFp8E5m2[] = {{"weight", true, true, D::F8_E5M2, 2, {4, 64}},
+                                     {"weight_scale", true, true, D::F32, 0, {}},
+                                     {"input_scale", false, true, D::F32, 0, {}}};
+constexpr FormatTensor kNvfp4[] = {{"weight", true, true, D::U8, 2, {128, 32}},
+                                   {"weight_scale", true, true, D::F8_E4M3, 2, {128, 4}},
+                                   {"weight_scale_2", true, true, D::F32, 0, {}},
+                                   {"input_scale", false, true, D::F32, 0, {}},
+                                   {"pre_quant_scale", false, false, D::F32, 1, {64}}};
+// input_scale is loaded and never used (L13).
+constexpr FormatTensor kMxfp8[] = {{"weight", true, true, D::F8_E4M3, 2, {128, 128}},
+                                   {"weight_scale", true, true, D::U8, 2, {128, 4}},
+                                   {"input_scale", false, false, D::F32, 0, {}}};
+constexpr FormatTensor kInt8[] = {{"weight", true, true, D::I8, 2, {4, 256}}, {"weight_scale", true, true, D::F32, 2, {4, 1}}};
+constexpr FormatTensor kW4a4[] = {{"weight", true, true, D::I8, 2, {4, 128}}, {"weight_scale", true, true, D::F32, 1, {4}}};
+constexpr FormatTensor kW4a8[] = {{"weight", true, true, D::I8, 2, {4, 128}},
+                                  {"weight_s_rel", true, true, D::F8_E4M3, 2, {4, 16}},
+                                  {"weight_s_channel", true, true, D::F32, 1, {4}},
+                                  {"weight_codebook", false, true, D::F32, 1, {16}},
+                                  {"weight_correction", false, false, D::F32, 2, {16, 4}}};
+constexpr FormatTensor kAwq[] = {{"weight", true, true, D::I8, 2, {4, 64}},
+                                 {"weight_scale", true, true, D::F16, 2, {2, 4}},
+                                 {"weight_zeros", true, true, D::F16, 2, {2, 4}}};
+
+// The dtypes whose bits survive ComfyUI's .to(torch dtype) of the weight.
+constexpr Dtype kKeepE4m3[] = {D::F8_E4M3};
+constexpr Dtype kKeepE5m2[] = {D::F8_E5M2};
+constexpr Dtype kKeepBytes[] = {D::U8, D::I8};
+constexpr Dtype kKeepInt8[] = {D::I8, D::U8};
+
+// In the order of QuantFormat.
+constexpr FormatSpec kFormats[] = {
+    {QuantFormat::Fp8E4m3, "float8_e4m3fn", kFp8E4m3, kKeepE4m3, "float8_e4m3fn", "ComfyFp8Config", true,
+     RuleId::QuantFp8Tensors, false, check_fp8_layer, data_fp8, nullptr},
+    // sglang skips float8_e5m2 in phase 3 and refuses it at resolution (G11).
+    {QuantFormat::Fp8E5m2, "float8_e5m2", kFp8E5m2, kKeepE5m2, "float8_e5m2", "", false, RuleId::QuantFp8Tensors, false,
+     check_fp8_layer, data_fp8, nullptr},
+    {QuantFormat::Nvfp4, "nvfp4", kNvfp4, kKeepBytes, "uint8", "ComfyNvfp4Config", true, RuleId::QuantNvfp4Tensors,
+     true, check_nvfp4_layer, data_nvfp4, nullptr},
+    // sglang's phase 3 does not validate mxfp8 (S9.0); MXFP8Config loads it.
+    {QuantFormat::Mxfp8, "mxfp8", kMxfp8, kKeepE4m3, "float8_e4m3fn", "MXFP8Config", false, RuleId::QuantMxfp8Tensors,
+     false, check_mxfp8_layer, data_mxfp8, nullptr},
+    {QuantFormat::Int8, "int8_tensorwise", kInt8, kKeepInt8, "int8", "KitchenInt8Config", true, RuleId::QuantInt8Tensors,
+     false, check_int8_layer, data_int8, k_bound_int8},
+    {QuantFormat::W4a4, "convrot_w4a4", kW4a4, kKeepInt8, "int8", "KitchenW4A4Config", true, RuleId::QuantW4a4Tensors,
+     true, check_w4a4_layer, data_w4a4, k_bound_w4a4},
+    {QuantFormat::W4a8, "asym_w4a8_int8", kW4a8, kKeepInt8, "int8", "KitchenW4A8Config", true, RuleId::QuantW4a8Tensors,
+     true, check_w4a8_layer, data_w4a8, k_bound_w4a8},
+    // awq_w4a16 (L17) is ComfyUI's only; its values have no rules (outside L10-L16).
+    {QuantFormat::Awq, "awq_w4a16", kAwq, kKeepInt8, "int8", "", false, RuleId::QuantAwqTensors, true, check_awq_layer,
+     nullptr, nullptr},
+};
+static_assert(std::size(kFormats) == kQuantFormatCount);
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < kQuantFormatCount; ++i)
+    if (static_cast<std::size_t>(kFormats[i].format) != i) return false;
+  return true;
+}
+static_assert(in_enum_order(), "kFormats rows follow QuantFormat");
+
+}  // namespace
+
+std::span<const FormatSpec> all_formats() { return kFormats; }
+
+const FormatSpec& format_spec(QuantFormat f) { return kFormats[static_cast<std::size_t>(f)]; }
+
+const FormatSpec* find_format(std::string_view name) {
+  for (const FormatSpec& f : kFormats)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace safespec::quant

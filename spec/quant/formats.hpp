@@ -1,0 +1,75 @@
+// The quantization formats a "comfy_quant" marker can declare, as one table
+// (formats.cpp): a format is a row, not a branch in every file that cares.
+// Each row names the marker string, the format's tensors and their storage
+// dtypes, what sglang does with it, and the functions that hold its rules.
+// The dequantization of each format is the one column that reads tensor
+// bytes, so it lives in src/ (src/format_numerics.cpp), keyed by the same
+// enum; the compiler holds the two in step (an array sized kQuantFormatCount).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "spec/dtype.hpp"
+#include "spec/rule_catalogue.hpp"
+
+namespace safespec::quant {
+
+struct LayerCheck;
+class TensorData;
+
+enum class QuantFormat : unsigned char { Fp8E4m3, Fp8E5m2, Nvfp4, Mxfp8, Int8, W4a4, W4a8, Awq };
+inline constexpr std::size_t kQuantFormatCount = 8;
+
+// One tensor of a layer, named by its suffix ("weight_scale" of "P.weight_scale").
+struct FormatTensor {
+  std::string_view suffix;
+  bool required;  // sglang's S9.1 set where sglang validates, ComfyUI's C12 set otherwise
+  bool typical;   // the format's exporter writes it by default
+  Dtype dtype;    // what the format's exporter writes (comfy-quant-markers.md L10-L17)
+  // A small shape that satisfies every consumer, for the fuzz oracles' plausible
+  // layers; rank 0 is a scalar.
+  std::size_t rank;
+  std::uint64_t example[2];
+};
+
+// The int32 accumulator bound of a format's integer GEMM (NUM-K-INT32-OVERFLOW):
+// the largest logical K that cannot overflow, for the layer's marker.
+struct KBound {
+  std::uint64_t max_k;
+  std::string_view gemm;  // "int8 x int8"
+  std::string_view cite;  // quant-numerics.md section
+};
+
+struct FormatSpec {
+  QuantFormat format;
+  std::string_view name;  // the marker's "format" value
+  std::span<const FormatTensor> tensors;
+  // CQ-WEIGHT-CAST: the weight dtypes that keep the stored bits through
+  // ComfyUI's .to(torch dtype), and that torch dtype.
+  std::span<const Dtype> weight_keeps;
+  std::string_view comfy_torch_dtype;
+  // The config sglang resolves a checkpoint of only this format to (S11), ""
+  // when it refuses it; sglang runs the data of these formats.
+  std::string_view sglang_config;
+  bool sglang_validates;  // phase 3 (S9.0) checks the layer's tensors
+  RuleId tensors_rule;    // the format's "required tensors missing" rule
+  bool packed_k;          // the weight's last dim holds two 4-bit codes per byte (logical K = 2 * last)
+  // The format's rules over the header (one call per layer) and over tensor
+  // values (--data); data is null for a format without value rules.
+  void (*header_rules)(const LayerCheck&);
+  void (*data_rules)(const LayerCheck&, const TensorData&);
+  // null for a format without an integer GEMM.
+  std::optional<KBound> (*k_bound)(const LayerCheck&);
+};
+
+std::span<const FormatSpec> all_formats();
+const FormatSpec& format_spec(QuantFormat f);
+// The row whose name is `name`, exactly; null for a format no consumer knows.
+const FormatSpec* find_format(std::string_view name);
+inline std::string_view format_name(QuantFormat f) { return format_spec(f).name; }
+
+}  // namespace safespec::quant
