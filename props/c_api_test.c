@@ -4,6 +4,7 @@
  *   c_api_test --json-bytes PROFILE PATH  the same of check_bytes, named PATH
  *   c_api_test --corrupt IN OUT        IN with its header length one past the file
  * cmake/CApiJson.cmake compares the --json modes with `safespec check --json`. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,64 @@ static void test_bytes_json_is_path_json(const char* examples) {
   free(buf);
 }
 
+/* Checks on separate reports in parallel give each the same report: no
+ * state is shared between calls but the read-only catalogue. */
+struct parallel_job {
+  const uint8_t* buf;
+  size_t len;
+  const char* json; /* the expected document */
+  size_t json_len;
+  int same; /* out: every round gave the expected document */
+};
+
+static void* parallel_check(void* arg) {
+  struct parallel_job* job = (struct parallel_job*)arg;
+  int round;
+  job->same = 1;
+  for (round = 0; round < 20; ++round) {
+    safespec_report* r = NULL;
+    const char* json = NULL;
+    size_t len = 0;
+    if (safespec_check_bytes(job->buf, job->len, "sglang", NULL, &r) != SAFESPEC_OK ||
+        safespec_report_json(r, &json, &len) != SAFESPEC_OK || len != job->json_len ||
+        memcmp(json, job->json, len) != 0)
+      job->same = 0;
+    safespec_report_free(r);
+  }
+  return NULL;
+}
+
+static void test_parallel(const char* examples) {
+  enum { kThreads = 4 };
+  char path[4096];
+  size_t len = 0, json_len = 0;
+  uint8_t* buf;
+  safespec_report* r = NULL;
+  const char* json = NULL;
+  pthread_t threads[kThreads];
+  struct parallel_job jobs[kThreads];
+  int i;
+  snprintf(path, sizeof path, "%s/quant/mixed_w4a8_fp8.safetensors", examples);
+  buf = read_all(path, &len);
+  CHECK(buf != NULL);
+  if (!buf) return;
+  CHECK(safespec_check_bytes(buf, len, "sglang", NULL, &r) == SAFESPEC_OK);
+  CHECK(safespec_report_json(r, &json, &json_len) == SAFESPEC_OK);
+  for (i = 0; i < kThreads; ++i) {
+    jobs[i].buf = buf;
+    jobs[i].len = len;
+    jobs[i].json = json;
+    jobs[i].json_len = json_len;
+    CHECK(pthread_create(&threads[i], NULL, parallel_check, &jobs[i]) == 0);
+  }
+  for (i = 0; i < kThreads; ++i) {
+    CHECK(pthread_join(threads[i], NULL) == 0);
+    CHECK(jobs[i].same);
+  }
+  safespec_report_free(r);
+  free(buf);
+}
+
 static int print_json(safespec_report* r, safespec_status s) {
   const char* json = NULL;
   size_t len = 0;
@@ -314,6 +373,7 @@ int main(int argc, char** argv) {
   test_gap_file(argv[1]);
   test_misuse();
   test_bytes_json_is_path_json(argv[1]);
+  test_parallel(argv[1]);
   if (failures) fprintf(stderr, "c_api_test: %d checks failed\n", failures);
   else printf("c_api_test: all checks hold\n");
   return failures ? 1 : 0;
