@@ -20,10 +20,12 @@ fi
 build="${WORK:-$src/build/oss-fuzz}/safespec-build"
 mkdir -p "$OUT" "$build"
 
-# CMake reads $CXX and $CXXFLAGS itself. No -Werror (unless SAFESPEC_WERROR=ON): the engines' clang is
+# C: the C API's example fuzzer (examples/) and tests are C; the engines set $CC too.
+: "${CC:=clang}"
+# CMake reads $CXX, $CXXFLAGS, $CC and $CFLAGS itself. No -Werror (unless SAFESPEC_WERROR=ON): the engines' clang is
 # newer than the one the project's warnings are pinned to. No CMake build type
 # either, so the engine's optimisation flags in $CXXFLAGS are the ones used.
-cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER="$CXX" \
+cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_C_COMPILER="$CC" \
   -DSAFESPEC_FUZZ=ON -DSAFESPEC_TESTS=OFF -DSAFESPEC_WERROR="${SAFESPEC_WERROR:-OFF}" -DSAFESPEC_FUZZ_ENGINE="$LIB_FUZZING_ENGINE"
 
 targets=()

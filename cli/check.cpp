@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "spec/profile_choice.hpp"
 #include "src/check.hpp"
 #include "src/layer_kinds_option.hpp"
 #include "src/load.hpp"
@@ -26,9 +27,10 @@ struct CheckArgs {
 };
 
 CommandOutcome run_check(CheckArgs& a) {
-  const bool consumer = a.options.profile != Profile::Strict && a.options.profile != Profile::Safetensors;
-  if (a.fail_on.empty()) a.fail_on = consumer ? "misload" : "error";
-  a.options.fail_on = a.fail_on == "error" ? FailOn::Error : a.fail_on == "misload" ? FailOn::MisLoad : FailOn::Warning;
+  a.options.fail_on = a.fail_on.empty()        ? default_fail_on(a.options.profile)
+                      : a.fail_on == "error"   ? FailOn::Error
+                      : a.fail_on == "misload" ? FailOn::MisLoad
+                                               : FailOn::Warning;
   auto kinds = layer_kinds_option(a.layer_args, a.layers_file, a.all_linear);
   if (!kinds) return CommandOutcome{kExitUsage, "", "safespec: " + kinds.error().message + "\n"};
   a.options.kinds = std::move(kinds).value();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -39,22 +40,40 @@ struct Progress {
   }
 };
 
+// corpus/NAME (the suite or the vectors) when --suite or --vectors is not
+// given: in a checkout, ./corpus/NAME; else the copy `cmake --install` put
+// beside the command (BIN/../share/safespec/NAME), so an installed safespec
+// runs from any directory. When neither exists, ./corpus/NAME, which the
+// runner reports as missing.
+std::string default_corpus(const std::string& name) {
+  namespace fs = std::filesystem;
+  const fs::path local = fs::path("corpus") / name;
+  std::error_code ec;
+  if (fs::is_directory(local, ec)) return local.string();
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path() / SAFESPEC_SHARE_FROM_BIN / name;
+    if (fs::is_directory(installed, ec)) return installed.lexically_normal().string();
+  }
+  return local.string();
+}
+
 struct Args {
   CLI::App* run = nullptr;
   cf::RunRequest run_req;
-  std::string suite = "corpus/conformance";
+  std::string suite;  // empty: default_corpus
   cf::NumericRequest num_req;
-  std::string vectors = "corpus/vectors";
+  std::string vectors;
 };
 
 CommandOutcome run(Args& a) {
   const Progress progress;
   const auto report = [&](std::size_t d, std::size_t t) { progress(d, t); };
   if (a.run->parsed()) {
-    a.run_req.suite_dir = a.suite;
+    a.run_req.suite_dir = a.suite.empty() ? default_corpus("conformance") : a.suite;
     return cf::run_conformance(a.run_req, report);
   }
-  a.num_req.vectors_dir = a.vectors;
+  a.num_req.vectors_dir = a.vectors.empty() ? default_corpus("vectors") : a.vectors;
   return cf::run_numeric(a.num_req, report);
 }
 
@@ -78,7 +97,7 @@ Command register_conformance(CLI::App& app) {
   add_profile_option(a->run, "--profile", a->run_req.profile,
                      "whose expectations to hold it to: strict, safetensors, sglang, comfyui, kitchen")
       ->required();
-  a->run->add_option("--suite", a->suite, "the suite directory (default corpus/conformance)");
+  a->run->add_option("--suite", a->suite, "the suite directory (default corpus/conformance, else the installed share/safespec/conformance)");
   a->run->add_option("--jobs", a->run_req.jobs, "children at a time (default: the number of CPUs)")
       ->check(CLI::Range(1u, 1024u));
   a->run->add_option("--timeout", a->run_req.timeout_s, "seconds per file before its process group is killed (default 10)")
@@ -92,7 +111,7 @@ Command register_conformance(CLI::App& app) {
                       "the command, with {checkpoint} {layer} {input} {output} (absolute paths; layer: lin), "
                       "split and run as for `run`")
       ->required();
-  numeric->add_option("--vectors", a->vectors, "the vectors directory (default corpus/vectors)");
+  numeric->add_option("--vectors", a->vectors, "the vectors directory (default corpus/vectors, else the installed share/safespec/vectors)");
   add_semantics_option(numeric, a->num_req.semantics, "whose outputs to compare with: cuda (default) or eager");
   add_ulps_option(numeric, a->num_req.ulps, "accepted distance in ulps of the output dtype (default 0: bit-exact)");
   numeric->add_option("--jobs", a->num_req.jobs, "children at a time (default: the number of CPUs)")

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "spec/profile_choice.hpp"
 
 namespace safespec::cli {
 
@@ -12,8 +13,7 @@ CLI::Option* add_profile_option(CLI::App* sub, const std::string& name, Profile&
       ->add_option_function<std::string>(
           name,
           [&into](const std::string& text) {
-            for (Profile p : kProfiles)
-              if (profile_name(p) == text) into = p;
+            if (auto p = profile_by_name(text)) into = *p;
           },
           help)
       ->check(CLI::IsMember(names));

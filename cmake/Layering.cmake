@@ -1,8 +1,10 @@
 # The layers, from the includes: spec/ (the standard library only) <- src/ <-
 # conformance/ and gen/ <- cli/. Fails on an include of a layer above, or of a
-# third-party library from spec/.   cmake -DROOT=<source dir> -P Layering.cmake
+# third-party library from spec/. The public C header (include/safespec/,
+# included as "safespec/...") is implemented in src/c_api/ and includes only
+# the C standard library.   cmake -DROOT=<source dir> -P Layering.cmake
 set(allowed_spec "spec/")
-set(allowed_src "spec/|src/")
+set(allowed_src "spec/|src/|safespec/")
 set(allowed_gen "spec/|src/|gen/")
 set(allowed_conformance "spec/|src/|conformance/|gen/")
 set(allowed_cli "spec/|src/|conformance/|cli/")
@@ -32,6 +34,15 @@ foreach(f IN LISTS runner)
   file(STRINGS ${ROOT}/${f} lines REGEX "^#include \"(gen/|conformance/suite)")
   foreach(line IN LISTS lines)
     string(APPEND problems "  ${f}: ${line} (the runner must not reach the generators)\n")
+  endforeach()
+endforeach()
+file(GLOB_RECURSE public RELATIVE ${ROOT} ${ROOT}/include/*.h)
+foreach(f IN LISTS public)
+  file(STRINGS ${ROOT}/${f} lines REGEX "^#include ")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^#include <(stddef|stdint)\\.h>$")
+      string(APPEND problems "  ${f}: ${line} (the C API's header includes <stddef.h> and <stdint.h> only)\n")
+    endif()
   endforeach()
 endforeach()
 if(problems)

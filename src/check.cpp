@@ -337,6 +337,12 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
 }
 
 std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, FastHeaderParser& parser) {
+  return check_memory(files, CheckOptions{.profile = profile}, parser);
+}
+
+std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const CheckOptions& options,
+                                     FastHeaderParser& parser) {
+  const Profile profile = options.profile;
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;
   for (const MemoryFile& f : files) {
@@ -351,8 +357,11 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile 
       if (&reports[i] == &r) return read_markers(files[i].bytes, *r.model);
     return IoError{"not a file of this checkpoint"};
   };
-  check_checkpoint(reports, group, CheckOptions{.profile = profile}, from_memory);
-  for (FileReport& r : reports) finish_report(r, profile, FailOn::Error);
+  // FileTensorData reads files by path, which these names are not.
+  CheckOptions o = options;
+  o.data = false;
+  check_checkpoint(reports, group, o, from_memory);
+  for (FileReport& r : reports) finish_report(r, profile, options.fail_on);
   return reports;
 }
 

@@ -46,5 +46,10 @@ struct MemoryFile {
   std::span<const std::uint8_t> bytes;
 };
 std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, FastHeaderParser& parser);
+// The same with check_paths' options: the profile, fail_on and the layer
+// kinds apply; `data` is ignored (the --data rules read tensors from files on
+// disk), and so are `separate` and `checkpoint` (the files are one checkpoint).
+std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const CheckOptions& options,
+                                     FastHeaderParser& parser);
 
 }  // namespace safespec

@@ -4,11 +4,7 @@
 
 namespace safespec {
 
-namespace {
-
-// The kinds whose `name` is part of the place (a checkpoint's only once it
-// is known which checkpoint).
-bool has_name(const Place& p) {
+bool place_has_name(const Place& p) {
   switch (p.kind) {
     case PlaceKind::Tensor:
     case PlaceKind::TensorField:
@@ -25,13 +21,11 @@ bool has_name(const Place& p) {
   }
 }
 
-}  // namespace
-
 std::string place_json(const Place& p) {
   std::string out = "{\"kind\":";
   append_json_string(out, place_kind_name(p.kind));
   out += ",\"name\":";
-  if (has_name(p))
+  if (place_has_name(p))
     append_json_string(out, p.name);
   else
     out += "null";

@@ -9,6 +9,10 @@
 
 namespace safespec {
 
+// Whether the place's `name` is part of it (JSON null otherwise): the kinds
+// that name something, and a checkpoint only once it is known which one.
+bool place_has_name(const Place& p);
+
 // {"kind":"tensor_field","name":"a","field":"x","path":["k",2],"byte":null}
 std::string place_json(const Place& p);
 

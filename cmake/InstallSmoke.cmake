@@ -1,0 +1,86 @@
+# The installed package, proven by use: `cmake --install` of BUILD into a
+# scratch prefix; examples/consumer_c built against it with
+# find_package(safespec CONFIG) and, separately, with the flags pkg-config
+# gives; both programs run on a valid and a broken example; and the installed
+# `safespec conformance run` and `conformance numeric` find the installed
+# suite and vectors from a directory with no corpus/ in it.
+#   -DBUILD=dir -DSOURCE=dir -DSCRATCH=dir -DC_COMPILER= -DCXX_COMPILER= [-DSANITIZE=address,...]
+file(REMOVE_RECURSE ${SCRATCH})
+file(MAKE_DIRECTORY ${SCRATCH}/elsewhere)
+set(prefix ${SCRATCH}/prefix)
+
+function(run_ok what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  WORKING_DIRECTORY ${SCRATCH}/elsewhere)
+  if(NOT rc STREQUAL "0")
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+  set(last_out "${out}" PARENT_SCOPE)
+endfunction()
+
+# A program's exit status and output on one file, against what is expected.
+function(expect_run program file code needle)
+  execute_process(COMMAND ${program} ${file} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc STREQUAL "${code}")
+    message(FATAL_ERROR "${program} ${file}: exit ${rc}, expected ${code}\n${out}\n${err}")
+  endif()
+  string(FIND "${out}" "${needle}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${program} ${file}: expected '${needle}' in its output:\n${out}")
+  endif()
+endfunction()
+
+run_ok("cmake --install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
+file(GLOB pc_files ${prefix}/lib*/pkgconfig/safespec.pc ${prefix}/lib/*/pkgconfig/safespec.pc)
+foreach(expected include/safespec/safespec.h bin/safespec share/safespec/conformance/manifest.jsonl
+                 share/safespec/vectors)
+  if(NOT EXISTS ${prefix}/${expected})
+    message(FATAL_ERROR "cmake --install wrote no ${expected}")
+  endif()
+endforeach()
+if(NOT pc_files)
+  message(FATAL_ERROR "cmake --install wrote no safespec.pc")
+endif()
+list(GET pc_files 0 pc_file)
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+
+# Sanitized libraries need the sanitizers' runtime at the consumer's link.
+set(link_flags "")
+if(SANITIZE)
+  set(link_flags "-fsanitize=${SANITIZE}")
+endif()
+set(valid ${SOURCE}/corpus/examples/tiny-llm.safetensors)
+set(broken ${SOURCE}/corpus/examples/bad/reject_F8_gap.safetensors)
+
+# find_package(safespec CONFIG)
+run_ok("configure examples/consumer_c"
+       ${CMAKE_COMMAND} -S ${SOURCE}/examples/consumer_c -B ${SCRATCH}/consumer -G Ninja -DCMAKE_PREFIX_PATH=${prefix}
+       -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_EXE_LINKER_FLAGS=${link_flags}")
+run_ok("build examples/consumer_c" ${CMAKE_COMMAND} --build ${SCRATCH}/consumer)
+# pkg-config: the compilers called directly with its flags.
+set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+run_ok("pkg-config" pkg-config --cflags --libs safespec)
+string(STRIP "${last_out}" pc_flags)
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+run_ok("cc with pkg-config" ${C_COMPILER} -std=c99 ${SOURCE}/examples/consumer_c/main.c ${pc_flags} ${link_flags}
+       -o ${SCRATCH}/pc_consumer_c)
+run_ok("c++ with pkg-config" ${CXX_COMPILER} -std=c++17 ${SOURCE}/examples/consumer_c/main.cpp ${pc_flags}
+       ${link_flags} -o ${SCRATCH}/pc_consumer_cxx)
+
+foreach(dir consumer/ pc_)
+  expect_run(${SCRATCH}/${dir}consumer_c ${valid} 0 "tiny-llm.safetensors: ok, 0 findings")
+  expect_run(${SCRATCH}/${dir}consumer_c ${broken} 1 "ST-OFFSET-GAP at tensor 'a'")
+  expect_run(${SCRATCH}/${dir}consumer_cxx ${valid} 0 "\"ok\":true")
+  expect_run(${SCRATCH}/${dir}consumer_cxx ${broken} 1 "\"rule\":\"ST-OFFSET-GAP\"")
+endforeach()
+
+# The installed command, run where there is no corpus/: it finds its suite
+# and vectors under share/safespec.
+set(cmd ${prefix}/bin/safespec)
+run_ok("installed conformance run"
+       ${cmd} conformance run --profile safetensors --jobs 2
+       --impl "'${cmd}' check --profile safetensors --fail-on error {file}")
+run_ok("installed conformance numeric"
+       ${cmd} conformance numeric --jobs 2
+       --impl "'${cmd}' linear {checkpoint} --layer {layer} --input {input} --out {output}")
+message(STATUS "installed into ${prefix}; consumers built with find_package and pkg-config; suite and vectors found")
