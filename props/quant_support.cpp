@@ -1,5 +1,6 @@
 #include "props/quant_support.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 #include "props/catch.hpp"
@@ -44,6 +45,19 @@ void run_data_rules(const quant::Layer& l, const quant::TensorTable& t, const qu
   const quant::LayerCheck c{l, t, out, *f};
   if (f->data_rules) f->data_rules(c, data);
   quant::check_layer_k_bound(c);
+}
+
+Marked& Marked::marker(std::string prefix, std::string bytes) {
+  fx.tensor(prefix + ".comfy_quant", Dtype::U8, {bytes.size()});
+  markers.push_back({prefix + ".comfy_quant", true, std::move(bytes)});
+  std::sort(markers.begin(), markers.end(), [](const auto& a, const auto& b) { return a.tensor < b.tensor; });
+  return *this;
+}
+
+quant::Analysis Marked::run(const quant::LayerKinds& kinds) {
+  auto files = fx.files();
+  files[0].markers = markers;
+  return quant::analyze(files, nullptr, kinds);
 }
 
 LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config,

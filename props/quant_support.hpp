@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "spec/python_json.hpp"
+#include "spec/quant/analyze.hpp"
 #include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"
 
@@ -40,6 +41,16 @@ void run_data_rules(const quant::Layer& l, const quant::TensorTable& t, const qu
 
 LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config = "",
                        std::size_t index = 0);
+
+// A one-file checkpoint with markers as P.comfy_quant tensors (M1), analysed
+// as `safespec check` analyses it.
+struct Marked {
+  QuantFixture fx;
+  std::vector<quant::MarkerBytes> markers;
+
+  Marked& marker(std::string prefix, std::string bytes);
+  quant::Analysis run(const quant::LayerKinds& kinds = {});
+};
 
 // The findings of one rule, in order.
 std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule);

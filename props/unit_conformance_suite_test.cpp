@@ -13,6 +13,7 @@
 
 #include "conformance/manifest.hpp"
 #include "props/catch.hpp"
+#include "props/unit_support.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
 
@@ -21,11 +22,7 @@ using namespace safespec::conformance;
 
 namespace {
 
-#ifdef SAFESPEC_CONFORMANCE_DIR
-const std::filesystem::path kSuite = SAFESPEC_CONFORMANCE_DIR;
-#else
-const std::filesystem::path kSuite = "corpus/conformance";
-#endif
+const std::filesystem::path kSuite = test::suite_dir();
 
 const std::vector<Case>& suite() {
   static const std::vector<Case> cases = [] {

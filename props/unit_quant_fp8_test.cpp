@@ -44,7 +44,7 @@ TEST_CASE("CQ-FP8-TENSORS (S9.1, G14): a missing weight_scale", "[quant][CQ-FP8-
   auto f = of_rule(s, RuleId::QuantFp8Tensors);
   REQUIRE(f.size() == 1);
   CHECK(message_for(f[0], Consumer::Sglang) == "Comfy layer 'p' is missing checkpoint tensors: ['p.weight_scale']");
-  CHECK(f[0].verdict(Consumer::Sglang)->order == quant::order::sg_layer(0, quant::kStepRequiredTensors));
+  CHECK(f[0].verdict(Consumer::Sglang)->order == quant::order::sg_layer(0, 0));
   // ComfyUI loads it (no check); kitchen fails at the first forward, message not recorded.
   CHECK(f[0].verdict(Consumer::Comfyui) == nullptr);
   REQUIRE(f[0].verdict(Consumer::Kitchen) != nullptr);

@@ -144,7 +144,7 @@ TEST_CASE("CQ-INT8-DTYPES before CQ-INT8-SHAPES (S9.6): sglang's first raise",
   REQUIRE(d.size() == 1);
   REQUIRE(sh.size() == 1);
   CHECK(d[0].verdict(Consumer::Sglang)->order < sh[0].verdict(Consumer::Sglang)->order);
-  CHECK(d[0].verdict(Consumer::Sglang)->order > quant::order::sg_layer(0, quant::kStepRequiredTensors));
+  CHECK(d[0].verdict(Consumer::Sglang)->order > quant::order::sg_layer(0, 0));
 }
 
 TEST_CASE("CQ-WEIGHT-CAST (C13): a float int8 weight is converted numerically", "[quant][CQ-WEIGHT-CAST]") {

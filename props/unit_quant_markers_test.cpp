@@ -13,24 +13,6 @@ using namespace safespec::test;
 
 namespace {
 
-// A one-file checkpoint whose marker tensors hold the given bytes.
-struct Marked {
-  QuantFixture fx;
-  std::vector<quant::MarkerBytes> markers;
-
-  Marked& marker(std::string prefix, std::string bytes) {
-    fx.tensor(prefix + ".comfy_quant", Dtype::U8, {bytes.size()});
-    markers.push_back({prefix + ".comfy_quant", true, std::move(bytes)});
-    std::sort(markers.begin(), markers.end(), [](const auto& a, const auto& b) { return a.tensor < b.tensor; });
-    return *this;
-  }
-  quant::Analysis run() {
-    auto files = fx.files();
-    files[0].markers = markers;
-    return quant::analyze(files);
-  }
-};
-
 std::vector<Finding> findings_of(const quant::Analysis& a, RuleId rule) {
   std::vector<Finding> out;
   for (const auto& lf : a.findings)

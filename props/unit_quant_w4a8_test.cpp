@@ -65,7 +65,7 @@ TEST_CASE("CQ-W4A8-TENSORS (S9.1 A0, C12): missing companions", "[quant][CQ-W4A8
         "Comfy layer 'model.diffusion_model.b' is missing checkpoint tensors: "
         "['model.diffusion_model.b.weight_s_channel', 'model.diffusion_model.b.weight_s_rel']");
   CHECK(message_for(f, Consumer::Comfyui) == "Missing W4A8 group scale (weight_s_rel) for layer b");
-  CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_layer(0, quant::kStepRequiredTensors));
+  CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_layer(0, 0));
   CHECK(f.verdict(Consumer::Kitchen) == nullptr);
 }
 

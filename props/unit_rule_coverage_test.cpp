@@ -21,17 +21,14 @@
 #include "gen/mutations.hpp"
 #include "gen/quant_mutations.hpp"
 #include "props/catch.hpp"
+#include "props/unit_support.hpp"
 #include "spec/rule_catalogue.hpp"
 
 using namespace safespec;
 
 namespace {
 
-#ifdef SAFESPEC_CONFORMANCE_DIR
-const std::filesystem::path kSuite = SAFESPEC_CONFORMANCE_DIR;
-#else
-const std::filesystem::path kSuite = "corpus/conformance";
-#endif
+const std::filesystem::path kSuite = test::suite_dir();
 
 enum class Lacks : unsigned char { Mutation, ConformanceFile };
 

@@ -12,23 +12,6 @@ using namespace safespec::test;
 
 namespace {
 
-struct Marked {
-  QuantFixture fx;
-  std::vector<quant::MarkerBytes> markers;
-
-  Marked& marker(std::string prefix, std::string bytes) {
-    fx.tensor(prefix + ".comfy_quant", Dtype::U8, {bytes.size()});
-    markers.push_back({prefix + ".comfy_quant", true, std::move(bytes)});
-    std::sort(markers.begin(), markers.end(), [](const auto& a, const auto& b) { return a.tensor < b.tensor; });
-    return *this;
-  }
-  quant::Analysis run(const quant::LayerKinds& kinds = {}) {
-    auto files = fx.files();
-    files[0].markers = markers;
-    return quant::analyze(files, nullptr, kinds);
-  }
-};
-
 std::string first_rejection(const quant::Analysis& a) {
   const Verdict* first = nullptr;
   for (const auto& lf : a.findings)

@@ -15,6 +15,14 @@
 
 namespace safespec::test {
 
+std::filesystem::path suite_dir() {
+#ifdef SAFESPEC_CONFORMANCE_DIR
+  return SAFESPEC_CONFORMANCE_DIR;
+#else
+  return "corpus/conformance";
+#endif
+}
+
 std::string cli_path() {
 #ifdef SAFESPEC_CLI
   return SAFESPEC_CLI;

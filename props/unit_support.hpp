@@ -39,6 +39,9 @@ struct Run {
 };
 std::string cli_path();
 
+// The committed conformance suite (corpus/conformance/).
+std::filesystem::path suite_dir();
+
 // A fresh directory under the system's temporary directory, named after the
 // test file, this process and a counter; removed with everything in it.
 struct TempDir {

@@ -36,6 +36,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_manifest_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_linear_cli_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_suite_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_consumer_matrix_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_fuzz_oracles_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_hardening_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reference_answers_test.cpp

@@ -56,6 +56,9 @@ struct Verdict {
   std::string error;    // exception class ("ValueError") or error variant ("InvalidOffset")
   std::string message;  // what that consumer raises or logs, byte for byte
   CheckOrder order{};
+  // The consumer-matrix row it was made from (spec/quant/consumer_messages.hpp),
+  // 0 when its text is not one of ours (Python's, the reference reader's, none).
+  std::uint16_t row = 0;
 
   friend bool operator==(const Verdict&, const Verdict&) = default;
 };

@@ -1,5 +1,7 @@
 #include "src/report.hpp"
 
+#include "spec/quant/consumer_messages.hpp"
+
 #include <fmt/format.h>
 
 #include "spec/format_rules.hpp"
@@ -302,6 +304,19 @@ std::string render_rules_json() {
                        first ? "" : ",", json_string(r.name), severity_name(r.severity), scope_name(r.scope),
                        tier_name(r.tier), json_string(r.rule_number),
                        json_string(r.reference.empty() ? "accepts" : r.reference), json_string(r.description));
+    first = false;
+  }
+  // The consumer matrix: which consumer acts on which rule, where in its order, with which message.
+  out += "],\"consumer_matrix\":[";
+  first = true;
+  for (const quant::MessageRow& m : quant::consumer_matrix()) {
+    std::string rules;
+    for (RuleId r : m.rules) rules += (rules.empty() ? "" : ",") + json_string(rule_name(r));
+    out += fmt::format("{}{{\"id\":{},\"rules\":[{}],\"consumer\":\"{}\",\"effect\":\"{}\",\"error\":{},"
+                       "\"message\":{},\"cite\":{},\"site\":\"{}\",\"step\":{}}}",
+                       first ? "" : ",", json_string(m.name), rules, consumer_name(m.t.consumer),
+                       effect_name(m.t.effect), json_string(m.t.error), json_string(m.t.text), json_string(m.t.cite),
+                       quant::site_name(m.site), m.step);
     first = false;
   }
   return out + "]}\n";

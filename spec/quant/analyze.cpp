@@ -19,13 +19,6 @@ namespace {
 using C = Consumer;
 using E = Effect;
 
-constexpr MessageTemplate kCuMissingWeight{C::Comfyui, E::Warns, "warning", "Missing weight for layer {layer_name}",
-                                           "comfy/ops.py:1137 (C6)"};
-constexpr MessageTemplate kCuUnknownFormat{C::Comfyui, E::Rejects, "ValueError",
-                                           "Unknown quantization format for layer {layer_name}", "comfy/ops.py:1165-1166 (C10)"};
-constexpr MessageTemplate kCuKeyError{C::Comfyui, E::Rejects, "KeyError", "{format!r}", "comfy/ops.py:1168 (C11)"};
-constexpr MessageTemplate kCuUnhashable{C::Comfyui, E::Rejects, "TypeError", "unhashable type: '{type}'",
-                                        "comfy/ops.py:1168 (C11, Python's own message)"};
 
 // C6: ComfyUI warns and leaves the marker and scales as unexpected keys;
 // sglang's S9.1 (in each module) rejects the validated formats.
@@ -33,16 +26,16 @@ void check_orphan(const Layer& l, const TensorTable& t, Sink& out) {
   if (t.find(tensor_name(l, "weight"))) return;
   out.add(l.file, RuleId::QuantMarkerOrphan, Place::layer(l.prefix),
           "expected the marked layer to have a tensor " + quote_name(tensor_name(l, "weight")) + ", found none",
-          {verdict(kCuMissingWeight, order::cu_layer(l.index, 0), {{"layer_name", comfy_layer_name(l.prefix)}})});
+          {verdict(Msg::LayerCuMissingWeight, At{l.index}, {{"layer_name", comfy_layer_name(l.prefix)}})});
 }
 
 // C10, C11; sglang judges formats only at resolution (S11).
 void check_format(const Layer& l, Sink& out) {
   const py::Value* f = get(*l.marker, "format");
-  const CheckOrder at = order::cu_layer(l.index, 1);
+  const At at{l.index};
   if (!f || std::holds_alternative<py::None>(f->data)) {
     out.add(l.file, RuleId::QuantFormatMissing, Place::layer(l.prefix), "expected a \"format\" key, found none",
-            {verdict(kCuUnknownFormat, at, {{"layer_name", comfy_layer_name(l.prefix)}})});
+            {verdict(Msg::LayerCuUnknownFormat, at, {{"layer_name", comfy_layer_name(l.prefix)}})});
     return;
   }
   const auto* s = std::get_if<std::string>(&f->data);
@@ -51,8 +44,8 @@ void check_format(const Layer& l, Sink& out) {
   const bool unhashable = type == "list" || type == "dict";
   out.add(l.file, RuleId::QuantFormatUnknown, Place::layer(l.prefix),
           "expected a format ComfyUI knows, found " + py::repr(*f),
-          {unhashable ? verdict(kCuUnhashable, at, {{"type", std::string(type)}})
-                      : verdict(kCuKeyError, at, {{"format!r", py::repr(*f)}})});
+          {unhashable ? verdict(Msg::LayerCuUnhashable, at, {{"type", std::string(type)}})
+                      : verdict(Msg::LayerCuKeyError, at, {{"format!r", py::repr(*f)}})});
 }
 
 // §1.5: the JSON type of each known key. Consumers coerce a wrong type in

@@ -23,11 +23,8 @@
 namespace safespec::quant {
 namespace {
 
-constexpr MessageTemplate kCuMissingScales{Consumer::Comfyui, Effect::Rejects, "ValueError",
-                                           "Missing AWQ W4A16 scale/zeros for layer {layer_name}",
-                                           "CL comfy/ops.py, awq branch"};
 
-constexpr std::uint32_t kCuStepScales = 2, kCuStepInt = 3, kCuStepCast = 4;
+constexpr std::uint32_t kCuStepInt = 3, kCuStepCast = 4;
 constexpr std::int64_t kGroupSizeDefault = 64;
 
 Result<py::Value, py::PyException> group_size(const Layer& l) { return int_of(*l.marker, "group_size", kGroupSizeDefault); }
@@ -36,8 +33,7 @@ void tensors_rule(const LayerCheck& c) {
   std::vector<Verdict> comfy;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (c.weight())
-    comfy.push_back(verdict(kCuMissingScales, order::cu_layer(c.l.index, kCuStepScales),
-                            {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    comfy.push_back(verdict(Msg::AwqCuMissingScales, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 

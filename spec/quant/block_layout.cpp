@@ -10,9 +10,6 @@
 namespace safespec::quant {
 
 namespace {
-// KeyError prints the repr of the unknown dtype string (§6.12).
-constexpr MessageTemplate kCuMmapKeyError{Consumer::Comfyui, Effect::Warns, "KeyError", "{dtype!r}",
-                                          "comfy/utils.py:106, 111"};
 }  // namespace
 
 bool shape_is(const TensorRef& t, std::initializer_list<std::uint64_t> want) {
@@ -59,7 +56,7 @@ void check_comfy_mmap(const LayerCheck& c, std::string_view advice) {
   std::string list;
   for (const TensorRef* r : bad) list += (list.empty() ? "" : ", ") + quote_name(r->entry->name) + " " + dtype_str(*r);
   c.add(RuleId::QuantDtypeComfyMmap, std::string(advice) + "; got " + list,
-          {verdict(kCuMmapKeyError, order::cu_container(bad.front()->file), {{"dtype!r", repr(dtype_str(*bad.front()))}})});
+          {verdict(Msg::MmapCuMmapKeyError, At{bad.front()->file}, {{"dtype!r", repr(dtype_str(*bad.front()))}})});
 }
 
 }  // namespace safespec::quant

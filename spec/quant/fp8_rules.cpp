@@ -26,7 +26,6 @@ namespace {
 
 
 constexpr std::uint32_t kCuStepCast = 4;
-constexpr std::uint32_t kKtStepFirstForward = 0;
 
 // A scale's dtype that holds a real-valued factor. comfy-kitchen's Params
 // cast any tensor scale to float32 (CK tensor/fp8.py:41-45), so these all
@@ -51,10 +50,7 @@ void tensors_rule(const LayerCheck& c) {
   std::vector<Verdict> kitchen;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (c.weight())
-    kitchen.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "NoCapableBackendError",
-                              "No backend can handle 'dequantize_per_tensor_fp8': (then one line per installed backend "
-                              "with its reason, which depends on the machine; weight_scale is None)",
-                              order::kt_operands(c.l.index, kKtStepFirstForward)});
+    kitchen.push_back(verdict(Msg::Fp8KtNoBackend, At{c.l.index}, {}));
   check_required_tensors(c, missing_tensors(c), std::move(kitchen));
 }
 

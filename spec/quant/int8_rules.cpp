@@ -33,59 +33,9 @@
 namespace safespec::quant {
 namespace {
 
-constexpr MessageTemplate kSgTensorwise2d{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy tensorwise INT8 layer {prefix!r} needs a 2D weight, got {weight_shape}", "quantization_utils.py:362-365"};
-constexpr MessageTemplate kSgDtypes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy INT8 layer {prefix!r} needs I8 weights and F32 scales, got {weight_dtype} and {scale_dtype}",
-    "quantization_utils.py:368-372"};
-constexpr MessageTemplate kSgShapes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy INT8 layer {prefix!r} has incompatible weight/scale shapes: {weight_shape} and {scale_shape}",
-    "quantization_utils.py:373-377"};
-constexpr MessageTemplate kSgConvrot{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                     "Serialized kitchen_int8 layer {prefix!r} must set convrot=true",
-                                     "kitchen_int8_config.py (S17)"};
-constexpr MessageTemplate kSgGroupsize{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Serialized kitchen_int8 layer {prefix!r} must declare convrot_groupsize in (16, 64, 256), got {value!r}",
-    "kitchen_int8_config.py (S17)"};
-// §3.8 records this message with its placeholder expressions elided ("{…}").
-// safespec names them and renders the checkpoint's K and the marker value as
-// str(): the model's layer.input_size equals K for a checkpoint that fits its
-// model, and whether sglang prints the value through int() is not recorded.
-constexpr MessageTemplate kSgInputSize{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Serialized kitchen_int8 layer {prefix!r} has input size {input_size}, which is not divisible by its ConvRot "
-    "group size {convrot_group_size}",
-    "kitchen_int8_config.py get_quant_method (S17)"};
-constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "ValueError",
-                                          "Missing INT8 weight scale for layer {layer_name}", "comfy/ops.py:1188-1189"};
-// K10 records both shapes as "{shape}"; the eager source prints
-// tuple(weight_scale.shape) after reshape(-1), i.e. (numel,), and
-// tuple(weight.shape). Distinct names keep fill() unambiguous.
-constexpr MessageTemplate kKtScale{
-    Consumer::Kitchen, Effect::Rejects, "ValueError",
-    "INT8 weight scale must be scalar or per-output-channel, got {tuple(weight_scale.shape)} for weight shape "
-    "{tuple(weight.shape)}",
-    "backends/eager/quantization.py:999-1016 (K10)"};
-constexpr MessageTemplate kKtConvrotDivide{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                           "ConvRot group size {g} does not divide input features {k}",
-                                           "backends/eager/quantization.py:999-1016 (K10)"};
-// K10's divisibility test is Python's `%`: a group size of 0 raises before
-// any message (CPython 3.11 wording).
-constexpr MessageTemplate kKtModuloZero{Consumer::Kitchen, Effect::Rejects, "ZeroDivisionError",
-                                        "integer modulo by zero", "backends/eager/quantization.py:999-1016 (K10)"};
-constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                      "Regular Hadamard size must be a power of 4, got {size}",
-                                      "tensor/int8_utils.py:21-22 (K6)"};
 
-constexpr std::uint32_t kSgStepDtypes = 1, kSgStepTensorwise = 2, kSgStepShapes = 3;
-constexpr std::uint32_t kCuStepScale = 2, kCuStepInt = 3, kCuStepCast = 4;
-constexpr std::uint32_t kKtStepScale = 0, kKtStepDivide = 1, kKtStepHadamard = 2;
+constexpr std::uint32_t kCuStepInt = 3, kCuStepCast = 4;
 constexpr std::int64_t kComfyGroupsizeDefault = 256;
-constexpr std::string_view kKitchenInt8Config = "KitchenInt8Config";
 
 // The logical (N, K) of a 2-D weight.
 struct Dims {
@@ -107,7 +57,7 @@ std::optional<Result<py::Value, py::PyException>> comfy_groupsize(const Layer& l
   return py::py_int(*v);
 }
 
-bool is_kitchen_int8(const Layer& l) { return l.sglang_config == kKitchenInt8Config; }
+bool is_kitchen_int8(const Layer& l) { return l.sglang_config == format_spec(QuantFormat::Int8).sglang_config; }
 
 // `value in (16, 64, 256)`: Python compares with ==, so 16.0 is in and True
 // (== 1) is not.
@@ -124,8 +74,7 @@ void tensors_rule(const LayerCheck& c) {
   std::vector<Verdict> comfy;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (c.weight())
-    comfy.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuStepScale),
-                            {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    comfy.push_back(verdict(Msg::Int8CuMissingScale, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
@@ -134,8 +83,7 @@ void dtypes_rule(const LayerCheck& c) {
   if (has_dtype(c.weight(), Dtype::I8) && has_dtype(c.tensor("weight_scale"), Dtype::F32)) return;
   const std::string wd = dtype_str(*c.weight()), sd = dtype_str(*c.tensor("weight_scale"));
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgDtypes, order::sg_layer(c.l.index, kSgStepDtypes),
-                      {{"prefix!r", repr(c.l.prefix)}, {"weight_dtype", wd}, {"scale_dtype", sd}}));
+  v.push_back(verdict(Msg::Int8SgDtypes, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"weight_dtype", wd}, {"scale_dtype", sd}}));
   c.add(RuleId::QuantInt8Dtypes, "int8_tensorwise weight must be I8 and weight_scale F32, found " + wd + " and " + sd, std::move(v));
 }
 
@@ -145,8 +93,7 @@ void weight_rank_rule(const LayerCheck& c) {
   if (c.weight()->entry->shape.size() == 2) return;
   const std::string ws = shape_str(*c.weight());
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgTensorwise2d, order::sg_layer(c.l.index, kSgStepTensorwise),
-                      {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", ws}}));
+  v.push_back(verdict(Msg::Int8SgTensorwise2d, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", ws}}));
   c.add(RuleId::QuantInt8WeightRank, "tensor-wise int8_tensorwise weight (scalar weight_scale) must be 2-D, found shape " + ws, std::move(v));
 }
 
@@ -160,12 +107,10 @@ void shapes_rule(const LayerCheck& c) {
   if (d && ss.size() == 2 && ss[0] == d->n && ss[1] == 1) return;
   const std::string ws = shape_str(*c.weight()), sc = shape_str(*c.tensor("weight_scale"));
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgShapes, order::sg_layer(c.l.index, kSgStepShapes),
-                      {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", ws}, {"scale_shape", sc}}));
+  v.push_back(verdict(Msg::Int8SgShapes, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", ws}, {"scale_shape", sc}}));
   const auto count = shape_product(ss).count;
   if (d && count && *count != 1 && *count != d->n)
-    v.push_back(verdict(kKtScale, order::kt_operands(c.l.index, kKtStepScale),
-                        {{"tuple(weight_scale.shape)", shape_repr(std::vector<std::uint64_t>{*count})},
+    v.push_back(verdict(Msg::Int8KtScale, At{c.l.index}, {{"tuple(weight_scale.shape)", shape_repr(std::vector<std::uint64_t>{*count})},
                          {"tuple(weight.shape)", ws}}));
   std::string msg = d ? "row-wise int8_tensorwise weight_scale must have shape (" + std::to_string(d->n) + ", 1)"
                       : "int8_tensorwise weight must be 2-D";
@@ -180,7 +125,7 @@ void convrot_rule(const LayerCheck& c) {
   const py::Value* convrot = get(*c.l.marker, "convrot");
   if (is_true(convrot)) return;
   std::vector<Verdict> v;
-  v.push_back(verdict(kSgConvrot, order::sg_config(c.l.index, 0), {{"prefix!r", repr(c.l.prefix)}}));
+  v.push_back(verdict(Msg::Int8SgConvrot, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}}));
   c.add(RuleId::QuantInt8Convrot, "an int8-only checkpoint needs \"convrot\": true on every layer, found " +
               (convrot ? py::repr(*convrot) : std::string("no convrot key")),
           std::move(v));
@@ -192,14 +137,13 @@ void convrot_rule(const LayerCheck& c) {
 std::optional<Verdict> kitchen_groupsize(const Layer& l, const py::Value& c, std::uint64_t k) {
   const auto g = as_int64(c);
   if (!g) return std::nullopt;
-  if (*g == 0) return verdict(kKtModuloZero, order::kt_operands(l.index, kKtStepDivide), {});
+  if (*g == 0) return verdict(Msg::Int8KtModuloZero, At{l.index}, {});
   const std::uint64_t mag = *g < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(*g) : static_cast<std::uint64_t>(*g);
   if (k % mag != 0)
-    return verdict(kKtConvrotDivide, order::kt_operands(l.index, kKtStepDivide),
-                   {{"g", std::to_string(*g)}, {"k", std::to_string(k)}});
+    return verdict(Msg::Int8KtConvrotDivide, At{l.index}, {{"g", std::to_string(*g)}, {"k", std::to_string(k)}});
   bool pow4 = *g >= 4 && (mag & (mag - 1)) == 0 && (std::countr_zero(mag) % 2 == 0);
   if (!pow4)
-    return verdict(kKtHadamard, order::kt_operands(l.index, kKtStepHadamard), {{"size", std::to_string(*g)}});
+    return verdict(Msg::Int8KtHadamard, At{l.index}, {{"size", std::to_string(*g)}});
   return std::nullopt;
 }
 
@@ -225,10 +169,9 @@ void groupsize_rule(const LayerCheck& c) {
   if (is_kitchen_int8(c.l)) {
     const std::string shown = top ? py::repr(*top) : std::string("None");
     if (!listed)
-      v.push_back(verdict(kSgGroupsize, order::sg_config(c.l.index, 1), {{"prefix!r", repr(c.l.prefix)}, {"value!r", shown}}));
+      v.push_back(verdict(Msg::Int8SgGroupsize, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"value!r", shown}}));
     else if (!divides)
-      v.push_back(verdict(kSgInputSize, order::sg_method(c.l.index, 0),
-                          {{"prefix!r", repr(c.l.prefix)},
+      v.push_back(verdict(Msg::Int8SgInputSize, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)},
                            {"input_size", std::to_string(d->k)},
                            {"convrot_group_size", py::str(*top)}}));
   }

@@ -49,7 +49,7 @@ void check_required_tensors(const LayerCheck& c, const std::vector<std::string>&
   if (missing.empty()) return;
   std::vector<Verdict> v;
   if (c.format.sglang_validates)
-    v.push_back(verdict(kSgMissingTensors, order::sg_layer(c.l.index, kStepRequiredTensors),
+    v.push_back(verdict(Msg::SharedSgMissingTensors, At{c.l.index},
                         {{"prefix!r", c.prefix_repr()}, {"sorted(missing)", sorted_list_repr(missing)}}));
   for (Verdict& o : others) v.push_back(std::move(o));
   std::vector<std::string_view> req;

@@ -17,6 +17,7 @@
 #include "spec/python_repr.hpp"
 #include "spec/python_json.hpp"
 #include "spec/result.hpp"
+#include "spec/quant/consumer_messages.hpp"
 #include "spec/quant/formats.hpp"
 #include "spec/quant/message.hpp"
 #include "spec/quant/tensor_table.hpp"
@@ -120,20 +121,12 @@ struct IntRead {
 // One finding for every read that raised, with one verdict per consumer (its first failure).
 void check_marker_ints(const LayerCheck& c, std::initializer_list<IntRead> reads);
 
-// sglang's S9.1 message, shared by every validated format
-// (quantization_utils.py:225-229).
-inline constexpr MessageTemplate kSgMissingTensors{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy layer {prefix!r} is missing checkpoint tensors: {sorted(missing)}", "quantization_utils.py:225-229"};
 
 // 2 * packed, exactly, as Python computes K from a packed int4 width; the
 // decimal is exact even when the product passes 2^64.
 std::string times2_str(std::uint64_t packed);
 // 2 * packed when it fits in 64 bits.
 std::optional<std::uint64_t> times2(std::uint64_t packed);
-
-// Steps within sglang phase 3 for one marker: S9.1 comes first.
-inline constexpr std::uint32_t kStepRequiredTensors = 0;
 
 // Each format module's header rules, the header_rules column of its row
 // (formats.cpp).

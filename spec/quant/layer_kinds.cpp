@@ -11,12 +11,6 @@ namespace safespec::quant {
 
 namespace {
 
-constexpr MessageTemplate kSgLinearMarker{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                          "Unsupported quantized linear marker for {prefix!r}",
-                                          "kitchen_w4a8_config.py:108-109 (S13.3), comfy_nvfp4.py (S19)"};
-constexpr MessageTemplate kSgEmbeddingMarker{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                             "Unsupported quantized embedding marker for {prefix!r}: {marker}",
-                                             "kitchen_w4a8_config.py:93-103 (S13.1)"};
 
 // The marker as sglang holds it after S9.3: its JSON keys, then the private
 // flags A6 sets (a key already present keeps its position).
@@ -55,14 +49,14 @@ std::optional<LayerKind> LayerKinds::of(std::string_view prefix) const {
 void check_layer_kinds(const std::vector<Layer>& layers, const TensorTable& t, const LayerKinds& kinds, Sink& out,
                        std::vector<Assumption>& assumptions) {
   for (const Layer& l : layers) {
-    const bool w4a8 = l.sglang_config == "KitchenW4A8Config";
-    const bool nvfp4 = l.sglang_config == "ComfyNvfp4Config";
+    const bool w4a8 = l.sglang_config == format_spec(QuantFormat::W4a8).sglang_config;
+    const bool nvfp4 = l.sglang_config == format_spec(QuantFormat::Nvfp4).sglang_config;
     if (!w4a8 && !nvfp4) return;
     const std::optional<LayerKind> kind = kinds.of(l.prefix);
     // The markers each config's constructor lets through beside its own.
     const bool companion = w4a8 ? is_int8_embedding(l, t) : is_rowwise_int8(l, t);
     if (companion) {
-      const Verdict linear = verdict(kSgLinearMarker, order::sg_method(l.index, 0), {{"prefix!r", repr(l.prefix)}});
+      const Verdict linear = verdict(Msg::KindsSgLinearMarker, At{l.index}, {{"prefix!r", repr(l.prefix)}});
       if (!kind) {
         assumptions.push_back(Assumption{l.prefix, LayerKind::Embedding, linear});
       } else if (*kind == LayerKind::Linear) {
@@ -78,8 +72,7 @@ void check_layer_kinds(const std::vector<Layer>& layers, const TensorTable& t, c
     if (w4a8 && l.is(QuantFormat::W4a8) && kind == LayerKind::Embedding)
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected a W4A8 marker on a Linear layer, found it on an embedding layer (S13.1)",
-              {verdict(kSgEmbeddingMarker, order::sg_method(l.index, 0),
-                       {{"prefix!r", repr(l.prefix)}, {"marker", py::repr(w4a8_marker_with_flags(l, t))}})});
+              {verdict(Msg::KindsSgEmbeddingMarker, At{l.index}, {{"prefix!r", repr(l.prefix)}, {"marker", py::repr(w4a8_marker_with_flags(l, t))}})});
   }
 }
 

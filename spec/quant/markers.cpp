@@ -21,39 +21,6 @@ namespace {
 using C = Consumer;
 using E = Effect;
 
-// sglang, quantization_utils.py (inspect_comfy_quant_markers).
-constexpr MessageTemplate kSgQmetaJson{C::Sglang, E::Rejects, "ValueError", "Invalid _quantization_metadata in {path}",
-                                       "quantization_utils.py:127 (S3.1)"};
-constexpr MessageTemplate kSgQmetaObject{C::Sglang, E::Rejects, "ValueError",
-                                         "_quantization_metadata in {path} must contain an object",
-                                         "quantization_utils.py:131 (S3.2)"};
-constexpr MessageTemplate kSgQmetaLayers{C::Sglang, E::Rejects, "ValueError",
-                                         "_quantization_metadata in {path} must contain a layers object",
-                                         "quantization_utils.py:136 (S3.3)"};
-constexpr MessageTemplate kSgQmetaLayer{C::Sglang, E::Rejects, "ValueError",
-                                        "Comfy quantization metadata for {prefix!r} must be an object",
-                                        "quantization_utils.py:141 (S3.4)"};
-constexpr MessageTemplate kSgConflict{C::Sglang, E::Rejects, "ValueError",
-                                      "Conflicting Comfy quantization markers for {prefix!r}",
-                                      "quantization_utils.py:146, 177 (S3.4, S6.3)"};
-constexpr MessageTemplate kSgMarkerJson{C::Sglang, E::Rejects, "ValueError",
-                                        "Invalid Comfy quantization marker {key!r} in {path}",
-                                        "quantization_utils.py:167 (S6.1)"};
-constexpr MessageTemplate kSgMarkerObject{C::Sglang, E::Rejects, "ValueError",
-                                          "Comfy quantization marker {key!r} must contain a JSON object",
-                                          "quantization_utils.py:171 (S6.2)"};
-constexpr MessageTemplate kSgMxfp8{
-    C::Sglang, E::Rejects, "ValueError",
-    "MXFP8 layer {prefix!r} has incompatible weight/scale metadata: {weight_meta} and {scale_meta}",
-    "quantization_utils.py:181-196 (S7)"};
-constexpr MessageTemplate kSgMissing{C::Sglang, E::Rejects, "ValueError",
-                                     "Quantized weights are missing comfy_quant metadata: {sorted(missing)[:5]}",
-                                     "quantization_utils.py:198-203 (S8)"};
-// ComfyUI (C2.1, C7) raises Python's own exceptions: their messages are
-// CPython 3.11's and are not part of ComfyUI's contract (§6.12).
-constexpr MessageTemplate kCuNoLayers{C::Comfyui, E::Rejects, "KeyError", "'layers'", "comfy/utils.py:1457 (C2.1)"};
-constexpr MessageTemplate kCuAttribute{C::Comfyui, E::Rejects, "AttributeError", "'{type}' object has no attribute '{attr}'",
-                                       "comfy/utils.py:1457-1459, comfy/ops.py:1154-1160 (C2.1, C7)"};
 
 // Python 3.11's TypeError for obj["layers"] on a non-dict (C2.1).
 std::string subscript_error(const py::Value& v) {
@@ -144,7 +111,7 @@ class Collector {
       }
       // sglang catches JSONDecodeError only; anything else propagates as is.
       Verdict sg = e.kind == py::JsonErrorKind::JSONDecodeError
-                       ? verdict(kSgQmetaJson, order::sg_qmeta(f, 0), {{"path", path}})
+                       ? verdict(Msg::MarkerSgQmetaJson, At{f}, {{"path", path}})
                        : python_error(C::Sglang, e, order::sg_qmeta(f, 0));
       out_.add(f, RuleId::QuantMetaJson, where,
                "expected _quantization_metadata to be JSON, found " + e.what(),
@@ -155,7 +122,7 @@ class Collector {
     if (!is_dict(doc)) {
       out_.add(f, RuleId::QuantMetaNotObject, where,
                "expected _quantization_metadata to be a JSON object, found a " + std::string(type_name(doc)),
-               {verdict(kSgQmetaObject, order::sg_qmeta(f, 1), {{"path", path}}),
+               {verdict(Msg::MarkerSgQmetaObject, At{f}, {{"path", path}}),
                 Verdict{C::Comfyui, E::Rejects, "TypeError", subscript_error(doc), order::cu_convert(f, 1)}});
       return;
     }
@@ -163,14 +130,13 @@ class Collector {
     if (!layers || !is_dict(*layers)) {
       // ComfyUI indexes ["layers"] (KeyError when absent) and then iterates
       // .items() (CU utils.py:1456-1459; the call is inferred from M6).
-      Verdict cu = layers ? verdict(kCuAttribute, order::cu_convert(f, 2),
-                                    {{"type", std::string(type_name(*layers))}, {"attr", "items"}})
-                          : verdict(kCuNoLayers, order::cu_convert(f, 2), {});
+      Verdict cu = layers ? verdict(Msg::MarkerCuAttribute, At{f}, {{"type", std::string(type_name(*layers))}, {"attr", "items"}})
+                          : verdict(Msg::MarkerCuNoLayers, At{f}, {});
       out_.add(f, RuleId::QuantMetaLayers, where,
                layers ? "expected _quantization_metadata.layers to be an object, found a " +
                             std::string(type_name(*layers))
                       : "expected _quantization_metadata to have a layers object, found none",
-               {verdict(kSgQmetaLayers, order::sg_qmeta(f, 2), {{"path", path}}), std::move(cu)});
+               {verdict(Msg::MarkerSgQmetaLayers, At{f}, {{"path", path}}), std::move(cu)});
       return;
     }
     const auto& entries = std::get<py::Dict>(layers->data).items;
@@ -184,9 +150,8 @@ class Collector {
         // when the layer reads it (C7).
         out_.add(f, RuleId::QuantMetaLayerNotObject, where.below("layers").below(*name),
                  "expected the layer entry to be an object, found a " + std::string(type_name(marker)),
-                 {verdict(kSgQmetaLayer, order::sg_qmeta_layer(f, i), {{"prefix!r", repr(*name)}}),
-                  verdict(kCuAttribute, order::cu_layer(c_.layers.size(), 0),
-                          {{"type", std::string(type_name(marker))}, {"attr", "get"}})});
+                 {verdict(Msg::MarkerSgQmetaLayer, At{f, i}, {{"prefix!r", repr(*name)}}),
+                  verdict(Msg::MarkerCuAttributeLayer, At{c_.layers.size()}, {{"type", std::string(type_name(marker))}, {"attr", "get"}})});
         continue;  // sglang raised at the first; safespec lists every one
       }
       store(f, *name, marker, order::sg_qmeta_layer(f, i), "_quantization_metadata");
@@ -242,8 +207,7 @@ class Collector {
     if (!parsed) {
       const py::JsonLoadError& e = parsed.error();
       const bool caught = e.kind == py::JsonErrorKind::JSONDecodeError || e.kind == py::JsonErrorKind::UnicodeDecodeError;
-      std::vector<Verdict> v{caught ? verdict(kSgMarkerJson, order::sg_tensor_marker(f, i),
-                                              {{"key!r", repr(mb.tensor)}, {"path", files_[f].path}})
+      std::vector<Verdict> v{caught ? verdict(Msg::MarkerSgMarkerJson, At{f, i}, {{"key!r", repr(mb.tensor)}, {"path", files_[f].path}})
                                     : python_error(C::Sglang, e, order::sg_tensor_marker(f, i))};
       if (comfy_reads) v.push_back(python_error(C::Comfyui, e, order::cu_layer(c_.layers.size(), 0)));
       out_.add(f, RuleId::QuantMarkerJson, where, "expected the marker bytes to be JSON, found " + e.what(),
@@ -253,10 +217,9 @@ class Collector {
     check_encoding(f, where, mb.bytes);
     py::Value& marker = parsed.value();
     if (!is_dict(marker)) {
-      std::vector<Verdict> v{verdict(kSgMarkerObject, order::sg_tensor_marker(f, i), {{"key!r", repr(mb.tensor)}})};
+      std::vector<Verdict> v{verdict(Msg::MarkerSgMarkerObject, At{f, i}, {{"key!r", repr(mb.tensor)}})};
       if (comfy_reads)
-        v.push_back(verdict(kCuAttribute, order::cu_layer(c_.layers.size(), 0),
-                            {{"type", std::string(type_name(marker))}, {"attr", "get"}}));
+        v.push_back(verdict(Msg::MarkerCuAttributeLayer, At{c_.layers.size()}, {{"type", std::string(type_name(marker))}, {"attr", "get"}}));
       out_.add(f, RuleId::QuantMarkerNotObject, where,
                "expected the marker to be a JSON object, found a " + std::string(type_name(marker)), std::move(v));
       return;
@@ -301,7 +264,7 @@ class Collector {
     out_.add(f, RuleId::QuantMarkerConflict, Place::layer(prefix),
              "expected every declaration of the layer to be equal, found " + source + " = " + py::repr(marker) +
                  " after " + py::repr(*first.marker),
-             {verdict(kSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
+             {verdict(Msg::MarkerSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
   }
 
   void legacy(std::size_t f, const TensorEntry& t) {
@@ -329,8 +292,7 @@ class Collector {
         out_.add(w->file, RuleId::QuantMxfp8Global, Place::layer(prefix),
                  "expected quant_format mxfp8 layers to have a 2-D F8_E4M3 weight with K % 32 == 0 and a U8 "
                  "(N, K/32) weight_scale, found " + meta_repr(w) + " and " + meta_repr(s),
-                 {verdict(kSgMxfp8, order::sg_mxfp8_global(i),
-                          {{"prefix!r", repr(prefix)}, {"weight_meta", meta_repr(w)}, {"scale_meta", meta_repr(s)}})});
+                 {verdict(Msg::MarkerSgMxfp8, At{i}, {{"prefix!r", repr(prefix)}, {"weight_meta", meta_repr(w)}, {"scale_meta", meta_repr(s)}})});
       if (!by_prefix_.count(prefix)) {
         c_.values.push_back(py::dict({{"format", "mxfp8"}}));
         by_prefix_.emplace(prefix, c_.layers.size());
@@ -378,7 +340,7 @@ class Collector {
       std::vector<Verdict> v;
       const bool sg = std::binary_search(missing.begin(), missing.end(), p);
       if (sg && first) {
-        v.push_back(verdict(kSgMissing, order::sg_missing_markers(), {{"sorted(missing)[:5]", sorted_list_repr(missing, 5)}}));
+        v.push_back(verdict(Msg::MarkerSgMissing, At{}, {{"sorted(missing)[:5]", sorted_list_repr(missing, 5)}}));
         first = false;
       }
       if (comfy.count(p)) v.push_back(Verdict{C::Comfyui, E::MisLoads, "", "", order::cu_layer(SIZE_MAX, 0)});

@@ -21,16 +21,8 @@
 namespace safespec::quant {
 namespace {
 
-// ComfyUI comfy/ops.py:1177-1178 (C12).
-constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "ValueError",
-                                          "Missing MXFP8 block scales for layer {layer_name}", "comfy/ops.py:1177-1178"};
-// Silent mis-loads carry no exception and no message.
-constexpr MessageTemplate kCuMisLoads{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1172-1185, 1239"};
-constexpr MessageTemplate kKtMisLoads{Consumer::Kitchen, Effect::MisLoads, "", "", "float_utils.cuh:111-126 (L3)"};
 
 // ComfyUI: C12 companions, then C13 building the QuantizedTensor.
-constexpr std::uint32_t kCuStepCompanions = 12, kCuStepTensor = 13;
-constexpr std::uint32_t kKtStepGemm = 0;
 
 // CQ-MXFP8-TENSORS (L13, C12). ComfyUI reaches C12 only with a weight: a
 // missing weight is its C6 warning (CQ-MARKER-ORPHAN), so that case has no
@@ -38,7 +30,7 @@ constexpr std::uint32_t kKtStepGemm = 0;
 void check_tensors(const LayerCheck& c) {
   std::vector<Verdict> comfy;
   if (c.weight())
-    comfy.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuStepCompanions), {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    comfy.push_back(verdict(Msg::Mxfp8CuMissingScale, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
@@ -46,7 +38,7 @@ void check_tensors(const LayerCheck& c) {
 // .to(torch.float8_e4m3fn); only F8_E4M3 on disk survives, any other dtype
 // (U8 holding E4M3 bits included) is converted by value.
 void weight_cast_rule(const LayerCheck& c) {
-  check_weight_cast(c, {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {})});
+  check_weight_cast(c, {verdict(Msg::Mxfp8CuMisLoads, At{c.l.index}, {})});
 }
 
 // CQ-MXFP8-DTYPES (L13). The weight's ComfyUI consequence is CQ-WEIGHT-CAST.
@@ -62,7 +54,7 @@ void check_dtypes(const LayerCheck& c) {
   const bool s_ok = !s || has_dtype(s, Dtype::U8) || has_dtype(s, Dtype::F8_E8M0);
   if (w_ok && s_ok) return;
   std::vector<Verdict> v;
-  if (!s_ok && !has_dtype(s, Dtype::I8)) v.push_back(verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}));
+  if (!s_ok && !has_dtype(s, Dtype::I8)) v.push_back(verdict(Msg::Mxfp8CuMisLoads, At{c.l.index}, {}));
   std::string got;
   if (!w_ok) got = "weight " + dtype_str(*w);
   if (!s_ok) got += (got.empty() ? "" : " and ") + std::string("weight_scale ") + dtype_str(*s);
@@ -97,8 +89,8 @@ void check_layout(const LayerCheck& c) {
           roundup_str(ws[0], 128) + ", " + roundup_str(ws[1] / 32, 4) + "), got " + shape_str(*s);
   }
   c.add(RuleId::QuantMxfp8Layout, std::move(msg),
-      {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}),
-       verdict(kKtMisLoads, order::kt_operands(c.l.index, kKtStepGemm), {})});
+      {verdict(Msg::Mxfp8CuMisLoads, At{c.l.index}, {}),
+       verdict(Msg::Mxfp8KtMisLoads, At{c.l.index}, {})});
 }
 
 }  // namespace

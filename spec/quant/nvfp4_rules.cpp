@@ -23,54 +23,19 @@
 namespace safespec::quant {
 namespace {
 
-// sglang quantization_utils.py:318-355 (S9.5), in its order.
-constexpr MessageTemplate kSgDtypes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy NVFP4 layer {prefix!r} needs U8 packed weights and FP8 block scales, got {weight_dtype} and {scale_dtype}",
-    "quantization_utils.py:318-355 (S9.5.1)"};
-constexpr MessageTemplate kSgGlobalScale{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy NVFP4 layer {prefix!r} needs a scalar F32 weight_scale_2, got {scale_2_dtype}{scale_2_shape}",
-    "quantization_utils.py:318-355 (S9.5.2)"};
-constexpr MessageTemplate kSgWeightRank{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                        "Comfy NVFP4 layer {prefix!r} needs a 2D packed weight, got {weight_shape}",
-                                        "quantization_utils.py:318-355 (S9.5.3)"};
-constexpr MessageTemplate kSgShapes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy NVFP4 layer {prefix!r} has incompatible weight/scale shapes: {weight_shape} and {scale_shape}",
-    "quantization_utils.py:318-355 (S9.5.4)"};
-constexpr MessageTemplate kSgPreQuantScale{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy NVFP4 layer {prefix!r} has an incompatible pre_quant_scale: {dtype}{shape}",
-    "quantization_utils.py:318-355 (S9.5.5)"};
-// comfy_nvfp4.py, ComfyNvfp4Config.__init__ (S19).
-constexpr MessageTemplate kSgFullPrecision{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                           "Comfy NVFP4 layer {prefix!r} must request full_precision_matrix_mult",
-                                           "comfy_nvfp4.py, ComfyNvfp4Config (S19)"};
-// ComfyUI comfy/ops.py:1183-1184 (C12).
-constexpr MessageTemplate kCuMissingScales{Consumer::Comfyui, Effect::Rejects, "ValueError",
-                                           "Missing NVFP4 scales for layer {layer_name}", "comfy/ops.py:1183-1184"};
-// Silent mis-loads carry no exception and no message.
-constexpr MessageTemplate kCuMisLoads{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1172-1185, 1239"};
-constexpr MessageTemplate kKtMisLoads{Consumer::Kitchen, Effect::MisLoads, "", "", "float_utils.cuh:111-126 (L3)"};
 
-// Positions in sglang's per-marker order (S9.1 is kStepRequiredTensors).
-constexpr std::uint32_t kSgStepDtypes = 1, kSgStepGlobalScale = 2, kSgStepWeightRank = 3, kSgStepShapes = 4,
-                        kSgStepPreQuantScale = 5;
+// Positions in sglang's per-marker order (S9.1 is step 0).
 // S19 runs in the config constructor after the companion check of the same
 // marker (CQ-SGLANG-COMPANION). Whether the constructor checks marker by
 // marker or in two passes is not recorded; marker by marker is assumed.
-constexpr std::uint32_t kSgConfigStepFullPrecision = 1;
 // ComfyUI: C12 companions, then C13 building the QuantizedTensor.
-constexpr std::uint32_t kCuStepCompanions = 12, kCuStepTensor = 13;
-constexpr std::uint32_t kKtStepGemm = 0;
 
 // CQ-NVFP4-TENSORS (S9.1, C12). ComfyUI reaches C12 only with a weight: a
 // missing weight is its C6 warning (CQ-MARKER-ORPHAN) and the layer is skipped.
 void check_tensors(const LayerCheck& c) {
   std::vector<Verdict> comfy;
   if (c.weight())
-    comfy.push_back(verdict(kCuMissingScales, order::cu_layer(c.l.index, kCuStepCompanions), {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    comfy.push_back(verdict(Msg::Nvfp4CuMissingScales, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
@@ -86,12 +51,11 @@ void check_dtypes(const LayerCheck& c) {
   const TensorRef* s = c.tensor("weight_scale");
   if (!w || !s) return;
   if (has_dtype(w, Dtype::U8) && has_dtype(s, Dtype::F8_E4M3)) return;
-  std::vector<Verdict> v{verdict(kSgDtypes, order::sg_layer(c.l.index, kSgStepDtypes),
-                                 {{"prefix!r", repr(c.l.prefix)},
+  std::vector<Verdict> v{verdict(Msg::Nvfp4SgDtypes, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)},
                                   {"weight_dtype", dtype_str(*w)},
                                   {"scale_dtype", dtype_str(*s)}})};
   if (!has_dtype(s, Dtype::F8_E4M3) && !has_dtype(s, Dtype::U8) && !has_dtype(s, Dtype::I8))
-    v.push_back(verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}));
+    v.push_back(verdict(Msg::Nvfp4CuMisLoads, At{c.l.index}, {}));
   c.add(RuleId::QuantNvfp4Dtypes, "nvfp4 needs a U8 weight and an F8_E4M3 weight_scale, got " + dtype_str(*w) + " and " + dtype_str(*s),
       std::move(v));
 }
@@ -106,8 +70,7 @@ void check_global_scale(const LayerCheck& c) {
   if (has_dtype(s2, Dtype::F32) && (shape_is(*s2, {}) || shape_is(*s2, {1}))) return;
   c.add(RuleId::QuantNvfp4GlobalScale, Place::tensor(s2->entry->name),
       "nvfp4 weight_scale_2 must be F32 of shape () or (1,), got " + dtype_str(*s2) + " " + shape_str(*s2),
-      {verdict(kSgGlobalScale, order::sg_layer(c.l.index, kSgStepGlobalScale),
-               {{"prefix!r", repr(c.l.prefix)}, {"scale_2_dtype", dtype_str(*s2)}, {"scale_2_shape", shape_str(*s2)}})});
+      {verdict(Msg::Nvfp4SgGlobalScale, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"scale_2_dtype", dtype_str(*s2)}, {"scale_2_shape", shape_str(*s2)}})});
 }
 
 // CQ-NVFP4-WEIGHT-RANK (S9.5.3). sglang only here: ComfyUI's and kitchen's
@@ -117,8 +80,7 @@ void check_weight_rank(const LayerCheck& c) {
   if (!w || w->entry->shape.size() == 2) return;
   c.add(RuleId::QuantNvfp4WeightRank, Place::tensor(w->entry->name),
       "an nvfp4 weight is 2-D (N, K/2), got " + shape_str(*w),
-      {verdict(kSgWeightRank, order::sg_layer(c.l.index, kSgStepWeightRank),
-               {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", shape_str(*w)}})});
+      {verdict(Msg::Nvfp4SgWeightRank, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", shape_str(*w)}})});
 }
 
 // CQ-NVFP4-SHAPES (S9.5.4, G13). With K = 2 * packed width C, K % 16 == 0 is
@@ -133,8 +95,7 @@ void check_shapes(const LayerCheck& c) {
                     shape_repr(std::vector<std::uint64_t>{n, packed / 8}) + ", got weight " + shape_str(*w) +
                     " and weight_scale " + shape_str(*s);
   c.add(RuleId::QuantNvfp4Shapes, std::move(msg),
-      {verdict(kSgShapes, order::sg_layer(c.l.index, kSgStepShapes),
-               {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", shape_str(*w)}, {"scale_shape", shape_str(*s)}})});
+      {verdict(Msg::Nvfp4SgShapes, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"weight_shape", shape_str(*w)}, {"scale_shape", shape_str(*s)}})});
 }
 
 // CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5). sglang only: ComfyUI multiplies the
@@ -158,8 +119,7 @@ void check_pre_quant_scale(const LayerCheck& c) {
   std::string msg = "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape " + (k ? "(" + *k + ",)" : "(K,)") +
                     ", got " + dtype_str(*p) + " " + shape_str(*p);
   c.add(RuleId::QuantNvfp4PreQuantScale, Place::tensor(p->entry->name), std::move(msg),
-      {verdict(kSgPreQuantScale, order::sg_layer(c.l.index, kSgStepPreQuantScale),
-               {{"prefix!r", repr(c.l.prefix)}, {"dtype", dtype_str(*p)}, {"shape", shape_str(*p)}})});
+      {verdict(Msg::Nvfp4SgPreQuantScale, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"dtype", dtype_str(*p)}, {"shape", shape_str(*p)}})});
 }
 
 // CQ-NVFP4-FULL-PRECISION (S19, G13). The reference says "exactly True", so
@@ -167,18 +127,18 @@ void check_pre_quant_scale(const LayerCheck& c) {
 // ComfyUI, which reads the key for truthiness (C9), would honour them. Only
 // ComfyNvfp4Config performs it; under any other resolution no consumer cares.
 void check_full_precision(const LayerCheck& c) {
-  if (c.l.sglang_config != "ComfyNvfp4Config") return;
+  if (c.l.sglang_config != c.format.sglang_config) return;
   const py::Value* v = get(*c.l.marker, "full_precision_matrix_mult");
   if (is_true(v)) return;
   c.add(RuleId::QuantNvfp4FullPrecision, "sglang's ComfyNvfp4Config needs \"full_precision_matrix_mult\": true, got " + (v ? py::repr(*v) : "no key"),
-      {verdict(kSgFullPrecision, order::sg_config(c.l.index, kSgConfigStepFullPrecision), {{"prefix!r", repr(c.l.prefix)}})});
+      {verdict(Msg::Nvfp4SgFullPrecision, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}})});
 }
 
 // CQ-WEIGHT-CAST for nvfp4 (§2.1, C13): ComfyUI converts the weight with
 // .to(torch.uint8); U8 and I8 keep the packed bits, any other dtype is
 // converted by value and the E2M1 codes are lost.
 void weight_cast_rule(const LayerCheck& c) {
-  check_weight_cast(c, {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {})});
+  check_weight_cast(c, {verdict(Msg::Nvfp4CuMisLoads, At{c.l.index}, {})});
 }
 
 // CQ-NVFP4-LAYOUT (L3, L12, G13). From the file alone only the packed weight
@@ -211,8 +171,8 @@ void check_layout(const LayerCheck& c) {
           ", " + roundup_str(ws[1] / 8, 4) + "), got " + shape_str(*s);
   }
   c.add(RuleId::QuantNvfp4Layout, std::move(msg),
-      {verdict(kCuMisLoads, order::cu_layer(c.l.index, kCuStepTensor), {}),
-       verdict(kKtMisLoads, order::kt_operands(c.l.index, kKtStepGemm), {})});
+      {verdict(Msg::Nvfp4CuMisLoads, At{c.l.index}, {}),
+       verdict(Msg::Nvfp4KtMisLoads, At{c.l.index}, {})});
 }
 
 }  // namespace

@@ -15,15 +15,6 @@ namespace {
 using C = Consumer;
 using E = Effect;
 
-constexpr MessageTemplate kSgUnsupported{C::Sglang, E::Rejects, "NotImplementedError",
-                                         "Unsupported Comfy quantization format(s): {formats}",
-                                         "quantization_utils.py:416-418 (S11)"};
-constexpr MessageTemplate kSgW4a8Companion{C::Sglang, E::Rejects, "ValueError",
-                                           "Unsupported Comfy W4A8 format for {prefix!r}: {marker_format!r}",
-                                           "kitchen_w4a8_config.py:57-60 (S12.3)"};
-constexpr MessageTemplate kSgNvfp4Companion{C::Sglang, E::Rejects, "ValueError",
-                                            "Unsupported Comfy NVFP4 companion for {prefix!r}: {marker_format!r}",
-                                            "comfy_nvfp4.py (S19)"};
 
 // A pair sglang resolves (S11): a format of the table with an int8 companion;
 // a one-format checkpoint resolves to its row's sglang_config. Sorted by name,
@@ -92,7 +83,7 @@ void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,
     for (const std::string& f : sorted_formats) joined += (joined.empty() ? "" : ", ") + f;
     out.add(layers.front().file, RuleId::QuantSglangFormats, Place::checkpoint(""),
             "expected a set of formats sglang resolves (S11), found " + py::repr(py::str_list(sorted_formats)),
-            {verdict(kSgUnsupported, order::sg_resolution(), {{"formats", joined}})});
+            {verdict(Msg::ResolutionSgUnsupported, At{}, {{"formats", joined}})});
     return;
   }
   for (const Layer& l : layers) {
@@ -100,14 +91,12 @@ void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected only W4A8 layers and non-ConvRot int8 embeddings beside W4A8 (S12.3), found " +
                   format_repr(l),
-              {verdict(kSgW4a8Companion, order::sg_config(l.index, 0),
-                       {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
+              {verdict(Msg::ResolutionSgW4a8Companion, At{l.index}, {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
     }
     if (config == format_spec(QuantFormat::Nvfp4).sglang_config && !l.is(QuantFormat::Nvfp4) && !is_rowwise_int8(l, t)) {
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
               "expected only NVFP4 layers and row-wise int8 layers beside NVFP4 (S19), found " + format_repr(l),
-              {verdict(kSgNvfp4Companion, order::sg_config(l.index, 0),
-                       {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
+              {verdict(Msg::ResolutionSgNvfp4Companion, At{l.index}, {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
     }
   }
 }

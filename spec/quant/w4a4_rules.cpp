@@ -31,52 +31,13 @@
 namespace safespec::quant {
 namespace {
 
-// sglang, quantization_utils.py (S9.4) and kitchen_w4a4_config.py (S15.5).
-constexpr MessageTemplate kSgDtypes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy W4A4 layer {prefix!r} needs I8 packed weights and F32 scales, got {weight_dtype} and {scale_dtype}",
-    "quantization_utils.py:294-298"};
-constexpr MessageTemplate kSgShapes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy W4A4 layer {prefix!r} has incompatible weight/scale shapes: {weight_shape} and {scale_shape}",
-    "quantization_utils.py:299-303"};
-constexpr MessageTemplate kSgGroupsize{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy W4A4 layer {prefix!r} has unsupported convrot_groupsize={convrot_group_size}",
-    "quantization_utils.py:305-310"};
-constexpr MessageTemplate kSgInputSize{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                       "Comfy W4A4 layer {prefix!r} has input size {logical_input_size}, "
-                                       "incompatible with quant_group_size=64 and convrot_groupsize={convrot_group_size}",
-                                       "quantization_utils.py:311-316"};
-constexpr MessageTemplate kSgLinearDtype{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                         "Serialized W4A4 layer {prefix!r} has unsupported linear_dtype={linear_dtype!r}; "
-                                         "expected one of ('int4', 'int8')",
-                                         "kitchen_w4a4_config.py:122-137"};
 
-// ComfyUI, comfy/ops.py (C12, C13).
-constexpr MessageTemplate kCuMissingScale{Consumer::Comfyui, Effect::Rejects, "ValueError",
-                                          "Missing ConvRot W4A4 weight scale for layer {layer_name}",
-                                          "comfy/ops.py:1201-1202"};
-constexpr MessageTemplate kCuWeightCast{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1239"};
 
-// comfy-kitchen: W4A4 Params (K2, raised by ComfyUI too, from C13), then the
-// run-time checks (K9, and the eager Hadamard K6).
-constexpr MessageTemplate kKtLinearDtype{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                         "ConvRot W4A4 linear_dtype must be 'int4' or 'int8', got {v!r}",
-                                         "tensor/convrot_w4a4.py:128-131"};
-constexpr MessageTemplate kKtInputK{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                    "Input K={a} not divisible by convrot_groupsize {c}",
-                                    "backends/cuda/__init__.py:1169-1174, 1201-1207, 1237-1244"};
-constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                      "Regular Hadamard size must be a power of 4, got {size}",
-                                      "backends/eager/convrot_w4a4.py:15-41"};
 
 // Steps: sglang phase 3 is S9.4's step number; the config's _parse_marker is
 // S15 item 5. ComfyUI: C12, the C13 value cast, then Params at 21. kitchen:
 // Params K2 at 2; at run time the input check before the eager Hadamard.
-constexpr std::uint32_t kS1 = 1, kS2 = 2, kS3 = 3, kS4 = 4, kS15ParseMarker = 5;
-constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParamsK2 = 21;
-constexpr std::uint32_t kKtK2 = 2, kKtInputStep = 91, kKtHadamardStep = 96;
+constexpr std::uint32_t kS3 = 3;
 
 // The layer's context with the values every W4A4 rule reads.
 struct Ctx : LayerCheck {
@@ -106,8 +67,7 @@ struct Ctx : LayerCheck {
 void check_tensors(Ctx& c) {
   std::vector<Verdict> comfy;
   if (c.w)  // no weight at all is C6 (CQ-MARKER-ORPHAN)
-    comfy.push_back(verdict(kCuMissingScale, order::cu_layer(c.l.index, kCuC12),
-                            {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    comfy.push_back(verdict(Msg::W4a4CuMissingScale, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   check_required_tensors(c, missing_tensors(c), std::move(comfy));
 }
 
@@ -119,14 +79,13 @@ void check_dtypes(Ctx& c) {
   const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.scale);
   c.add(RuleId::QuantW4a4Dtypes, Place::layer(c.l.prefix),
         "convrot_w4a4 weight must be I8 and weight_scale F32; found " + wd + " and " + sd,
-        {verdict(kSgDtypes, order::sg_layer(c.l.index, kS1),
-                 {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
+        {verdict(Msg::W4a4SgDtypes, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
 }
 
 // CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
 void weight_cast_rule(Ctx& c) {
   std::vector<Verdict> comfy;
-  if (c.cu_params) comfy.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
+  if (c.cu_params) comfy.push_back(verdict(Msg::W4a4CuWeightCast, At{c.l.index}, {}));
   check_weight_cast(c, std::move(comfy));
 }
 
@@ -140,8 +99,7 @@ void check_shapes(Ctx& c) {
   if (ws.size() == 2) expected += " = (" + std::to_string(ws[0]) + ",)";
   c.add(RuleId::QuantW4a4Shapes, Place::layer(c.l.prefix),
         "convrot_w4a4 needs " + expected + "; found " + shape_str(*c.w) + " and " + shape_str(*c.scale),
-        {verdict(kSgShapes, order::sg_layer(c.l.index, kS2),
-                 {{"prefix!r", c.prefix_repr()},
+        {verdict(Msg::W4a4SgShapes, At{c.l.index}, {{"prefix!r", c.prefix_repr()},
                   {"weight_shape", shape_str(*c.w)},
                   {"scale_shape", shape_str(*c.scale)}})});
 }
@@ -156,10 +114,9 @@ void check_groupsize(Ctx& c) {
   std::vector<Verdict> v;
   const bool sg_bad = c.c && !equals(*c.c, 16) && !equals(*c.c, 64) && !equals(*c.c, 256);
   if (sg_bad)
-    v.push_back(verdict(kSgGroupsize, order::sg_layer(c.l.index, kS3),
-                        {{"prefix!r", c.prefix_repr()}, {"convrot_group_size", c.c->text}}));
+    v.push_back(verdict(Msg::W4a4SgGroupsize, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"convrot_group_size", c.c->text}}));
   if (c.cu_params && c.cu_c && !power_of_4(*c.cu_c) && !equals(*c.cu_c, 1) && !c.cu_c->huge)
-    v.push_back(verdict(kKtHadamard, order::kt_operands(c.l.index, kKtHadamardStep), {{"size", c.cu_c->text}}));
+    v.push_back(verdict(Msg::W4a4KtHadamard, At{c.l.index}, {{"size", c.cu_c->text}}));
   if (v.empty()) return;
   c.add(RuleId::QuantW4a4Groupsize, Place::layer(c.l.prefix),
         "convrot_w4a4 convrot_groupsize must be 16, 64 or 256; found " + (c.c ? c.c->text : c.cu_c->text) +
@@ -177,15 +134,13 @@ void check_k(Ctx& c) {
     found = "K=" + dec(k) + ", convrot_groupsize=" + c.c->text;
     // A zero never gets past step 3, so step 4 cannot divide by it.
     if (!is_zero(*c.c))
-      v.push_back(verdict(kSgInputSize, order::sg_layer(c.l.index, kS4),
-                          {{"prefix!r", c.prefix_repr()},
+      v.push_back(verdict(Msg::W4a4SgInputSize, At{c.l.index}, {{"prefix!r", c.prefix_repr()},
                            {"logical_input_size", dec(k)},
                            {"convrot_group_size", c.c->text}}));
   }
   if (c.cu_params && c.cu_c && positive(*c.cu_c) && !divides(*c.cu_c, k)) {
     if (found.empty()) found = "K=" + dec(k) + ", convrot_groupsize=" + c.cu_c->text + " (as ComfyUI reads it)";
-    v.push_back(verdict(kKtInputK, order::kt_operands(c.l.index, kKtInputStep),
-                        {{"a", dec(k)}, {"c", c.cu_c->text}}));
+    v.push_back(verdict(Msg::W4a4KtInputK, At{c.l.index}, {{"a", dec(k)}, {"c", c.cu_c->text}}));
   }
   if (found.empty()) return;
   c.add(RuleId::QuantW4a4K, Place::layer(c.l.prefix),
@@ -203,15 +158,12 @@ void check_linear_dtype(Ctx& c) {
   std::vector<Verdict> v;
   const std::string sg_value = str_of(*c.l.marker, "linear_dtype", "int4");
   if (c.sg_config && sg_value != "int4" && sg_value != "int8")
-    v.push_back(verdict(kSgLinearDtype, order::sg_config(c.l.index, kS15ParseMarker),
-                        {{"prefix!r", c.prefix_repr()}, {"linear_dtype!r", repr(sg_value)}}));
+    v.push_back(verdict(Msg::W4a4SgLinearDtype, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"linear_dtype!r", repr(sg_value)}}));
   const py::Value* cu = comfy_get(*c.l.marker, "linear_dtype");
   if (c.cu_params && !allowed(cu)) {
     const std::string shown = py::repr(*cu);
-    v.push_back(verdict(kKtLinearDtype, order::kt_params(c.l.index, kKtK2), {{"v!r", shown}}));
-    MessageTemplate t = kKtLinearDtype;
-    t.consumer = Consumer::Comfyui;
-    v.push_back(verdict(t, order::cu_layer(c.l.index, kCuParamsK2), {{"v!r", shown}}));
+    v.push_back(verdict(Msg::W4a4KtLinearDtype, At{c.l.index}, {{"v!r", shown}}));
+    v.push_back(verdict(Msg::W4a4CuParamsLinearDtype, At{c.l.index}, {{"v!r", shown}}));
   }
   const py::Value* top = get(*c.l.marker, "linear_dtype");
   if (allowed(top) && v.empty()) return;

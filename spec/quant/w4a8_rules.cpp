@@ -33,87 +33,15 @@
 namespace safespec::quant {
 namespace {
 
-// sglang, quantization_utils.py (S9.3) and the W4A8 config (S12.3, S13.5).
-constexpr MessageTemplate kSgGroupSize{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                       "Comfy W4A8 layer {prefix!r} has invalid group_size={group_size}",
-                                       "quantization_utils.py:239-243"};
-constexpr MessageTemplate kSgDtypes{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Comfy W4A8 layer {prefix!r} needs I8 weights and FP8 group scales, got {weight_dtype} and {scale_dtype}",
-    "quantization_utils.py:244-248"};
-constexpr MessageTemplate kSgChannelDtype{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                          "Comfy W4A8 layer {prefix!r} needs F32 channel scales, got {channel_dtype}",
-                                          "quantization_utils.py:249-253"};
-constexpr MessageTemplate kSgWeightRank{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                        "Comfy W4A8 layer {prefix!r} needs a 2D packed weight, got {weight_shape}",
-                                        "quantization_utils.py:254-258"};
-constexpr MessageTemplate kSgShapes{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                    "Comfy W4A8 layer {prefix!r} has incompatible weight/scale shapes: "
-                                    "{weight_shape}, {scale_shape}, and {channel_shape}",
-                                    "quantization_utils.py:259-267"};
-constexpr MessageTemplate kSgCodebook{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                      "Comfy W4A8 layer {prefix!r} needs an F32[16] codebook",
-                                      "quantization_utils.py:272-278"};
-constexpr MessageTemplate kSgCorrection{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                        "Comfy W4A8 layer {prefix!r} has an incompatible correction tensor",
-                                        "quantization_utils.py:279-289"};
-constexpr MessageTemplate kSgConvrot{Consumer::Sglang, Effect::Rejects, "ValueError",
-                                     "Serialized W4A8 layer {prefix!r} must set convrot=true",
-                                     "kitchen_w4a8_config.py:61-64"};
-constexpr MessageTemplate kSgInputSize{
-    Consumer::Sglang, Effect::Rejects, "ValueError",
-    "Serialized W4A8 layer {prefix!r} has input size {layer.input_size}, incompatible with "
-    "group_size={group_size} and convrot_groupsize={convrot_group_size}",
-    "kitchen_w4a8_config.py:113-120"};
-// Python's own: K % 0 in _supports_input_size (S13.5), CPython 3.11 text.
-constexpr MessageTemplate kSgZeroDivision{Consumer::Sglang, Effect::Rejects, "ZeroDivisionError",
-                                          "integer modulo by zero", "kitchen_w4a8_config.py:129-139"};
 
-// ComfyUI, comfy/ops.py (C12, C13).
-constexpr MessageTemplate kCuMissingSRel{Consumer::Comfyui, Effect::Rejects, "ValueError",
-                                         "Missing W4A8 group scale (weight_s_rel) for layer {layer_name}",
-                                         "comfy/ops.py:1218-1219"};
-constexpr MessageTemplate kCuCorrectionDropped{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1225-1233"};
-constexpr MessageTemplate kCuWeightCast{Consumer::Comfyui, Effect::MisLoads, "", "", "comfy/ops.py:1239"};
 
-// comfy-kitchen W4A8 Params (K1, CK tensor/w4a8_int8.py:142-176): ComfyUI
-// raises them too, from C13.
-constexpr MessageTemplate kKtOrigShape{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                       "orig_shape must be 2D, got {shape}", "tensor/w4a8_int8.py:142-176"};
-constexpr MessageTemplate kKtKRule{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                   "K={k} must be divisible by 16, group_size={g}, and convrot_groupsize={c}; "
-                                   "group_size must be >=4 and divide 16 or be a multiple of 16",
-                                   "tensor/w4a8_int8.py:142-176"};
-constexpr MessageTemplate kKtZeroDivision{Consumer::Kitchen, Effect::Rejects, "ZeroDivisionError",
-                                          "integer modulo by zero", "tensor/w4a8_int8.py:142-176"};
-constexpr MessageTemplate kKtScale{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                   "scale must have shape {(n,groups)}, got {…}", "tensor/w4a8_int8.py:142-176"};
-constexpr MessageTemplate kKtChannel{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                     "s_channel must have shape {(n,)}, got {…}", "tensor/w4a8_int8.py:142-176"};
-constexpr MessageTemplate kKtCodebook{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                      "codebook must have shape (16,), got {…}", "tensor/w4a8_int8.py:142-176"};
-// Run time: the eager/Triton Hadamard (K6) and the CUDA fused activation
-// quantizer every CUDA W4A8 call goes through (K7). The check sits in CUDA
-// C++ (int8_linear.cu), where a failed TORCH_CHECK reaches Python as
-// RuntimeError; the reference records no class, so this is inferred.
-constexpr MessageTemplate kKtHadamard{Consumer::Kitchen, Effect::Rejects, "ValueError",
-                                      "Regular Hadamard size must be a power of 4, got {size}",
-                                      "tensor/int8_utils.py:21-22"};
-constexpr MessageTemplate kKtCudaGroup{Consumer::Kitchen, Effect::Rejects, "RuntimeError",
-                                       "convrot fused kernel only supports group_size 256",
-                                       "backends/cuda/ops/int8_linear.cu:1101-1106"};
-constexpr MessageTemplate kKtCudaK{Consumer::Kitchen, Effect::Rejects, "RuntimeError",
-                                   "convrot fused kernel requires K divisible by 256",
-                                   "backends/cuda/ops/int8_linear.cu:1101-1106"};
 
 // Steps: sglang phase 3 is S9.3's A-number; the config's convrot test is
 // S12 item 3; get_quant_method's int() calls and predicate are S13.4, S13.5.
 // ComfyUI: C12, the C13 value cast, then Params K1.n at 20 + n. kitchen:
 // Params K1.n at n; at run time CUDA's K7 before the eager-only K6.
-constexpr std::uint32_t kA1 = 1, kA2 = 2, kA3 = 3, kA4 = 4, kA5 = 5, kA7 = 7, kA8 = 8;
-constexpr std::uint32_t kS12Convrot = 3, kS13Int = 4, kS13InputSize = 5;
-constexpr std::uint32_t kCuC12 = 12, kCuCast = 13, kCuParams = 20;
-constexpr std::uint32_t kKtCudaGroupStep = 71, kKtCudaKStep = 72, kKtHadamardStep = 80;
+constexpr std::uint32_t kA1 = 1;
+constexpr std::uint32_t kS13Int = 4;
 
 // 16 % g == 0 or g % 16 == 0, for g >= 4.
 bool group_shape_ok(const Num& g) { return (!g.huge && 16 % g.mag == 0) || g.mod16 == 0; }
@@ -157,10 +85,9 @@ struct Ctx : LayerCheck {
     if (sg_c.ok()) c = num_of(sg_c.value());
   }
   // A K1 Params check, raised by ComfyUI (C13) and by kitchen.
-  void params(std::vector<Verdict>& v, MessageTemplate t, std::uint32_t k1, std::initializer_list<Arg> args) const {
-    v.push_back(verdict(t, order::kt_params(l.index, k1), args));
-    t.consumer = Consumer::Comfyui;
-    v.push_back(verdict(t, order::cu_layer(l.index, kCuParams + k1), args));
+  void params(std::vector<Verdict>& v, Msg kitchen, Msg comfy, std::initializer_list<Arg> args) const {
+    v.push_back(verdict(kitchen, At{l.index}, args));
+    v.push_back(verdict(comfy, At{l.index}, args));
   }
 };
 
@@ -190,10 +117,9 @@ std::string found_value(const py::Value& marker, std::string_view key) {
 void check_tensors(Ctx& c) {
   std::vector<Verdict> others;
   if (c.w && !c.s_rel)
-    others.push_back(verdict(kCuMissingSRel, order::cu_layer(c.l.index, kCuC12),
-                             {{"layer_name", comfy_layer_name(c.l.prefix)}}));
+    others.push_back(verdict(Msg::W4a8CuMissingSRel, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   else if (c.cu_params && !c.s_ch && c.d)  // Params get s_channel=None
-    c.params(others, kKtChannel, 4, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
+    c.params(others, Msg::W4a8KtChannel, Msg::W4a8CuParamsChannel, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
   check_required_tensors(c, missing_tensors(c), std::move(others));
 }
 
@@ -209,8 +135,7 @@ void check_key_int(Ctx& c) {
 void check_group_size(Ctx& c) {
   if (!c.g || at_least(*c.g, 4)) return;
   c.add(RuleId::QuantW4a8GroupSize, Place::layer(c.l.prefix), "group_size must be at least 4; found " + c.g->text,
-        {verdict(kSgGroupSize, order::sg_layer(c.l.index, kA1),
-                 {{"prefix!r", c.prefix_repr()}, {"group_size", c.g->text}})});
+        {verdict(Msg::W4a8SgGroupSize, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"group_size", c.g->text}})});
 }
 
 // CQ-W4A8-DTYPES (A2). ComfyUI also takes a U8 weight (G: same bits) and a U8
@@ -222,14 +147,13 @@ void check_dtypes(Ctx& c) {
   const std::string wd = dtype_str(*c.w), sd = dtype_str(*c.s_rel);
   c.add(RuleId::QuantW4a8Dtypes, Place::layer(c.l.prefix),
         "W4A8 weight must be I8 and weight_s_rel F8_E4M3; found " + wd + " and " + sd,
-        {verdict(kSgDtypes, order::sg_layer(c.l.index, kA2),
-                 {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
+        {verdict(Msg::W4a8SgDtypes, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"weight_dtype", wd}, {"scale_dtype", sd}})});
 }
 
 // CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
 void weight_cast_rule(Ctx& c) {
   std::vector<Verdict> comfy;
-  if (c.cu_params) comfy.push_back(verdict(kCuWeightCast, order::cu_layer(c.l.index, kCuCast), {}));
+  if (c.cu_params) comfy.push_back(verdict(Msg::W4a8CuWeightCast, At{c.l.index}, {}));
   check_weight_cast(c, std::move(comfy));
 }
 
@@ -239,16 +163,14 @@ void check_channel_dtype(Ctx& c) {
   const std::string cd = dtype_str(*c.s_ch);
   c.add(RuleId::QuantW4a8ChannelDtype, Place::tensor(c.s_ch->entry->name),
         "W4A8 weight_s_channel must be F32; found " + cd,
-        {verdict(kSgChannelDtype, order::sg_layer(c.l.index, kA3),
-                 {{"prefix!r", c.prefix_repr()}, {"channel_dtype", cd}})});
+        {verdict(Msg::W4a8SgChannelDtype, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"channel_dtype", cd}})});
 }
 
 // CQ-W4A8-WEIGHT-RANK (A4, K1.1 through the inferred orig_shape).
 void check_weight_rank(Ctx& c) {
   if (!c.w || c.d) return;
-  std::vector<Verdict> v{verdict(kSgWeightRank, order::sg_layer(c.l.index, kA4),
-                                 {{"prefix!r", c.prefix_repr()}, {"weight_shape", shape_str(*c.w)}})};
-  if (c.cu_params) c.params(v, kKtOrigShape, 1, {{"shape", logical_shape_repr(*c.w)}});
+  std::vector<Verdict> v{verdict(Msg::W4a8SgWeightRank, At{c.l.index}, {{"prefix!r", c.prefix_repr()}, {"weight_shape", shape_str(*c.w)}})};
+  if (c.cu_params) c.params(v, Msg::W4a8KtOrigShape, Msg::W4a8CuParamsOrigShape, {{"shape", logical_shape_repr(*c.w)}});
   c.add(RuleId::QuantW4a8WeightRank, Place::tensor(c.w->entry->name),
         "a W4A8 packed weight must be 2-D (N, K/2); found shape " + shape_str(*c.w), std::move(v));
 }
@@ -264,8 +186,7 @@ void check_shapes(Ctx& c) {
     const u128 groups = floor_div(d.k, *c.g);
     expected = "(N, K // group_size) = " + tuple2(d.n, groups) + " with K = " + dec(d.k) + ", group_size = " + c.g->text;
     if (!shape_is(*c.s_rel, {d.n, groups}) || !ch_ok)
-      v.push_back(verdict(kSgShapes, order::sg_layer(c.l.index, kA5),
-                          {{"prefix!r", c.prefix_repr()},
+      v.push_back(verdict(Msg::W4a8SgShapes, At{c.l.index}, {{"prefix!r", c.prefix_repr()},
                            {"weight_shape", shape_str(*c.w)},
                            {"scale_shape", shape_str(*c.s_rel)},
                            {"channel_shape", shape_str(*c.s_ch)}}));
@@ -277,9 +198,9 @@ void check_shapes(Ctx& c) {
       if (expected.empty())
         expected = "(N, K // group_size) = " + tuple2(d.n, groups) + " with K = " + dec(d.k) +
                    ", group_size = " + c.cu_g->text;
-      c.params(v, kKtScale, 3, {{"(n,groups)", tuple2(d.n, groups)}, {"…", shape_str(*c.s_rel)}});
+      c.params(v, Msg::W4a8KtScale, Msg::W4a8CuParamsScale, {{"(n,groups)", tuple2(d.n, groups)}, {"…", shape_str(*c.s_rel)}});
     } else if (!ch_ok) {
-      c.params(v, kKtChannel, 4, {{"(n,)", tuple1(d.n)}, {"…", shape_str(*c.s_ch)}});
+      c.params(v, Msg::W4a8KtChannel, Msg::W4a8CuParamsChannel, {{"(n,)", tuple1(d.n)}, {"…", shape_str(*c.s_ch)}});
     }
   }
   if (v.empty()) return;
@@ -296,8 +217,8 @@ void check_codebook(Ctx& c) {
   const bool shape_ok = shape_is(*c.codebook, {16});
   if (shape_ok && has_dtype(c.codebook, Dtype::F32)) return;
   std::vector<Verdict> v{
-      verdict(kSgCodebook, order::sg_layer(c.l.index, kA7), {{"prefix!r", c.prefix_repr()}})};
-  if (c.cu_params && !shape_ok) c.params(v, kKtCodebook, 6, {{"…", shape_str(*c.codebook)}});
+      verdict(Msg::W4a8SgCodebook, At{c.l.index}, {{"prefix!r", c.prefix_repr()}})};
+  if (c.cu_params && !shape_ok) c.params(v, Msg::W4a8KtCodebook, Msg::W4a8CuParamsCodebook, {{"…", shape_str(*c.codebook)}});
   c.add(RuleId::QuantW4a8Codebook, Place::tensor(c.codebook->entry->name),
         "a W4A8 weight_codebook must be F32 (16,); found " + dtype_str(*c.codebook) + " " + shape_str(*c.codebook),
         std::move(v));
@@ -319,14 +240,14 @@ void check_correction(Ctx& c) {
   c.add(RuleId::QuantW4a8Correction, Place::tensor(c.correction->entry->name),
         "a W4A8 weight_correction must be " + expected + "; found " + dtype_str(*c.correction) + " " +
             shape_str(*c.correction),
-        {verdict(kSgCorrection, order::sg_layer(c.l.index, kA8), {{"prefix!r", c.prefix_repr()}})});
+        {verdict(Msg::W4a8SgCorrection, At{c.l.index}, {{"prefix!r", c.prefix_repr()}})});
 }
 
 // CQ-W4A8-CORRECTION-IGNORED (C12, G3).
 void check_correction_ignored(Ctx& c) {
   if (!c.correction) return;
   std::vector<Verdict> v;
-  if (c.cu_params) v.push_back(verdict(kCuCorrectionDropped, order::cu_layer(c.l.index, kCuC12), {}));
+  if (c.cu_params) v.push_back(verdict(Msg::W4a8CuCorrectionDropped, At{c.l.index}, {}));
   c.add(RuleId::QuantW4a8CorrectionIgnored, Place::tensor(c.correction->entry->name),
         "ComfyUI does not load weight_correction and computes this layer without it", std::move(v));
 }
@@ -336,7 +257,7 @@ void check_convrot(Ctx& c) {
   if (is_true(get(*c.l.marker, "convrot"))) return;
   std::vector<Verdict> v;
   if (c.sg_config)
-    v.push_back(verdict(kSgConvrot, order::sg_config(c.l.index, kS12Convrot), {{"prefix!r", c.prefix_repr()}}));
+    v.push_back(verdict(Msg::W4a8SgConvrot, At{c.l.index}, {{"prefix!r", c.prefix_repr()}}));
   c.add(RuleId::QuantW4a8Convrot, Place::layer(c.l.prefix),
         "a W4A8 marker must set \"convrot\": true; found " + found_value(*c.l.marker, "convrot"), std::move(v));
 }
@@ -371,10 +292,9 @@ void check_k(Ctx& c) {
     if (o != KOutcome::Ok) found = "K=" + dec(k) + ", group_size=" + c.g->text + ", convrot_groupsize=" + c.c->text;
     if (c.sg_config) {
       if (o == KOutcome::ZeroDivision)
-        v.push_back(verdict(kSgZeroDivision, order::sg_method(c.l.index, kS13InputSize), {}));
+        v.push_back(verdict(Msg::W4a8SgZeroDivision, At{c.l.index}, {}));
       else if (o == KOutcome::Fails)
-        v.push_back(verdict(kSgInputSize, order::sg_method(c.l.index, kS13InputSize),
-                            {{"prefix!r", c.prefix_repr()},
+        v.push_back(verdict(Msg::W4a8SgInputSize, At{c.l.index}, {{"prefix!r", c.prefix_repr()},
                              {"layer.input_size", dec(k)},
                              {"group_size", c.g->text},
                              {"convrot_group_size", c.c->text}}));
@@ -386,9 +306,9 @@ void check_k(Ctx& c) {
       found = "K=" + dec(k) + ", group_size=" + c.cu_g->text + ", convrot_groupsize=" + c.cu_c->text +
               " (as ComfyUI reads them)";
     if (o == KOutcome::ZeroDivision)
-      c.params(v, kKtZeroDivision, 2, {});
+      c.params(v, Msg::W4a8KtZeroDivision, Msg::W4a8CuParamsZeroDivision, {});
     else if (o == KOutcome::Fails)
-      c.params(v, kKtKRule, 2, {{"k", dec(k)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}});
+      c.params(v, Msg::W4a8KtKRule, Msg::W4a8CuParamsKRule, {{"k", dec(k)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}});
   }
   if (found.empty()) return;
   c.add(RuleId::QuantW4a8K, Place::layer(c.l.prefix),
@@ -402,7 +322,7 @@ void check_k(Ctx& c) {
 void check_hadamard(Ctx& c) {
   std::vector<Verdict> v;
   if (c.cu_params && c.cu_c && !power_of_4(*c.cu_c) && !equals(*c.cu_c, 1) && !c.cu_c->huge)
-    v.push_back(verdict(kKtHadamard, order::kt_operands(c.l.index, kKtHadamardStep), {{"size", c.cu_c->text}}));
+    v.push_back(verdict(Msg::W4a8KtHadamard, At{c.l.index}, {{"size", c.cu_c->text}}));
   const bool spec_bad = c.c && !power_of_4(*c.c);
   if (!spec_bad && v.empty()) return;
   const std::string& shown = spec_bad ? c.c->text : c.cu_c->text;
@@ -416,9 +336,9 @@ void check_cuda_groupsize(Ctx& c) {
   std::vector<Verdict> v;
   if (c.cu_params && c.cu_c) {
     if (!equals(*c.cu_c, 256))
-      v.push_back(verdict(kKtCudaGroup, order::kt_operands(c.l.index, kKtCudaGroupStep), {}));
+      v.push_back(verdict(Msg::W4a8KtCudaGroup, At{c.l.index}, {}));
     else if (k_bad)
-      v.push_back(verdict(kKtCudaK, order::kt_operands(c.l.index, kKtCudaKStep), {}));
+      v.push_back(verdict(Msg::W4a8KtCudaK, At{c.l.index}, {}));
   }
   const bool spec_bad = (c.c && !equals(*c.c, 256)) || k_bad;
   if (!spec_bad && v.empty()) return;
