@@ -20,7 +20,8 @@ install(TARGETS ${safespec_installed_libs} EXPORT safespecTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES ${PROJECT_SOURCE_DIR}/include/safespec/safespec.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/safespec)
+install(FILES ${PROJECT_SOURCE_DIR}/include/safespec/safespec.h ${PROJECT_SOURCE_DIR}/include/safespec/numerics.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/safespec)
 install(TARGETS safespec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/corpus/conformance/ DESTINATION ${CMAKE_INSTALL_DATADIR}/safespec/conformance)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/corpus/vectors/ DESTINATION ${CMAKE_INSTALL_DATADIR}/safespec/vectors)

@@ -111,23 +111,10 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
   const FloatType to = y.value().out_dtype;
   const NamedTensor out = float_tensor("y", to, {x.m, w.n}, y.value().y);
   std::vector<NamedTensor> more;
-  if (const auto& t = y.value().trace) {
-    const std::uint64_t M = x.m, N = w.n, K = w.k;
-    more.push_back({"wq", Dtype::I8, {N, K}, le_bytes<std::int8_t>(t->wq)});
-    // cuda's rotated values are binary32 (cuda.3); eager's are T_x (eager.2).
-    const FloatType rt = r.semantics == numerics::Semantics::Cuda ? FloatType::F32 : x.t;
-    if (!t->rotated.empty()) more.push_back(float_tensor("rotated", rt, {M, K}, t->rotated));
-    if (!t->amax.empty()) more.push_back(float_tensor("amax", FloatType::F32, {M}, t->amax));
-    if (!t->xs.empty()) more.push_back(float_tensor("xs", FloatType::F32, {M}, t->xs));
-    if (!t->divisor.empty()) more.push_back(float_tensor("divisor", FloatType::F32, {M}, t->divisor));
-    if (!t->xq.empty()) more.push_back({"xq", Dtype::I8, {M, K}, le_bytes<std::int8_t>(t->xq)});
-    if (!t->acc.empty()) more.push_back({"acc", Dtype::I32, {M, N}, le_bytes<std::int32_t>(t->acc)});
-    if (!t->y_epilogue.empty()) more.push_back(float_tensor("y_epilogue", to, {M, N}, t->y_epilogue));
-    if (!t->w_dequant.empty()) more.push_back(float_tensor("w_dequant", x.t, {N, K}, t->w_dequant));
-    more.push_back(float_tensor("y", to, {M, N}, t->y));
-    auto ideal = numerics::w4a8_ideal(w, a);
-    if (!ideal) return refused(r.layer, ideal.error());
-    more.push_back({"y_ideal", Dtype::F64, {M, N}, le_bytes<double>(ideal.value())});
+  if (y.value().trace) {
+    auto d = w4a8_dump_tensors(w, a, y.value(), r.semantics);
+    if (!d) return refused(r.layer, d.error());
+    more = std::move(d).value();
   }
   return finish(r, out, more);
 }
@@ -183,6 +170,31 @@ std::optional<std::string> write_tensors(const std::string& path, const std::vec
   auto w = write_file(path, bytes.value());
   if (!w) return path + ": " + w.error().message;
   return std::nullopt;
+}
+
+Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                                   const numerics::W4a8Output& y, numerics::Semantics semantics) {
+  std::vector<NamedTensor> more;
+  if (!y.trace) return more;
+  const numerics::W4a8Trace& t = *y.trace;
+  const FloatType to = y.out_dtype;
+  const std::uint64_t M = a.m, N = w.n, K = w.k;
+  more.push_back({"wq", Dtype::I8, {N, K}, le_bytes<std::int8_t>(t.wq)});
+  // cuda's rotated values are binary32 (cuda.3); eager's are T_x (eager.2).
+  const FloatType rt = semantics == numerics::Semantics::Cuda ? FloatType::F32 : a.dtype;
+  if (!t.rotated.empty()) more.push_back(float_tensor("rotated", rt, {M, K}, t.rotated));
+  if (!t.amax.empty()) more.push_back(float_tensor("amax", FloatType::F32, {M}, t.amax));
+  if (!t.xs.empty()) more.push_back(float_tensor("xs", FloatType::F32, {M}, t.xs));
+  if (!t.divisor.empty()) more.push_back(float_tensor("divisor", FloatType::F32, {M}, t.divisor));
+  if (!t.xq.empty()) more.push_back({"xq", Dtype::I8, {M, K}, le_bytes<std::int8_t>(t.xq)});
+  if (!t.acc.empty()) more.push_back({"acc", Dtype::I32, {M, N}, le_bytes<std::int32_t>(t.acc)});
+  if (!t.y_epilogue.empty()) more.push_back(float_tensor("y_epilogue", to, {M, N}, t.y_epilogue));
+  if (!t.w_dequant.empty()) more.push_back(float_tensor("w_dequant", a.dtype, {N, K}, t.w_dequant));
+  more.push_back(float_tensor("y", to, {M, N}, t.y));
+  auto ideal = numerics::w4a8_ideal(w, a);
+  if (!ideal) return ideal.error();
+  more.push_back({"y_ideal", Dtype::F64, {M, N}, le_bytes<double>(ideal.value())});
+  return more;
 }
 
 Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l) {

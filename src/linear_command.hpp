@@ -49,6 +49,12 @@ struct NamedTensor {
   std::vector<std::uint64_t> shape;
   std::vector<std::uint8_t> bytes;
 };
+
+// The intermediates of one traced W4A8 call as `--dump` writes them (and the
+// C API hands them out): names, dtypes and shapes of docs/spec/numerics.md,
+// little-endian bytes, ending with y and y_ideal (F64). Empty without a trace.
+Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                                   const numerics::W4a8Output& y, numerics::Semantics semantics);
 // Writes a safetensors file of the tensors (canonical writer); an error
 // message on failure.
 std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors);

@@ -46,7 +46,7 @@ extern "C" {
 #endif
 
 /* The API's version: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SAFESPEC_API_VERSION 100
+#define SAFESPEC_API_VERSION 101
 
 typedef enum safespec_status {
   SAFESPEC_OK = 0,
@@ -64,7 +64,10 @@ typedef enum safespec_status {
   /* Memory ran out inside safespec; nothing was returned. */
   SAFESPEC_OUT_OF_MEMORY = 5,
   /* Any other failure inside safespec: a bug, please report it. */
-  SAFESPEC_INTERNAL_ERROR = 6
+  SAFESPEC_INTERNAL_ERROR = 6,
+  /* Numeric inputs the specification refuses (safespec/numerics.h): a shape
+   * or divisibility its format forbids; the safespec_error names the rule. */
+  SAFESPEC_INVALID_INPUT = 7
 } safespec_status;
 
 /* A readable sentence for a status ("unknown profile"); never NULL, static. */
@@ -279,5 +282,8 @@ SAFESPEC_API const char* safespec_consumer_name(safespec_consumer consumer);
 #ifdef __cplusplus
 }
 #endif
+
+/* The W4A8 linear, dequantization and number formats on caller buffers. */
+#include "numerics.h"
 
 #endif /* SAFESPEC_SAFESPEC_H */

@@ -97,6 +97,7 @@ const char* safespec_status_message(safespec_status status) {
     case SAFESPEC_UNSUPPORTED: return "option not supported by this call";
     case SAFESPEC_OUT_OF_MEMORY: return "out of memory";
     case SAFESPEC_INTERNAL_ERROR: return "internal error in safespec";
+    case SAFESPEC_INVALID_INPUT: return "input refused by the specification (see the safespec_error)";
   }
   return "unknown status";
 }

@@ -1,0 +1,14 @@
+# The C API's numerics (include/safespec/numerics.h): from C with outputs
+# pinned bit for bit and every refusal (props/c_api_numerics_test.c), and
+# against the C++ reference on small and random layers, every format and
+# every codec code (props/c_api_numerics_equiv_test.cpp).
+add_executable(c_api_numerics_test ${PROJECT_SOURCE_DIR}/props/c_api_numerics_test.c)
+target_include_directories(c_api_numerics_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(c_api_numerics_test PRIVATE safespec::safespec m)
+safespec_target_options(c_api_numerics_test)
+add_test(NAME c_api.numerics COMMAND c_api_numerics_test)
+
+add_executable(c_api_numerics_equiv_test ${PROJECT_SOURCE_DIR}/props/c_api_numerics_equiv_test.cpp)
+target_link_libraries(c_api_numerics_equiv_test PRIVATE safespec::safespec safespec_lib)
+safespec_target_options(c_api_numerics_equiv_test)
+add_test(NAME c_api.numerics_equal_reference COMMAND c_api_numerics_equiv_test)

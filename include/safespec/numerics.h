@@ -1,0 +1,233 @@
+/* safespec's numerics, in-process (included by safespec/safespec.h): the
+ * reference W4A8 linear, every format's dequantization and the number-format
+ * codecs, on buffers the caller owns. A layer is described by pointers,
+ * dtypes and shapes, not by a file; the results are bit for bit those of
+ * `safespec linear` and `safespec dequant` (docs/spec/numerics.md).
+ *
+ * Buffers: every value is in the host's byte order (the library is built for
+ * little-endian hosts, where this is safetensors' order). bf16 and f16 are
+ * passed as their uint16_t bit patterns, the fp8 formats and E8M0 as their
+ * uint8_t codes, packed 4-bit codes as uint8_t bytes. A tensor's size_bytes
+ * must equal the product of its shape times its dtype's size, so a wrong
+ * shape is an error, never a read past the buffer.
+ *
+ * Errors: a call that cannot compute returns a status and, when the caller
+ * passes a safespec_error, fills it with the rule id the input breaks (when
+ * the specification names one) and a sentence saying what was expected and
+ * what was found. Nothing is kept between calls: the functions here may run
+ * concurrently on separate buffers.
+ */
+#ifndef SAFESPEC_NUMERICS_H
+#define SAFESPEC_NUMERICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "safespec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The safetensors dtypes, in the reference reader's declaration order. */
+typedef enum safespec_dtype {
+  SAFESPEC_DTYPE_BOOL = 0,
+  SAFESPEC_DTYPE_F4 = 1,
+  SAFESPEC_DTYPE_F6_E2M3 = 2,
+  SAFESPEC_DTYPE_F6_E3M2 = 3,
+  SAFESPEC_DTYPE_U8 = 4,
+  SAFESPEC_DTYPE_I8 = 5,
+  SAFESPEC_DTYPE_F8_E5M2 = 6,
+  SAFESPEC_DTYPE_F8_E4M3 = 7,
+  SAFESPEC_DTYPE_F8_E8M0 = 8,
+  SAFESPEC_DTYPE_F8_E4M3FNUZ = 9,
+  SAFESPEC_DTYPE_F8_E5M2FNUZ = 10,
+  SAFESPEC_DTYPE_I16 = 11,
+  SAFESPEC_DTYPE_U16 = 12,
+  SAFESPEC_DTYPE_F16 = 13,
+  SAFESPEC_DTYPE_BF16 = 14,
+  SAFESPEC_DTYPE_I32 = 15,
+  SAFESPEC_DTYPE_U32 = 16,
+  SAFESPEC_DTYPE_F32 = 17,
+  SAFESPEC_DTYPE_C64 = 18,
+  SAFESPEC_DTYPE_F64 = 19,
+  SAFESPEC_DTYPE_I64 = 20,
+  SAFESPEC_DTYPE_U64 = 21
+} safespec_dtype;
+
+/* "F32", "BF16", ... as safetensors spells them; NULL for another value. */
+SAFESPEC_API const char* safespec_dtype_name(safespec_dtype dtype);
+
+#define SAFESPEC_MAX_RANK 4
+
+/* An input tensor: data == NULL means "absent" for an optional operand and
+ * is an error for a required one. */
+typedef struct safespec_tensor {
+  const void* data;
+  size_t size_bytes;
+  safespec_dtype dtype;
+  uint32_t rank; /* 0..SAFESPEC_MAX_RANK; rank 0 is a scalar (one element) */
+  uint64_t shape[SAFESPEC_MAX_RANK];
+} safespec_tensor;
+
+/* An output buffer: the call writes exactly the bytes its result needs and
+ * refuses (SAFESPEC_INVALID_ARGUMENT) a size_bytes that differs. */
+typedef struct safespec_buffer {
+  void* data;
+  size_t size_bytes;
+  safespec_dtype dtype;
+} safespec_buffer;
+
+/* Why a numeric call failed. rule: the rule id the input breaks
+ * ("CQ-W4A8-K"), or "" when the specification names none (a wrong dtype or
+ * buffer size). message: "argument 'K': expected K divisible by ...",
+ * truncated to fit (message_size is the full length). Both NUL-terminated. */
+typedef struct safespec_error {
+  char rule[64];
+  char message[1024];
+  size_t message_size;
+} safespec_error;
+
+/* --- The W4A8 linear (asym_w4a8_int8) ----------------------------------- */
+
+/* One layer as comfy-kitchen receives it. N and K come from weight:
+ * [N, K/2] bytes, I8 or U8, the low nibble column 2j. Shapes: s_rel
+ * [N, K/G] (F8_E4M3, U8 read as E4M3, or F32); s_channel [N] F32; codebook
+ * [16] F32 or absent; correction [K/G, N] (F32, BF16, F16) or absent; bias
+ * [N] (F32, BF16, F16) or absent. */
+typedef struct safespec_w4a8_layer {
+  safespec_tensor weight;
+  safespec_tensor s_rel;
+  safespec_tensor s_channel;
+  safespec_tensor codebook;
+  safespec_tensor correction;
+  safespec_tensor bias;
+  uint64_t group_size;        /* G (the marker's default is 16) */
+  uint64_t convrot_groupsize; /* C (the marker's default is 256) */
+} safespec_w4a8_layer;
+
+typedef enum safespec_semantics {
+  SAFESPEC_SEMANTICS_CUDA = 0, /* comfy-kitchen's CUDA kernels (C must be 256) */
+  SAFESPEC_SEMANTICS_EAGER = 1 /* its PyTorch backend */
+} safespec_semantics;
+
+/* The undetermined points of quant-numerics.md §5.13 that change values;
+ * safespec_w4a8_options_init sets safespec's positions (what `safespec
+ * linear` computes). NULL options mean those defaults. */
+typedef struct safespec_w4a8_options {
+  uint32_t struct_size; /* sizeof(safespec_w4a8_options), set by _init */
+  safespec_semantics semantics;
+  int cuda_fma_epilogue;      /* U2: 1 (default) one fused rounding; 0 two */
+  int cuda_flush_subnormals;  /* U12: 1 (default) --ftz=true; 0 gradual underflow */
+  int eager_reciprocal_scale; /* eager.4: 0 (default) amax / 127; 1 amax * f32(1/127) */
+  int cuda_any_block_size;    /* 1: run cuda for any C = 4^k (not upstream; for small tests) */
+} safespec_w4a8_options;
+
+SAFESPEC_API safespec_status safespec_w4a8_options_init(safespec_w4a8_options* options);
+
+/* The intermediates of one call, owned by the library until
+ * safespec_tensors_free: the tensors `safespec linear --dump` writes, in
+ * its order and dtypes (wq, rotated, amax, xs, divisor, xq, acc, y_epilogue,
+ * w_dequant, y, y_ideal; a step the path does not take is left out). */
+typedef struct safespec_tensors safespec_tensors;
+
+typedef struct safespec_tensor_view {
+  const char* name;
+  safespec_dtype dtype;
+  uint32_t rank;
+  uint64_t shape[SAFESPEC_MAX_RANK];
+  const void* data; /* host byte order; valid until safespec_tensors_free */
+  size_t size_bytes;
+} safespec_tensor_view;
+
+SAFESPEC_API safespec_status safespec_tensors_count(const safespec_tensors* tensors, size_t* count);
+SAFESPEC_API safespec_status safespec_tensors_get(const safespec_tensors* tensors, size_t index,
+                                                  safespec_tensor_view* out);
+/* NULL when there is no tensor of that name. */
+SAFESPEC_API const safespec_tensor_view* safespec_tensors_find(const safespec_tensors* tensors, const char* name);
+SAFESPEC_API void safespec_tensors_free(safespec_tensors* tensors);
+
+/* y = the layer applied to x [M, K] (F32, BF16 or F16, each value one of its
+ * dtype), as comfy-kitchen computes it in the chosen semantics. y: [M, N]
+ * of x's dtype. trace: NULL, or where to put a new safespec_tensors of the
+ * intermediates (only on SAFESPEC_OK). An input the specification refuses
+ * (K not divisible, C not a power of 4, C != 256 for cuda, K past the int32
+ * bound, a shape that disagrees with the weight) is SAFESPEC_INVALID_INPUT. */
+SAFESPEC_API safespec_status safespec_w4a8_linear(const safespec_w4a8_layer* layer, const safespec_tensor* x,
+                                                  const safespec_w4a8_options* options, safespec_buffer* y,
+                                                  safespec_tensors** trace, safespec_error* error);
+
+/* --- Dequantization: the weight in the original, un-rotated basis --------
+ * Each writes out: [N, K] values of the output dtype T (F32, BF16 or F16
+ * unless said otherwise), every rounding as spec/numerics/dequant.hpp
+ * states. */
+
+/* float8_e4m3fn / float8_e5m2: codes [N, K] F8_E4M3 or F8_E5M2; scale one
+ * element (F32, BF16, F16). */
+SAFESPEC_API safespec_status safespec_dequant_fp8(const safespec_tensor* codes, const safespec_tensor* scale,
+                                                  safespec_buffer* out, safespec_error* error);
+/* int8_tensorwise: q [N, K] I8 (or U8 read as I8); scale one element or
+ * [N, 1]; convrot_groupsize 0 for no ConvRot, else a power of 4. */
+SAFESPEC_API safespec_status safespec_dequant_int8(const safespec_tensor* q, const safespec_tensor* scale,
+                                                   uint64_t convrot_groupsize, safespec_buffer* out,
+                                                   safespec_error* error);
+/* convrot_w4a4: packed [N, K/2] (U8 or I8), signed low-nibble-first codes;
+ * scale [N]; convrot_groupsize a power of 4. */
+SAFESPEC_API safespec_status safespec_dequant_convrot_w4a4(const safespec_tensor* packed, const safespec_tensor* scale,
+                                                           uint64_t convrot_groupsize, safespec_buffer* out,
+                                                           safespec_error* error);
+/* nvfp4: packed [N16, K16/2] (U8 or I8), E2M1 high nibble first;
+ * block_scales the swizzled E4M3 bytes (F8_E4M3 or U8), 2-D; global_scale
+ * one element; out [rows, cols], the logical N <= N16 and K <= K16 (0, 0:
+ * the whole padded [N16, K16]). */
+SAFESPEC_API safespec_status safespec_dequant_nvfp4(const safespec_tensor* packed, const safespec_tensor* block_scales,
+                                                    const safespec_tensor* global_scale, uint64_t rows, uint64_t cols,
+                                                    safespec_buffer* out, safespec_error* error);
+
+typedef enum safespec_e8m0 {
+  SAFESPEC_E8M0_KITCHEN = 0, /* comfy-kitchen's decoder: code 0 is 0, 255 is +inf (the default) */
+  SAFESPEC_E8M0_OCP = 1      /* OCP MX / torch.float8_e8m0fnu: code 0 is 2^-127, 255 is NaN */
+} safespec_e8m0;
+
+/* mxfp8: codes [N32, K32] F8_E4M3 (or U8); block_scales the swizzled E8M0
+ * bytes (U8 or F8_E8M0), 2-D; out [rows, cols] as for nvfp4. */
+SAFESPEC_API safespec_status safespec_dequant_mxfp8(const safespec_tensor* codes, const safespec_tensor* block_scales,
+                                                    uint64_t rows, uint64_t cols, safespec_e8m0 e8m0,
+                                                    safespec_buffer* out, safespec_error* error);
+/* awq_w4a16: packed [N, K/2] (U8 or I8), unsigned low-nibble-first codes;
+ * scale and zeros [K/G, N] of one dtype S (F32, BF16, F16), in which the
+ * weight is computed; out of dtype S, or F32 (S values widened). */
+SAFESPEC_API safespec_status safespec_dequant_awq(const safespec_tensor* packed, const safespec_tensor* scale,
+                                                  const safespec_tensor* zeros, uint64_t group_size,
+                                                  safespec_buffer* out, safespec_error* error);
+/* asym_w4a8_int8: the layer's weight as comfy-kitchen's eager dequantize
+ * computes it (x, bias and the options are not used); out F32 only. */
+SAFESPEC_API safespec_status safespec_dequant_w4a8(const safespec_w4a8_layer* layer, safespec_buffer* out,
+                                                   safespec_error* error);
+
+/* --- Number formats ------------------------------------------------------ */
+
+typedef enum safespec_codec {
+  SAFESPEC_CODEC_E4M3FN = 0,       /* uint8 codes; encode saturates to +-448, NaN -> 0x7F | sign */
+  SAFESPEC_CODEC_E5M2 = 1,         /* uint8 codes; decode only */
+  SAFESPEC_CODEC_E8M0_KITCHEN = 2, /* uint8 codes; decode only */
+  SAFESPEC_CODEC_E8M0_OCP = 3,     /* uint8 codes; decode only */
+  SAFESPEC_CODEC_E2M1 = 4,         /* uint8, one code per byte (low nibble); encode clamps to +-6 */
+  SAFESPEC_CODEC_BF16 = 5,         /* uint16 bit patterns; encode rounds to nearest even */
+  SAFESPEC_CODEC_F16 = 6           /* uint16 bit patterns; encode rounds to nearest even */
+} safespec_codec;
+
+/* count codes (uint8_t, or uint16_t for BF16 and F16) to binary32, which
+ * holds each exactly. */
+SAFESPEC_API safespec_status safespec_decode(safespec_codec codec, const void* codes, size_t count, float* values,
+                                             safespec_error* error);
+/* count binary32 values to codes; SAFESPEC_UNSUPPORTED for a codec without
+ * an encoder (E5M2, E8M0). */
+SAFESPEC_API safespec_status safespec_encode(safespec_codec codec, const float* values, size_t count, void* codes,
+                                             safespec_error* error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAFESPEC_NUMERICS_H */

@@ -1,0 +1,176 @@
+// w4a8_linear() and dequant(): numpy arrays handed to the C API's numerics
+// (include/safespec/numerics.h) without a copy, the result in a new array.
+#include <cstring>
+#include <vector>
+
+#include "python/bindings.hpp"
+
+namespace safespec::python {
+
+namespace {
+
+using OptArray = std::optional<py::array>;
+using OptName = std::optional<std::string>;
+
+// `dtype` names the bit patterns of uint16 arrays; float arrays beside them
+// (a float32 bias of a bf16 layer) keep their own dtype.
+safespec_tensor optional_tensor(const OptArray& a, const OptName& name, const char* what) {
+  if (!a) return safespec_tensor{};
+  const bool bits = a->dtype().kind() == 'u' && a->itemsize() == 2;
+  return tensor_of(*a, bits ? name : std::nullopt, what);
+}
+
+// The intermediates as {name: array}, copied out of the library's list.
+py::dict trace_dict(const safespec_tensors* trace) {
+  py::dict out;
+  size_t n = 0;
+  safespec_tensors_count(trace, &n);
+  for (size_t i = 0; i < n; ++i) {
+    safespec_tensor_view v;
+    safespec_tensors_get(trace, i, &v);
+    py::array a(numpy_dtype(v.dtype), std::vector<py::ssize_t>(v.shape, v.shape + v.rank));
+    std::memcpy(a.mutable_data(), v.data, v.size_bytes);
+    out[py::str(v.name)] = a;
+  }
+  return out;
+}
+
+py::object w4a8_linear(const py::array& x, const py::array& weight, const py::array& s_rel, const py::array& s_channel,
+                       const OptArray& codebook, const OptArray& correction, const OptArray& bias, uint64_t group_size,
+                       uint64_t convrot_groupsize, const std::string& semantics, bool dump, const OptName& dtype,
+                       const OptName& s_rel_dtype) {
+  safespec_w4a8_layer l{};
+  l.weight = tensor_of(weight, std::nullopt, "weight");
+  // uint8 s_rel are E4M3 codes, as comfy-kitchen views a U8 s_rel.
+  l.s_rel = tensor_of(s_rel, s_rel_dtype, "s_rel");
+  l.s_channel = tensor_of(s_channel, std::nullopt, "s_channel");
+  l.codebook = optional_tensor(codebook, std::nullopt, "codebook");
+  l.correction = optional_tensor(correction, dtype, "correction");
+  l.bias = optional_tensor(bias, dtype, "bias");
+  l.group_size = group_size;
+  l.convrot_groupsize = convrot_groupsize;
+  const safespec_tensor xt = tensor_of(x, dtype, "x");
+  safespec_w4a8_options o;
+  safespec_w4a8_options_init(&o);
+  if (semantics == "eager") o.semantics = SAFESPEC_SEMANTICS_EAGER;
+  else if (semantics != "cuda") throw py::value_error("semantics: expected 'cuda' or 'eager', found '" + semantics + "'");
+  const py::ssize_t m = xt.rank == 2 ? static_cast<py::ssize_t>(xt.shape[0]) : 0;
+  const py::ssize_t n = l.weight.rank == 2 ? static_cast<py::ssize_t>(l.weight.shape[0]) : 0;
+  py::array y = new_array(xt.dtype, {m, n});
+  safespec_buffer out{y.mutable_data(), static_cast<size_t>(y.nbytes()), xt.dtype};
+  safespec_tensors* trace = nullptr;
+  safespec_error err;
+  safespec_status s;
+  {
+    py::gil_scoped_release unlocked;
+    s = safespec_w4a8_linear(&l, &xt, &o, &out, dump ? &trace : nullptr, &err);
+  }
+  raise_unless_ok(s, err);
+  if (!dump) return y;
+  std::unique_ptr<safespec_tensors, void (*)(safespec_tensors*)> owned(trace, safespec_tensors_free);
+  return py::make_tuple(y, trace_dict(trace));
+}
+
+safespec_e8m0 e8m0_of(const std::string& s) {
+  if (s == "kitchen") return SAFESPEC_E8M0_KITCHEN;
+  if (s == "ocp") return SAFESPEC_E8M0_OCP;
+  throw py::value_error("e8m0: expected 'kitchen' or 'ocp', found '" + s + "'");
+}
+
+py::array dequant(const std::string& format, const py::array& weight, const OptArray& scale, const OptArray& global_scale,
+                  const OptArray& zeros, uint64_t group_size, uint64_t convrot_groupsize, uint64_t rows, uint64_t cols,
+                  const std::string& e8m0, const std::string& out_dtype, const OptName& weight_dtype,
+                  const OptName& scale_dtype) {
+  auto need = [&](const OptArray& a, const char* what) {
+    if (!a) throw py::value_error(format + " needs " + what);
+    return tensor_of(*a, what == std::string("scale") ? scale_dtype : std::nullopt, what);
+  };
+  const safespec_tensor w = tensor_of(weight, weight_dtype, "weight");
+  const safespec_dtype od = dtype_named(out_dtype);
+  // The result's shape as the C API derives it; a wrong one is refused there.
+  uint64_t out_rows = w.rank == 2 ? w.shape[0] : 0, out_cols = w.rank == 2 ? w.shape[1] : 0;
+  const bool packed = format == "convrot_w4a4" || format == "awq_w4a16" || format == "nvfp4";
+  if (packed) out_cols *= 2;
+  if ((format == "nvfp4" || format == "mxfp8") && (rows != 0 || cols != 0)) out_rows = rows, out_cols = cols;
+  py::array out = new_array(od, {static_cast<py::ssize_t>(out_rows), static_cast<py::ssize_t>(out_cols)});
+  safespec_buffer b{out.mutable_data(), static_cast<size_t>(out.nbytes()), od};
+  safespec_error err;
+  safespec_status s;
+  if (format == "float8_e4m3fn" || format == "float8_e5m2") {
+    safespec_tensor c = w;
+    if (!weight_dtype) c.dtype = format == "float8_e5m2" ? SAFESPEC_DTYPE_F8_E5M2 : SAFESPEC_DTYPE_F8_E4M3;
+    const safespec_tensor st = need(scale, "scale");
+    s = safespec_dequant_fp8(&c, &st, &b, &err);
+  } else if (format == "int8_tensorwise") {
+    const safespec_tensor st = need(scale, "scale");
+    s = safespec_dequant_int8(&w, &st, convrot_groupsize, &b, &err);
+  } else if (format == "convrot_w4a4") {
+    const safespec_tensor st = need(scale, "scale");
+    s = safespec_dequant_convrot_w4a4(&w, &st, convrot_groupsize == 0 ? 256 : convrot_groupsize, &b, &err);
+  } else if (format == "nvfp4") {
+    safespec_tensor st = need(scale, "scale");
+    if (!scale_dtype && st.dtype == SAFESPEC_DTYPE_U8) st.dtype = SAFESPEC_DTYPE_F8_E4M3;
+    const safespec_tensor gt = need(global_scale, "global_scale");
+    s = safespec_dequant_nvfp4(&w, &st, &gt, rows, cols, &b, &err);
+  } else if (format == "mxfp8") {
+    safespec_tensor c = w;
+    if (!weight_dtype && c.dtype == SAFESPEC_DTYPE_U8) c.dtype = SAFESPEC_DTYPE_F8_E4M3;
+    const safespec_tensor st = need(scale, "scale");
+    s = safespec_dequant_mxfp8(&c, &st, rows, cols, e8m0_of(e8m0), &b, &err);
+  } else if (format == "awq_w4a16") {
+    const safespec_tensor st = need(scale, "scale");
+    const safespec_tensor zt = need(zeros, "zeros");
+    s = safespec_dequant_awq(&w, &st, &zt, group_size, &b, &err);
+  } else {
+    throw py::value_error("format: expected float8_e4m3fn, float8_e5m2, int8_tensorwise, convrot_w4a4, nvfp4, mxfp8 "
+                          "or awq_w4a16 (asym_w4a8_int8: w4a8_dequant), found '" + format + "'");
+  }
+  raise_unless_ok(s, err);
+  return out;
+}
+
+py::array w4a8_dequant(const py::array& weight, const py::array& s_rel, const py::array& s_channel,
+                       const OptArray& codebook, const OptArray& correction, uint64_t group_size,
+                       uint64_t convrot_groupsize, const OptName& dtype, const OptName& s_rel_dtype) {
+  safespec_w4a8_layer l{};
+  l.weight = tensor_of(weight, std::nullopt, "weight");
+  l.s_rel = tensor_of(s_rel, s_rel_dtype, "s_rel");
+  l.s_channel = tensor_of(s_channel, std::nullopt, "s_channel");
+  l.codebook = optional_tensor(codebook, std::nullopt, "codebook");
+  l.correction = optional_tensor(correction, dtype, "correction");
+  l.group_size = group_size;
+  l.convrot_groupsize = convrot_groupsize;
+  const py::ssize_t n = l.weight.rank == 2 ? static_cast<py::ssize_t>(l.weight.shape[0]) : 0;
+  const py::ssize_t k = l.weight.rank == 2 ? 2 * static_cast<py::ssize_t>(l.weight.shape[1]) : 0;
+  py::array out = new_array(SAFESPEC_DTYPE_F32, {n, k});
+  safespec_buffer b{out.mutable_data(), static_cast<size_t>(out.nbytes()), SAFESPEC_DTYPE_F32};
+  safespec_error err;
+  raise_unless_ok(safespec_dequant_w4a8(&l, &b, &err), err);
+  return out;
+}
+
+}  // namespace
+
+void add_numerics(py::module_& m) {
+  m.def("w4a8_linear", &w4a8_linear, py::arg("x"), py::arg("weight"), py::arg("s_rel"), py::arg("s_channel"),
+        py::arg("codebook") = py::none(), py::arg("correction") = py::none(), py::arg("bias") = py::none(), py::kw_only(),
+        py::arg("group_size"), py::arg("convrot_groupsize"), py::arg("semantics") = "cuda", py::arg("dump") = false,
+        py::arg("dtype") = py::none(), py::arg("s_rel_dtype") = py::none(),
+        "The reference W4A8 linear (asym_w4a8_int8) as `safespec linear` computes it, bit for bit. x [M, K] float32, "
+        "float16, or uint16 bf16 bits with dtype='bf16' (dtype also names uint16 correction and bias); weight "
+        "[N, K/2] int8/uint8; s_rel [N, K/G] float32 or uint8 E4M3 codes; s_channel [N] float32. Returns y [M, N] "
+        "in x's dtype, or (y, {name: intermediate}) with dump=True (the `linear --dump` tensors). C-contiguous "
+        "arrays are read in place, without a copy.");
+  m.def("dequant", &dequant, py::arg("format"), py::arg("weight"), py::arg("scale") = py::none(), py::kw_only(),
+        py::arg("global_scale") = py::none(), py::arg("zeros") = py::none(), py::arg("group_size") = 64,
+        py::arg("convrot_groupsize") = 0, py::arg("rows") = 0, py::arg("cols") = 0, py::arg("e8m0") = "kitchen",
+        py::arg("out_dtype") = "F32", py::arg("weight_dtype") = py::none(), py::arg("scale_dtype") = py::none(),
+        "A stored weight of `format` (the comfy_quant marker's name) dequantized as `safespec dequant` does, in the "
+        "original basis; out_dtype F32, BF16 (returned as uint16 bits) or F16.");
+  m.def("w4a8_dequant", &w4a8_dequant, py::arg("weight"), py::arg("s_rel"), py::arg("s_channel"),
+        py::arg("codebook") = py::none(), py::arg("correction") = py::none(), py::kw_only(), py::arg("group_size"),
+        py::arg("convrot_groupsize"), py::arg("dtype") = py::none(), py::arg("s_rel_dtype") = py::none(),
+        "An asym_w4a8_int8 weight as comfy-kitchen's eager dequantize computes it, float32 [N, K].");
+}
+
+}  // namespace safespec::python
