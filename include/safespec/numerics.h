@@ -52,7 +52,11 @@ typedef enum safespec_dtype {
   SAFESPEC_DTYPE_C64 = 18,
   SAFESPEC_DTYPE_F64 = 19,
   SAFESPEC_DTYPE_I64 = 20,
-  SAFESPEC_DTYPE_U64 = 21
+  SAFESPEC_DTYPE_U64 = 21,
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_DTYPE_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_DTYPE_MAX_ENUM_ = 0x7FFFFFFF
 } safespec_dtype;
 
 /* "F32", "BF16", ... as safetensors spells them; NULL for another value. */
@@ -108,7 +112,11 @@ typedef struct safespec_w4a8_layer {
 
 typedef enum safespec_semantics {
   SAFESPEC_SEMANTICS_CUDA = 0, /* comfy-kitchen's CUDA kernels (C must be 256) */
-  SAFESPEC_SEMANTICS_EAGER = 1 /* its PyTorch backend */
+  SAFESPEC_SEMANTICS_EAGER = 1, /* its PyTorch backend */
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_SEMANTICS_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_SEMANTICS_MAX_ENUM_ = 0x7FFFFFFF
 } safespec_semantics;
 
 /* The undetermined points of quant-numerics.md §5.13 that change values;
@@ -186,7 +194,11 @@ SAFESPEC_API safespec_status safespec_dequant_nvfp4(const safespec_tensor* packe
 
 typedef enum safespec_e8m0 {
   SAFESPEC_E8M0_KITCHEN = 0, /* comfy-kitchen's decoder: code 0 is 0, 255 is +inf (the default) */
-  SAFESPEC_E8M0_OCP = 1      /* OCP MX / torch.float8_e8m0fnu: code 0 is 2^-127, 255 is NaN */
+  SAFESPEC_E8M0_OCP = 1, /* OCP MX / torch.float8_e8m0fnu: code 0 is 2^-127, 255 is NaN */
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_E8M0_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_E8M0_MAX_ENUM_ = 0x7FFFFFFF
 } safespec_e8m0;
 
 /* mxfp8: codes [N32, K32] F8_E4M3 (or U8); block_scales the swizzled E8M0
@@ -214,7 +226,11 @@ typedef enum safespec_codec {
   SAFESPEC_CODEC_E8M0_OCP = 3,     /* uint8 codes; decode only */
   SAFESPEC_CODEC_E2M1 = 4,         /* uint8, one code per byte (low nibble); encode clamps to +-6 */
   SAFESPEC_CODEC_BF16 = 5,         /* uint16 bit patterns; encode rounds to nearest even */
-  SAFESPEC_CODEC_F16 = 6           /* uint16 bit patterns; encode rounds to nearest even */
+  SAFESPEC_CODEC_F16 = 6, /* uint16 bit patterns; encode rounds to nearest even */
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_CODEC_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_CODEC_MAX_ENUM_ = 0x7FFFFFFF
 } safespec_codec;
 
 /* count codes (uint8_t, or uint16_t for BF16 and F16) to binary32, which

@@ -89,7 +89,11 @@ typedef enum safespec_consumer {
   SAFESPEC_CONSUMER_SAFETENSORS = 0,
   SAFESPEC_CONSUMER_SGLANG = 1,
   SAFESPEC_CONSUMER_COMFYUI = 2,
-  SAFESPEC_CONSUMER_KITCHEN = 3
+  SAFESPEC_CONSUMER_KITCHEN = 3,
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_CONSUMER_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_CONSUMER_MAX_ENUM_ = 0x7FFFFFFF
 } safespec_consumer;
 #define SAFESPEC_CONSUMER_COUNT 4
 
@@ -109,7 +113,11 @@ typedef enum safespec_fail_on {
   SAFESPEC_FAIL_ON_DEFAULT = 0,
   SAFESPEC_FAIL_ON_ERROR = 1,
   SAFESPEC_FAIL_ON_MISLOAD = 2,
-  SAFESPEC_FAIL_ON_WARNING = 3
+  SAFESPEC_FAIL_ON_WARNING = 3,
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_FAIL_ON_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_FAIL_ON_MAX_ENUM_ = 0x7FFFFFFF
 } safespec_fail_on;
 
 /* The options of `safespec check`. Initialise with

@@ -180,6 +180,7 @@ safespec_status safespec_decode(safespec_codec codec, const void* codes, size_t 
         case SAFESPEC_CODEC_E2M1: values[i] = num::decode_e2m1(b[i]); break;
         case SAFESPEC_CODEC_BF16: values[i] = num::bf16_to_f32(u); break;
         case SAFESPEC_CODEC_F16: values[i] = num::f16_to_f32(u); break;
+        default: break;  // unreachable: refused above
       }
     }
     return Unit{};

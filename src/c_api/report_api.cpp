@@ -224,6 +224,7 @@ const char* safespec_consumer_name(safespec_consumer consumer) {
     case SAFESPEC_CONSUMER_SGLANG: return "sglang";
     case SAFESPEC_CONSUMER_COMFYUI: return "comfyui";
     case SAFESPEC_CONSUMER_KITCHEN: return "kitchen";
+    default: break;  // a caller's out-of-range value
   }
   return nullptr;
 }
