@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/parse.hpp"
 #include "conformance/suite.hpp"
 #include "src/command_outcome.hpp"
 
@@ -20,16 +21,7 @@ int main(int argc, char** argv) {
   conformance->add_option("dir", conformance_dir, "the directory (created; other files in it are left alone)")
       ->required();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    (void)app.exit(e);
-    return safespec::kExitUsage;
-  }
+  if (const auto exit = safespec::cli::parse_or_exit(app, argc, argv)) return *exit;
 
   const auto n = safespec::conformance::generate_suite(conformance_dir);
   if (!n) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/parse.hpp"
 #include "spec/upstream_versions.hpp"
 
 namespace {
@@ -48,18 +49,7 @@ int main(int argc, char** argv) {
       cli::register_check(app),   cli::register_table(app),  cli::register_inspect(app),
       cli::register_rules(app),   cli::register_linear(app), cli::register_dequant(app),
       cli::register_compare(app), cli::register_conformance(app)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    (void)app.exit(e);
-    return kExitUsage;
-  }
+  if (const auto exit = cli::parse_or_exit(app, argc, argv)) return *exit;
   for (const cli::Command& c : commands)
     if (c.sub->parsed()) return emit(c.run());
   return kExitUsage;
