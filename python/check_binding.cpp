@@ -13,11 +13,21 @@ namespace {
 
 py::object loads(const std::string& text) { return py::module_::import("json").attr("loads")(text); }
 
+// --fail-on's words; "default" is what the command does without it.
+safespec_fail_on fail_on_named(const std::string& name) {
+  if (name == "default") return SAFESPEC_FAIL_ON_DEFAULT;
+  if (name == "error") return SAFESPEC_FAIL_ON_ERROR;
+  if (name == "misload") return SAFESPEC_FAIL_ON_MISLOAD;
+  if (name == "warning") return SAFESPEC_FAIL_ON_WARNING;
+  throw py::value_error("fail_on: expected 'default', 'error', 'misload' or 'warning', found '" + name + "'");
+}
+
 py::object check(const py::object& path_or_bytes, const std::string& profile, bool data,
-                 const std::optional<std::vector<std::string>>& layers) {
+                 const std::optional<std::vector<std::string>>& layers, const std::string& fail_on) {
   safespec_check_options o;
   safespec_check_options_init(&o);
   o.data = data;
+  o.fail_on = fail_on_named(fail_on);
   std::vector<const char*> words;
   if (layers)
     for (const std::string& w : *layers) words.push_back(w.c_str());
@@ -49,10 +59,12 @@ py::object check(const py::object& path_or_bytes, const std::string& profile, bo
 
 void add_check(py::module_& m) {
   m.def("check", &check, py::arg("path_or_bytes"), py::arg("profile") = "strict", py::arg("data") = false,
-        py::arg("layers") = py::none(),
+        py::arg("layers") = py::none(), py::kw_only(), py::arg("fail_on") = "default",
         "Check a file (a path) or whole file bytes as `safespec check --json --profile PROFILE` does; returns that "
         "JSON document as a dict ({'schema': 1, 'profile': ..., 'files': [...]}). data: also the value rules "
-        "(paths only). layers: ['NAME=linear', ...] as --layer.");
+        "(paths only). layers: ['NAME=linear', ...] as --layer. fail_on: what makes a file's 'ok' false, as "
+        "--fail-on ('default', 'error', 'misload' or 'warning'; the conformance manifest's verdicts are "
+        "data=True, fail_on='error').");
   m.def(
       "rules",
       [] {

@@ -35,10 +35,28 @@ py::dict trace_dict(const safespec_tensors* trace) {
   return out;
 }
 
+// `out=`: the caller's array, written in place (the zero-copy output path),
+// so it must be exactly what a new result would be: C-contiguous, writable,
+// [M, N] in x's numpy dtype.
+py::array out_buffer(const py::array& a, safespec_dtype dtype, py::ssize_t m, py::ssize_t n) {
+  if (!a.dtype().equal(numpy_dtype(dtype)))
+    throw py::type_error("out: expected numpy dtype " + std::string(py::str(numpy_dtype(dtype))) + " (x's), found " +
+                         std::string(py::str(a.dtype())));
+  if (a.ndim() != 2 || a.shape(0) != m || a.shape(1) != n) {
+    std::string found = "[";
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) found += (i ? ", " : "") + std::to_string(a.shape(i));
+    throw py::value_error("out: expected shape [" + std::to_string(m) + ", " + std::to_string(n) + "], found " + found +
+                          "]");
+  }
+  if (!(a.flags() & py::array::c_style)) throw py::value_error("out: expected a C-contiguous array, found strides");
+  if (!a.writeable()) throw py::value_error("out: expected a writable array, found a read-only one");
+  return a;
+}
+
 py::object w4a8_linear(const py::array& x, const py::array& weight, const py::array& s_rel, const py::array& s_channel,
                        const OptArray& codebook, const OptArray& correction, const OptArray& bias, uint64_t group_size,
                        uint64_t convrot_groupsize, const std::string& semantics, bool dump, const OptName& dtype,
-                       const OptName& s_rel_dtype) {
+                       const OptName& s_rel_dtype, const OptArray& out_array) {
   safespec_w4a8_layer l{};
   l.weight = tensor_of(weight, std::nullopt, "weight");
   // uint8 s_rel are E4M3 codes, as comfy-kitchen views a U8 s_rel.
@@ -56,7 +74,7 @@ py::object w4a8_linear(const py::array& x, const py::array& weight, const py::ar
   else if (semantics != "cuda") throw py::value_error("semantics: expected 'cuda' or 'eager', found '" + semantics + "'");
   const py::ssize_t m = xt.rank == 2 ? static_cast<py::ssize_t>(xt.shape[0]) : 0;
   const py::ssize_t n = l.weight.rank == 2 ? static_cast<py::ssize_t>(l.weight.shape[0]) : 0;
-  py::array y = new_array(xt.dtype, {m, n});
+  py::array y = out_array ? out_buffer(*out_array, xt.dtype, m, n) : new_array(xt.dtype, {m, n});
   safespec_buffer out{y.mutable_data(), static_cast<size_t>(y.nbytes()), xt.dtype};
   safespec_tensors* trace = nullptr;
   safespec_error err;
@@ -155,12 +173,14 @@ void add_numerics(py::module_& m) {
   m.def("w4a8_linear", &w4a8_linear, py::arg("x"), py::arg("weight"), py::arg("s_rel"), py::arg("s_channel"),
         py::arg("codebook") = py::none(), py::arg("correction") = py::none(), py::arg("bias") = py::none(), py::kw_only(),
         py::arg("group_size"), py::arg("convrot_groupsize"), py::arg("semantics") = "cuda", py::arg("dump") = false,
-        py::arg("dtype") = py::none(), py::arg("s_rel_dtype") = py::none(),
+        py::arg("dtype") = py::none(), py::arg("s_rel_dtype") = py::none(), py::arg("out") = py::none(),
         "The reference W4A8 linear (asym_w4a8_int8) as `safespec linear` computes it, bit for bit. x [M, K] float32, "
         "float16, or uint16 bf16 bits with dtype='bf16' (dtype also names uint16 correction and bias); weight "
         "[N, K/2] int8/uint8; s_rel [N, K/G] float32 or uint8 E4M3 codes; s_channel [N] float32. Returns y [M, N] "
         "in x's dtype, or (y, {name: intermediate}) with dump=True (the `linear --dump` tensors). C-contiguous "
-        "arrays are read in place, without a copy.");
+        "arrays are read in place, without a copy. out: a C-contiguous writable [M, N] array of x's numpy dtype "
+        "that y is written into and returned as (no new array). Bad inputs raise ValueError or TypeError with "
+        "the C API's message ('RULE: ...' when the spec names a rule).");
   m.def("dequant", &dequant, py::arg("format"), py::arg("weight"), py::arg("scale") = py::none(), py::kw_only(),
         py::arg("global_scale") = py::none(), py::arg("zeros") = py::none(), py::arg("group_size") = 64,
         py::arg("convrot_groupsize") = 0, py::arg("rows") = 0, py::arg("cols") = 0, py::arg("e8m0") = "kitchen",
