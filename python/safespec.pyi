@@ -1,0 +1,100 @@
+"""safespec: the executable specification of safetensors and comfy_quant
+layers. check() gives what `safespec check --json` gives, w4a8_linear() and
+dequant() the reference numerics bit for bit, compare() an ulp comparison,
+rules() the catalogue and conformance_cases() the conformance suite for
+pytest.
+
+Type stubs for the extension module (python/*.cpp); python/tests/test_stubs.py
+holds them to the module's functions and parameter names."""
+import os
+from typing import Any, Literal, Optional, Sequence, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+
+_Path = Union[str, "os.PathLike[str]"]
+_Semantics = Literal["cuda", "eager"]
+_FailOn = Literal["default", "error", "misload", "warning"]
+
+
+def check(path_or_bytes: Union[_Path, bytes, bytearray], profile: str = "strict", data: bool = False,
+          layers: Optional[Sequence[str]] = None, *, fail_on: _FailOn = "default") -> dict[str, Any]:
+    """Check a file (a path) or whole file bytes as `safespec check --json
+    --profile PROFILE` does; returns that JSON document as a dict
+    ({'schema': 1, 'profile': ..., 'files': [...]}). data: also the value
+    rules (paths only). layers: ['NAME=linear', ...] as --layer. fail_on:
+    what makes a file's 'ok' false, as --fail-on. Raises ValueError for an
+    unknown profile or fail_on."""
+
+
+def rules() -> list[dict[str, Any]]:
+    """The rule catalogue as `safespec rules --json` gives it: a list of
+    dicts (id, severity, ...)."""
+
+
+@overload
+def w4a8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], s_rel: npt.NDArray[Any],
+                s_channel: npt.NDArray[np.float32], codebook: Optional[npt.NDArray[np.float32]] = None,
+                correction: Optional[npt.NDArray[Any]] = None, bias: Optional[npt.NDArray[Any]] = None, *,
+                group_size: int, convrot_groupsize: int, semantics: _Semantics = "cuda",
+                dump: Literal[False] = False, dtype: Optional[str] = None, s_rel_dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]: ...
+@overload
+def w4a8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], s_rel: npt.NDArray[Any],
+                s_channel: npt.NDArray[np.float32], codebook: Optional[npt.NDArray[np.float32]] = None,
+                correction: Optional[npt.NDArray[Any]] = None, bias: Optional[npt.NDArray[Any]] = None, *,
+                group_size: int, convrot_groupsize: int, semantics: _Semantics = "cuda",
+                dump: Literal[True], dtype: Optional[str] = None, s_rel_dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> tuple[npt.NDArray[Any], dict[str, npt.NDArray[Any]]]: ...
+def w4a8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], s_rel: npt.NDArray[Any],
+                s_channel: npt.NDArray[np.float32], codebook: Optional[npt.NDArray[np.float32]] = None,
+                correction: Optional[npt.NDArray[Any]] = None, bias: Optional[npt.NDArray[Any]] = None, *,
+                group_size: int, convrot_groupsize: int, semantics: _Semantics = "cuda", dump: bool = False,
+                dtype: Optional[str] = None, s_rel_dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> Any:
+    """The reference W4A8 linear (asym_w4a8_int8) as `safespec linear`
+    computes it, bit for bit. x [M, K] float32, float16, or uint16 bf16 bits
+    with dtype='bf16' (dtype also names uint16 correction and bias); weight
+    [N, K/2] int8/uint8; s_rel [N, K/G] float32 or uint8 E4M3 codes;
+    s_channel [N] float32. Returns y [M, N] in x's dtype, or
+    (y, {name: intermediate}) with dump=True. C-contiguous arrays are read in
+    place, without a copy; out: a C-contiguous writable [M, N] array of x's
+    numpy dtype that y is written into and returned as. Bad inputs raise
+    ValueError or TypeError with the C API's message."""
+
+
+def dequant(format: str, weight: npt.NDArray[Any], scale: Optional[npt.NDArray[Any]] = None, *,
+            global_scale: Optional[npt.NDArray[Any]] = None, zeros: Optional[npt.NDArray[Any]] = None,
+            group_size: int = 64, convrot_groupsize: int = 0, rows: int = 0, cols: int = 0,
+            e8m0: Literal["kitchen", "ocp"] = "kitchen", out_dtype: str = "F32", weight_dtype: Optional[str] = None,
+            scale_dtype: Optional[str] = None) -> npt.NDArray[Any]:
+    """A stored weight of `format` (the comfy_quant marker's name)
+    dequantized as `safespec dequant` does, in the original basis; out_dtype
+    F32, BF16 (returned as uint16 bits) or F16."""
+
+
+def w4a8_dequant(weight: npt.NDArray[Any], s_rel: npt.NDArray[Any], s_channel: npt.NDArray[np.float32],
+                 codebook: Optional[npt.NDArray[np.float32]] = None, correction: Optional[npt.NDArray[Any]] = None,
+                 *, group_size: int, convrot_groupsize: int, dtype: Optional[str] = None,
+                 s_rel_dtype: Optional[str] = None) -> npt.NDArray[np.float32]:
+    """An asym_w4a8_int8 weight as comfy-kitchen's eager dequantize computes
+    it, float32 [N, K]."""
+
+
+def compare(expected: npt.NDArray[Any], actual: npt.NDArray[Any], ulps: int = 0, *,
+            dtype: Optional[str] = None) -> dict[str, Any]:
+    """Compare two arrays of one dtype as `safespec compare` compares two
+    tensors: a dict with count, bit_exact, max_ulps (None: infinite),
+    max_abs, max_rel, within (max_ulps <= ulps), histogram ({ulps: elements},
+    None for infinitely far) and first_difference (None, or index, position,
+    expected, actual, differing). dtype names bit patterns: 'bf16' for
+    uint16, 'F8_E4M3' for uint8."""
+
+
+def conformance_cases(profile: str = "strict", suite: Optional[str] = None) -> list[tuple[str, str]]:
+    """The conformance suite as a list of (path, expected) for
+    pytest.mark.parametrize: expected is the manifest's verdict for the
+    profile ('accept' or 'reject'). suite: the folder holding manifest.jsonl
+    (default: $SAFESPEC_CONFORMANCE, else the suite beside the source tree
+    this module was built from, else the installed one under
+    share/safespec/conformance)."""
