@@ -108,10 +108,11 @@ Command register_conformance(CLI::App& app) {
   CLI::App* numeric = top->add_subcommand(
       "numeric", "Run an implementation of the W4A8 linear over the golden vectors and compare its outputs");
   numeric->add_option("--impl", a->num_req.impl,
-                      "the command, with {checkpoint} {layer} {input} {output} (absolute paths; layer: lin), "
+                      "the command, with {checkpoint} {layer} {input} {output} (absolute paths; layer: the vector's marked layer), "
                       "split and run as for `run`")
       ->required();
-  numeric->add_option("--vectors", a->vectors, "the vectors directory (default corpus/vectors, else the installed share/safespec/vectors)");
+  numeric->add_option("--vectors", a->vectors, "a directory of vectors, or one vector as `safespec vectors` writes it (default corpus/vectors, else the "
+                                  "installed share/safespec/vectors)");
   add_semantics_option(numeric, a->num_req.semantics, "whose outputs to compare with: cuda (default) or eager");
   add_ulps_option(numeric, a->num_req.ulps, "accepted distance in ulps of the output dtype (default 0: bit-exact)");
   numeric->add_option("--jobs", a->num_req.jobs, "children at a time (default: the number of CPUs)")

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "conformance/command_template.hpp"
 #include "src/compare.hpp"
@@ -131,6 +133,30 @@ std::string child_failure(const ChildResult& c, double timeout_s) {
   return "";
 }
 
+struct Vector {
+  std::string name;  // in the report, and the output's file name
+  fs::path path;
+  std::string layer;
+};
+
+// The layer a vector's {layer} names: the file's one marker tensor
+// (P.comfy_quant), so a vector written under any prefix replays; the golden
+// vectors' "lin" when there is not exactly one, which the implementation
+// then reports.
+std::string vector_layer(const fs::path& v) {
+  auto r = CheckpointReader::open((v / "layer.safetensors").string());
+  if (!r) return kVectorLayer;
+  constexpr std::string_view suffix = ".comfy_quant";
+  std::string found;
+  std::size_t markers = 0;
+  for (std::string_view n : r.value()->tensor_names())
+    if (n.size() > suffix.size() && n.ends_with(suffix)) {
+      ++markers;
+      found = std::string(n.substr(0, n.size() - suffix.size()));
+    }
+  return markers == 1 ? found : std::string(kVectorLayer);
+}
+
 }  // namespace
 
 CommandOutcome run_numeric(const NumericRequest& req,
@@ -145,30 +171,45 @@ CommandOutcome run_numeric(const NumericRequest& req,
   const std::string expected_name = "y_" + sem + ".safetensors";
   std::error_code ec;
   const fs::path dir = fs::absolute(req.vectors_dir, ec).lexically_normal();
-  std::vector<std::string> names;
+  const auto is_vector = [](const fs::path& v) {
+    std::error_code e;
+    return fs::is_regular_file(v / "layer.safetensors", e) && fs::is_regular_file(v / "x.safetensors", e);
+  };
+  std::vector<Vector> vectors;
   std::size_t without = 0;  // vectors with no output for this semantics
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path v = it->path();
-    if (!fs::is_regular_file(v / "layer.safetensors") || !fs::is_regular_file(v / "x.safetensors")) continue;
-    if (fs::is_regular_file(v / expected_name)) names.push_back(v.filename().string());
+  const auto add = [&](const fs::path& v, std::string name) {
+    std::error_code e;
+    if (fs::is_regular_file(v / expected_name, e)) vectors.push_back({std::move(name), v, vector_layer(v)});
     else ++without;
+  };
+  if (is_vector(dir)) {
+    // One folder as `safespec vectors` writes it, rather than a folder of them.
+    const fs::path named = dir.has_filename() ? dir : dir.parent_path();
+    add(dir, named.filename().string());
+  } else {
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (is_vector(it->path())) add(it->path(), it->path().filename().string());
   }
   if (ec) return usage(req.vectors_dir.string() + ": " + ec.message());
-  if (names.empty())
+  if (vectors.empty()) {
+    if (without != 0)
+      return usage(req.vectors_dir.string() + ": expected a vector with " + expected_name + ", found " +
+                   std::to_string(without) + " without (the cuda outputs need C = 256)");
     return usage(req.vectors_dir.string() + ": expected vector directories with layer.safetensors, x.safetensors and " +
                  expected_name + ", found none");
-  std::sort(names.begin(), names.end());
+  }
+  std::sort(vectors.begin(), vectors.end(), [](const Vector& a, const Vector& b) { return a.name < b.name; });
 
   const Scratch scratch;
   if (scratch.dir.empty()) return usage("cannot create a scratch directory in " + fs::temp_directory_path().string());
   std::vector<std::vector<std::string>> commands;
-  for (const std::string& n : names)
-    commands.push_back(substitute(words.value(), {{"checkpoint", (dir / n / "layer.safetensors").string()},
-                                                  {"layer", kVectorLayer},
-                                                  {"input", (dir / n / "x.safetensors").string()},
-                                                  {"output", (scratch.dir / (n + ".safetensors")).string()}}));
+  for (const Vector& v : vectors)
+    commands.push_back(substitute(words.value(), {{"checkpoint", (v.path / "layer.safetensors").string()},
+                                                  {"layer", v.layer},
+                                                  {"input", (v.path / "x.safetensors").string()},
+                                                  {"output", (scratch.dir / (v.name + ".safetensors")).string()}}));
   auto ran = run_batch(commands, {req.jobs, req.timeout_s}, [&](std::size_t done) {
-    if (progress) progress(done, names.size());
+    if (progress) progress(done, vectors.size());
   });
   if (!ran) {
     CommandOutcome o = usage(ran.error().message);
@@ -179,18 +220,18 @@ CommandOutcome run_numeric(const NumericRequest& req,
   std::size_t grades[4] = {0, 0, 0, 0};
   bool all_within = true;
   std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
     const ChildResult& c = ran.value()[i];
     Judged j;
     if (c.end == ChildResult::End::Exited && c.code == 0)
-      j = judge(dir / names[i] / expected_name, scratch.dir / (names[i] + ".safetensors"), req.ulps);
+      j = judge(vectors[i].path / expected_name, scratch.dir / (vectors[i].name + ".safetensors"), req.ulps);
     else
       j.line = child_failure(c, req.timeout_s);
     ++grades[static_cast<std::size_t>(j.grade)];
     all_within = all_within && j.within;
-    out += names[i] + ": " + j.line + (j.within ? ": ok\n" : ": FAIL\n");
+    out += vectors[i].name + ": " + j.line + (j.within ? ": ok\n" : ": FAIL\n");
   }
-  out += "numeric " + sem + ": " + std::to_string(names.size()) + (names.size() == 1 ? " vector" : " vectors");
+  out += "numeric " + sem + ": " + std::to_string(vectors.size()) + (vectors.size() == 1 ? " vector" : " vectors");
   if (without) out += " (" + std::to_string(without) + " more have no " + sem + " output)";
   out += ": " + std::to_string(grades[0]) + " bit-exact, " + std::to_string(grades[1]) + " within 1 ulp, " +
          std::to_string(grades[2]) + " further off, " + std::to_string(grades[3]) + " without a usable output; " +

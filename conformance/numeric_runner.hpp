@@ -3,7 +3,9 @@
 // corpus/vectors/ (tools/make_vectors.cpp: per vector a directory with
 // layer.safetensors holding the marked layer "lin", x.safetensors, and
 // y_eager.safetensors / y_cuda.safetensors, tensor "y") and compares what it
-// writes with the expected output of the chosen semantics.
+// writes with the expected output of the chosen semantics. The directory may
+// also be one such vector itself, as `safespec vectors` writes it; {layer} is
+// each layer file's one marked layer, whatever its prefix.
 #pragma once
 
 #include <cstddef>
@@ -18,12 +20,15 @@
 
 namespace safespec::conformance {
 
+// The golden vectors' layer prefix, and the fallback when a layer file has
+// no single marker.
 inline constexpr const char* kVectorLayer = "lin";
 
 struct NumericRequest {
   std::filesystem::path vectors_dir = "corpus/vectors";
   // "COMMAND {checkpoint} {layer} {input} {output}": {checkpoint}, {input}
-  // and {output} are required, {layer} (always "lin") is optional.
+  // and {output} are required, {layer} (the vector's marked layer, "lin" in
+  // corpus/vectors) is optional.
   std::string impl;
   numerics::Semantics semantics = numerics::Semantics::Cuda;
   std::uint64_t ulps = 0;  // accepted distance in ulps of T; 0: bit-exact

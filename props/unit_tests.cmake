@@ -65,4 +65,6 @@ list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_template_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_run_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_numeric_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_vectors_cli_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_npy_test.cpp
 )

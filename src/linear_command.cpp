@@ -10,6 +10,7 @@
 #include "spec/quote.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/layer_io.hpp"
+#include "src/npy.hpp"
 #include "src/numerics/w4a8_fast.hpp"
 
 namespace safespec {
@@ -52,7 +53,34 @@ struct Input {
   std::vector<float> values;
 };
 
-LayerResult<Input> read_input(const std::string& path, const std::string& tensor) {
+// x from an .npy file: a 2-D '<f4' or '<f2' array, or '<u2' bf16 patterns
+// when --input-dtype BF16 says that is what they are.
+LayerResult<Input> read_npy_input(const std::string& path, const std::string& tensor,
+                                  std::optional<FloatType> declared) {
+  if (!tensor.empty())
+    return LayerError{path + ": --input-tensor names a tensor of a safetensors file; an .npy file holds one array", false};
+  auto a = read_npy_file(path);
+  if (!a) return LayerError{a.error(), false};
+  const NpyType type = a.value().type;
+  FloatType t = type == NpyType::F32 ? FloatType::F32 : FloatType::F16;
+  if (type == NpyType::U16) {
+    if (declared != FloatType::BF16)
+      return LayerError{path + ": '<u2' holds 16-bit patterns: .npy has no bfloat16; pass --input-dtype BF16 to read "
+                               "them as bf16", false};
+    t = FloatType::BF16;
+  } else if (declared && *declared != t) {
+    return LayerError{path + ": expected an array of " + std::string(numerics::name(*declared)) + " (--input-dtype), found '" +
+                          std::string(npy_descr(type)) + "'", false};
+  }
+  if (a.value().shape.size() != 2)
+    return LayerError{path + ": expected a 2-D array [M, K], found " + std::to_string(a.value().shape.size()) +
+                          " dimensions", false};
+  return Input{t, a.value().shape[0], a.value().shape[1], decode_floats(t, a.value().data)};
+}
+
+LayerResult<Input> read_input(const std::string& path, const std::string& tensor, std::optional<FloatType> declared) {
+  if (is_npy_path(path)) return read_npy_input(path, tensor, declared);
+  if (declared) return LayerError{path + ": --input-dtype is for .npy inputs; a safetensors tensor names its dtype", false};
   auto c = CheckpointReader::open(path);
   if (!c) return LayerError{c.error().message, false};
   const CheckpointReader& r = *c.value();
@@ -89,7 +117,7 @@ std::optional<std::string> dump(const std::string& dir, const std::vector<NamedT
 CommandOutcome finish(const LinearRequest& r, const NamedTensor& y, const std::vector<NamedTensor>& intermediates) {
   if (!r.dump_dir.empty())
     if (auto e = dump(r.dump_dir, intermediates)) return usage(*e);
-  if (auto e = write_tensors(r.out, {y})) return usage(*e);
+  if (auto e = write_output(r.out, y)) return usage(*e);
   return {kExitOk, "", ""};
 }
 
@@ -172,6 +200,18 @@ std::optional<std::string> write_tensors(const std::string& path, const std::vec
   return std::nullopt;
 }
 
+std::optional<std::string> write_output(const std::string& path, const NamedTensor& t) {
+  if (!is_npy_path(path)) return write_tensors(path, {t});
+  NpyType type = NpyType::F32;
+  if (t.dtype == Dtype::F16) type = NpyType::F16;
+  else if (t.dtype == Dtype::BF16) type = NpyType::U16;
+  else if (t.dtype != Dtype::F32)
+    return path + ": expected an F32, F16 or BF16 output for .npy, found " + std::string(dtype_name(t.dtype));
+  auto w = write_npy_file(path, {type, t.shape, t.bytes});
+  if (!w) return w.error();
+  return std::nullopt;
+}
+
 Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
                                                    const numerics::W4a8Output& y, numerics::Semantics semantics) {
   std::vector<NamedTensor> more;
@@ -235,7 +275,7 @@ CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, co
   const Result<deq::Mat<float>> w = compute(stored.value());
   if (!w) return refused(r.layer, w.error());
   const deq::Mat<float>& m = w.value();
-  if (auto e = write_tensors(r.out, {float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v)})) return usage(*e);
+  if (auto e = write_output(r.out, float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v))) return usage(*e);
   return {kExitOk, "", ""};
 }
 
@@ -297,7 +337,7 @@ CommandOutcome run_linear(const LinearRequest& r) {
   if (!l) return from(l.error());
   if (auto s = c.value()->refuse_invalid(*l.value(), r.semantics == numerics::Semantics::Cuda); !s)
     return from(s.error());
-  auto x = read_input(r.input, r.input_tensor);
+  auto x = read_input(r.input, r.input_tensor, r.input_dtype);
   if (!x) return from(x.error());
   const FormatNumerics* n = numerics_of(*l.value());
   if (n && n->linear) return n->linear(r, *c.value(), *l.value(), x.value());

@@ -21,6 +21,9 @@ struct LinearRequest {
   std::string layer;
   std::string input;
   std::string input_tensor;  // empty: the file's only tensor
+  // For an .npy input: the dtype its array holds. .npy has no bfloat16, so
+  // '<u2' bit patterns are read as BF16 only when this says so.
+  std::optional<numerics::FloatType> input_dtype;
   std::string out;
   numerics::Semantics semantics = numerics::Semantics::Cuda;
   std::string dump_dir;  // empty: no dump
@@ -58,5 +61,8 @@ Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w,
 // Writes a safetensors file of the tensors (canonical writer); an error
 // message on failure.
 std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors);
+// --out: an .npy file when the path ends in .npy (F32 as '<f4', F16 as '<f2',
+// BF16 as '<u2' bit patterns), else a safetensors file of the one tensor.
+std::optional<std::string> write_output(const std::string& path, const NamedTensor& tensor);
 
 }  // namespace safespec

@@ -55,4 +55,23 @@ std::vector<NamedFile> index_seeds() {
   };
 }
 
+std::vector<NamedFile> npy_seeds() {
+  const auto npy = [](std::uint8_t major, std::string_view dict, std::size_t data_bytes) {
+    std::vector<std::uint8_t> out{0x93, 'N', 'U', 'M', 'P', 'Y', major, 0};
+    for (std::size_t b = 0; b < (major == 1 ? 2u : 4u); ++b) out.push_back(static_cast<std::uint8_t>(dict.size() >> (8 * b)));
+    out.insert(out.end(), dict.begin(), dict.end());
+    for (std::size_t i = 0; i < data_bytes; ++i) out.push_back(static_cast<std::uint8_t>(i * 37));
+    return out;
+  };
+  const auto padded = [](std::string dict) {
+    dict.append(117 - dict.size(), ' ');  // 10 + 118 = 128: numpy's alignment
+    return dict + "\n";
+  };
+  std::vector<NamedFile> out;
+  out.emplace_back("f4_2x3_v1", npy(1, padded("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }"), 24));
+  out.emplace_back("u2_4_v2", npy(2, "{\"shape\": (4,), \"descr\": \"<u2\", \"fortran_order\": False}\n", 8));
+  out.emplace_back("refused_fortran", npy(1, padded("{'descr': '<f2', 'fortran_order': True, 'shape': (2, 2), }"), 8));
+  return out;
+}
+
 }  // namespace safespec::tools

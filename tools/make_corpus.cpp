@@ -2,7 +2,7 @@
 // DIR/examples/bad and the quantized checkpoints of DIR/examples/quant),
 // DIR/header_fuzzer, DIR/differential_fuzzer, DIR/marker_fuzzer and
 // DIR/checkpoint_fuzzer, DIR/linear_fuzzer, DIR/roundtrip_fuzzer and
-// DIR/index_fuzzer. The
+// DIR/index_fuzzer and DIR/npy_fuzzer. The
 // output is deterministic; `make_corpus corpus` regenerates the committed
 // corpus and the corpus.regenerates_identically test checks it is current.
 #include <cstdio>
@@ -153,5 +153,6 @@ int main(int argc, char** argv) {
   for (const auto& [name, bytes] : linear_seeds()) put(root / "linear_fuzzer" / name, bytes);
   for (const auto& [name, bytes] : tools::roundtrip_seeds()) put(root / "roundtrip_fuzzer" / name, bytes);
   for (const auto& [name, bytes] : tools::index_seeds()) put(root / "index_fuzzer" / name, bytes);
+  for (const auto& [name, bytes] : tools::npy_seeds()) put(root / "npy_fuzzer" / name, bytes);
   return 0;
 }

@@ -1,0 +1,63 @@
+// `safespec vectors`: one W4A8 test vector for shapes a kernel author
+// chooses (src/vectors.hpp), replayable with `conformance numeric --vectors`.
+#include <cctype>
+#include <memory>
+#include <string>
+
+#include "cli/command.hpp"
+#include "spec/numerics/float_type.hpp"
+#include "src/vectors.hpp"
+
+namespace safespec::cli {
+
+namespace {
+
+CommandOutcome run(const VectorSpec& s, const std::string& out) {
+  if (auto e = vector_spec_error(s)) return {kExitUsage, "", "safespec vectors: " + *e + "\n", 0};
+  auto written = write_vector(out, s);
+  if (!written) return {kExitUsage, "", "safespec vectors: " + written.error() + "\n", 0};
+  std::string text = out + ": layer '" + s.layer + "' asym_w4a8_int8 N=" + std::to_string(s.n) +
+                     " K=" + std::to_string(s.k) + " G=" + std::to_string(s.group_size) +
+                     " C=" + std::to_string(s.convrot_groupsize) + ", x [" + std::to_string(s.m) + ", " +
+                     std::to_string(s.k) + "] " + std::string(numerics::name(s.dtype)) + ", outputs:";
+  for (const std::string& o : written.value().outputs) text += " " + o;
+  if (s.convrot_groupsize != 256) text += " (no y_cuda: the CUDA kernel takes only C = 256)";
+  return {kExitOk, text + "\n", "", 0};
+}
+
+}  // namespace
+
+Command register_vectors(CLI::App& app) {
+  struct Args {
+    VectorSpec spec;
+    std::string out;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* v = app.add_subcommand(
+      "vectors", "Write a W4A8 layer, an input and the reference outputs of both semantics into a folder");
+  v->add_option("out", a->out, "the folder (created; layer.safetensors, x.safetensors, y_eager/y_cuda.safetensors)")
+      ->required();
+  v->add_option("--m", a->spec.m, "rows of x")->required();
+  v->add_option("--n", a->spec.n, "output features")->required();
+  v->add_option("--k", a->spec.k, "input features (a multiple of 16, G and C)")->required();
+  v->add_option("--group-size", a->spec.group_size, "G (default 16)");
+  v->add_option("--convrot-groupsize", a->spec.convrot_groupsize,
+                "C, a power of 4 (default 256; only 256 has a cuda output)");
+  v->add_option_function<std::string>(
+       "--dtype",
+       [a](std::string t) {
+         for (char& c : t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+         for (auto f : {numerics::FloatType::F32, numerics::FloatType::BF16, numerics::FloatType::F16})
+           if (numerics::name(f) == t) a->spec.dtype = f;
+       },
+       "the dtype of x and y: F32, BF16 (default) or F16, in either case")
+      ->check(CLI::IsMember({"F32", "BF16", "F16"}, CLI::ignore_case));
+  v->add_option("--seed", a->spec.seed, "the generator's seed (default 0)");
+  v->add_option("--layer", a->spec.layer, "the layer prefix (default lin)");
+  v->add_flag("--codebook", a->spec.codebook, "add a weight_codebook");
+  v->add_flag("--correction", a->spec.correction, "add a weight_correction");
+  v->add_flag("--bias", a->spec.bias, "add a bias");
+  return Command{v, [a] { return run(a->spec, a->out); }};
+}
+
+}  // namespace safespec::cli
