@@ -11,15 +11,7 @@
 
 #include "props/c_api_numerics_cases.h"
 
-static int failures = 0;
-
-#define CHECK(cond)                                                             \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                               \
-    }                                                                           \
-  } while (0)
+#include "c_check.h"
 
 /* The C++ reference's y for cases A (F32 [1, 2]), B (BF16 [2, 2]) and C
  * (F16 [1, 2]), little-endian bytes. */

@@ -12,15 +12,7 @@
 
 #include "safespec/safespec.h"
 
-static int failures = 0;
-
-#define CHECK(cond)                                                  \
-  do {                                                               \
-    if (!(cond)) {                                                   \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                    \
-    }                                                                \
-  } while (0)
+#include "c_check.h"
 
 /* The whole file, or NULL; *len its size. The caller frees. */
 static uint8_t* read_all(const char* path, size_t* len) {
