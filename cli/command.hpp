@@ -35,5 +35,8 @@ CLI::Option* add_profile_option(CLI::App* sub, const std::string& name, Profile&
 CLI::Option* add_semantics_option(CLI::App* sub, numerics::Semantics& into, const std::string& help);
 // --ulps N: a count of units in the last place; a negative number is a usage error.
 CLI::Option* add_ulps_option(CLI::App* sub, std::uint64_t& into, const std::string& help);
+// --atol A and --rtol R: finite, 0 or more (src/compare.hpp's Tolerance says
+// how they combine with --ulps).
+void add_error_options(CLI::App* sub, double& atol, double& rtol);
 
 }  // namespace safespec::cli

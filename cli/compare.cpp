@@ -11,15 +11,18 @@ namespace safespec::cli {
 Command register_compare(CLI::App& app) {
   struct Args {
     std::string expected, actual;
-    std::uint64_t ulps = 0;
+    Tolerance tolerance;
+    bool json = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* compare =
       app.add_subcommand("compare", "Compare two safetensors files tensor by tensor; exit 1 beyond the tolerance");
   compare->add_option("expected", a->expected, "the reference output")->required();
   compare->add_option("actual", a->actual, "the output to judge")->required();
-  add_ulps_option(compare, a->ulps, "tolerance in units in the last place of each tensor's dtype (default 0)");
-  return Command{compare, [a] { return run_compare(a->expected, a->actual, a->ulps); }};
+  add_ulps_option(compare, a->tolerance.ulps, "tolerance in units in the last place of each tensor's dtype (default 0)");
+  add_error_options(compare, a->tolerance.atol, a->tolerance.rtol);
+  compare->add_flag("--json", a->json, "print one JSON document instead of the text report");
+  return Command{compare, [a] { return run_compare(a->expected, a->actual, a->tolerance, a->json); }};
 }
 
 }  // namespace safespec::cli

@@ -115,6 +115,7 @@ Command register_conformance(CLI::App& app) {
                                   "installed share/safespec/vectors)");
   add_semantics_option(numeric, a->num_req.semantics, "whose outputs to compare with: cuda (default) or eager");
   add_ulps_option(numeric, a->num_req.ulps, "accepted distance in ulps of the output dtype (default 0: bit-exact)");
+  add_error_options(numeric, a->num_req.atol, a->num_req.rtol);
   numeric->add_option("--jobs", a->num_req.jobs, "children at a time (default: the number of CPUs)")
       ->check(CLI::Range(1u, 1024u));
   numeric->add_option("--timeout", a->num_req.timeout_s, "seconds per vector (default 60)")

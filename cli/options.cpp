@@ -1,3 +1,5 @@
+#include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,22 @@ CLI::Option* add_ulps_option(CLI::App* sub, std::uint64_t& into, const std::stri
       ->check(CLI::Validator(
           [](std::string& s) { return s.starts_with('-') ? "expected a count of ulps (0 or more), found " + s : std::string(); },
           "ULPS"));
+}
+
+void add_error_options(CLI::App* sub, double& atol, double& rtol) {
+  const CLI::Validator non_negative(
+      [](std::string& s) {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+          return "expected a finite number, 0 or more, found " + s;
+        return std::string();
+      },
+      "ERR");
+  sub->add_option("--atol", atol,
+                  "also pass an element within atol + rtol * |expected| (numpy.isclose's rule; default 0)")
+      ->check(non_negative);
+  sub->add_option("--rtol", rtol, "the relative part of that bound (default 0)")->check(non_negative);
 }
 
 }  // namespace safespec::cli

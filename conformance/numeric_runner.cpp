@@ -70,7 +70,7 @@ std::string without_dir(std::string message, const fs::path& dir) {
   return message;
 }
 
-Judged judge(const fs::path& expected_path, const fs::path& actual_path, std::uint64_t tolerance) {
+Judged judge(const fs::path& expected_path, const fs::path& actual_path, const Tolerance& tolerance) {
   Judged j;
   const fs::path scratch = actual_path.parent_path();
   auto expected = CheckpointReader::open(expected_path.string());
@@ -95,7 +95,7 @@ Judged judge(const fs::path& expected_path, const fs::path& actual_path, std::ui
   auto ab = actual.value()->bytes(*ay.value());
   if (!ab) return {Grade::NoOutput, false, "output: " + without_dir(ab.error().message, scratch)};
   const TensorComparison t = compare_tensor("y", te.dtype, te.shape, eb.value(), ab.value(), tolerance);
-  const auto first = first_difference(te.dtype, te.shape, eb.value(), ab.value());
+  const auto& first = t.first;
   j.within = t.within;
   j.line = std::string(dtype_name(te.dtype)) + " " + shape_text(te.shape) + ": ";
   if (t.max_ulps && *t.max_ulps == 0) {
@@ -112,11 +112,13 @@ Judged judge(const fs::path& expected_path, const fs::path& actual_path, std::ui
   } else {
     j.grade = Grade::Beyond;
     j.line += "max " + (t.max_ulps ? std::to_string(*t.max_ulps) : std::string("inf")) + " ulps, max abs err " +
-              g(t.max_abs);
+              g(t.max_abs) + ", max rel err " + g(t.max_rel);
   }
   if (first)
     j.line += ": " + std::to_string(first->differing) + "/" + std::to_string(t.count) + " elements differ, first at " +
               first->position + ": expected " + first->expected + ", got " + first->actual;
+  j.line += "; " + histogram_text(t);
+  if (!t.within) j.line += "; " + std::to_string(t.beyond) + "/" + std::to_string(t.count) + " beyond the tolerance";
   return j;
 }
 
@@ -217,6 +219,7 @@ CommandOutcome run_numeric(const NumericRequest& req,
     return o;
   }
 
+  const Tolerance tolerance{req.ulps, req.atol, req.rtol};
   std::size_t grades[4] = {0, 0, 0, 0};
   bool all_within = true;
   std::string out;
@@ -224,7 +227,7 @@ CommandOutcome run_numeric(const NumericRequest& req,
     const ChildResult& c = ran.value()[i];
     Judged j;
     if (c.end == ChildResult::End::Exited && c.code == 0)
-      j = judge(vectors[i].path / expected_name, scratch.dir / (vectors[i].name + ".safetensors"), req.ulps);
+      j = judge(vectors[i].path / expected_name, scratch.dir / (vectors[i].name + ".safetensors"), tolerance);
     else
       j.line = child_failure(c, req.timeout_s);
     ++grades[static_cast<std::size_t>(j.grade)];
@@ -235,7 +238,9 @@ CommandOutcome run_numeric(const NumericRequest& req,
   if (without) out += " (" + std::to_string(without) + " more have no " + sem + " output)";
   out += ": " + std::to_string(grades[0]) + " bit-exact, " + std::to_string(grades[1]) + " within 1 ulp, " +
          std::to_string(grades[2]) + " further off, " + std::to_string(grades[3]) + " without a usable output; " +
-         "tolerance " + std::to_string(req.ulps) + (req.ulps == 1 ? " ulp: " : " ulps: ") + (all_within ? "ok\n" : "FAIL\n");
+         "tolerance " + std::to_string(req.ulps) + (req.ulps == 1 ? " ulp" : " ulps") +
+         (req.atol != 0 || req.rtol != 0 ? " or " + g(req.atol) + " + " + g(req.rtol) + " * |expected|" : "") + ": " +
+         (all_within ? "ok\n" : "FAIL\n");
   return {all_within ? 0 : 1, out, "", 0};
 }
 

@@ -32,6 +32,9 @@ struct NumericRequest {
   std::string impl;
   numerics::Semantics semantics = numerics::Semantics::Cuda;
   std::uint64_t ulps = 0;  // accepted distance in ulps of T; 0: bit-exact
+  // Also accepted, as numpy.isclose: |got - expected| <= atol + rtol * |expected|
+  // (src/compare.hpp's Tolerance).
+  double atol = 0, rtol = 0;
   unsigned jobs = 1;
   double timeout_s = 60;
 };
@@ -39,7 +42,8 @@ struct NumericRequest {
 // One line per vector that has an output for the semantics, in name order:
 //   g16_c256_f32_bias: F32 [3, 8]: bit-exact: ok
 //   g4_c256_bf16_correction: BF16 [3, 8]: within 1 ulp: 2/24 elements differ, first at [0, 5]: expected …, got …: FAIL
-//   g8_c256_bf16_plain: BF16 [3, 8]: max 7 ulps, max abs err 0.03125: …, first at …: FAIL
+//   g8_c256_bf16_plain: BF16 [3, 8]: max 7 ulps, max abs err 0.03125, max rel err 0.01: …, first at …;
+//     ulps 0: 20, 1: 1, 2-3: 2, 4-15: 1, 16+: 0; 4/24 beyond the tolerance: FAIL
 //   g16_c256_f16_codebook: exit status 1: FAIL
 // then a summary line. Exit 0 when every vector is within `ulps` (and was
 // written), 1 otherwise, 2 for a usage error (template, vectors directory).

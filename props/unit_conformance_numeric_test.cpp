@@ -61,11 +61,15 @@ TEST_CASE("conformance numeric: safespec linear is bit-exact on every vector of 
   CHECK(r.code == 1);
   CHECK(r.out.starts_with(
       "g16_c256_f16_codebook: F16 [3, 8]: within 1 ulp: 11/24 elements differ, first at [0, 2]: expected 0.696777344 "
-      "(0x3993), got 0.696289062 (0x3992): FAIL\n"
+      "(0x3993), got 0.696289062 (0x3992); ulps 0: 17, 1: 7, 2-3: 0, 4-15: 0, 16+: 0; 7/24 beyond the tolerance: FAIL\n"
       "g16_c256_f32_bias: F32 [3, 8]: within 1 ulp: 11/24 elements differ, first at [0, 5]: expected 1.27302921 "
-      "(0x3fa2f29f), got 1.27302933 (0x3fa2f2a0): FAIL\n"
-      "g32_c256_bf16_codebook_bias: BF16 [3, 8]: max 29 ulps, max abs err 0.0625: 18/24 elements differ, first at "
-      "[0, 1]: expected 0.208007812 (0x3e55), got 0.189453125 (0x3e42): FAIL\n"));
+      "(0x3fa2f29f), got 1.27302933 (0x3fa2f2a0); ulps 0: 13, 1: 11, 2-3: 0, 4-15: 0, 16+: 0; 11/24 beyond the "
+      "tolerance: FAIL\n"
+      "g32_c256_bf16_codebook_bias: BF16 [3, 8]: max 29 ulps, max abs err 0.0625, max rel err 0.140096618: 18/24 "
+      "elements differ, first at [0, 1]: expected 0.208007812 (0x3e55), got 0.189453125 (0x3e42); ulps 0: 6, 1: 7, "
+      "2-3: 6, 4-15: 2, 16+: 3; 18/24 beyond the tolerance: FAIL\n"));
+  // The F16 vector's 11 differing elements are 7 one ulp off and 4 zeros of
+  // the other sign: equal values, so bucket 0 and within any tolerance.
 }
 
 TEST_CASE("conformance numeric: exact, within 1 ulp, or the max error and the first difference", "[conformance]") {
@@ -79,31 +83,52 @@ TEST_CASE("conformance numeric: exact, within 1 ulp, or the max error and the fi
   CHECK(r.code == 1);
   CHECK(r.err == "");
   CHECK(r.out ==
-        "g16_c256_f16_codebook: F16 [3, 8]: max 300 ulps, max abs err 0.29296875: 1/24 elements differ, first at "
-        "[0, 0]: expected 1.06640625 (0x3c44), got 1.359375 (0x3d70): FAIL\n"
+        "g16_c256_f16_codebook: F16 [3, 8]: max 300 ulps, max abs err 0.29296875, max rel err 0.274725275: 1/24 "
+        "elements differ, first at [0, 0]: expected 1.06640625 (0x3c44), got 1.359375 (0x3d70)"
+        "; ulps 0: 23, 1: 0, 2-3: 0, 4-15: 0, 16+: 1; 1/24 beyond the tolerance: FAIL\n"
         "g16_c256_f32_bias: F32 [3, 8]: bit-exact: ok\n"
         "g32_c256_bf16_codebook_bias: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected "
-        "0.35546875 (0x3eb6), got 0.357421875 (0x3eb7): FAIL\n"
+        "0.35546875 (0x3eb6), got 0.357421875 (0x3eb7)"
+        "; ulps 0: 23, 1: 1, 2-3: 0, 4-15: 0, 16+: 0; 1/24 beyond the tolerance: FAIL\n"
         "g4_c256_bf16_correction: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected "
-        "0.6015625 (0x3f1a), got 0.60546875 (0x3f1b): FAIL\n"
+        "0.6015625 (0x3f1a), got 0.60546875 (0x3f1b)"
+        "; ulps 0: 23, 1: 1, 2-3: 0, 4-15: 0, 16+: 0; 1/24 beyond the tolerance: FAIL\n"
         "g4_c256_f32_codebook_correction_bias: F32 [3, 8]: bit-exact: ok\n"
-        "g64_c256_f16_correction_bias: F16 [3, 8]: max 300 ulps, max abs err 0.0366210938: 1/24 elements differ, "
-        "first at [0, 0]: expected -0.192138672 (0xb226), got -0.228759766 (0xb352): FAIL\n"
+        "g64_c256_f16_correction_bias: F16 [3, 8]: max 300 ulps, max abs err 0.0366210938, max rel err 0.190597205: "
+        "1/24 elements differ, first at [0, 0]: expected -0.192138672 (0xb226), got -0.228759766 (0xb352)"
+        "; ulps 0: 23, 1: 0, 2-3: 0, 4-15: 0, 16+: 1; 1/24 beyond the tolerance: FAIL\n"
         "g8_c256_bf16_plain: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected -0.255859375 "
-        "(0xbe83), got -0.2578125 (0xbe84): FAIL\n"
-        "g8_c256_f16_codebook_correction: F16 [3, 8]: max 300 ulps, max abs err 0.146484375: 1/24 elements differ, "
-        "first at [0, 0]: expected 0.51953125 (0x3828), got 0.666015625 (0x3954): FAIL\n" +
+        "(0xbe83), got -0.2578125 (0xbe84)"
+        "; ulps 0: 23, 1: 1, 2-3: 0, 4-15: 0, 16+: 0; 1/24 beyond the tolerance: FAIL\n"
+        "g8_c256_f16_codebook_correction: F16 [3, 8]: max 300 ulps, max abs err 0.146484375, max rel err 0.281954887: "
+        "1/24 elements differ, first at [0, 0]: expected 0.51953125 (0x3828), got 0.666015625 (0x3954)"
+        "; ulps 0: 23, 1: 0, 2-3: 0, 4-15: 0, 16+: 1; 1/24 beyond the tolerance: FAIL\n" +
             kCudaSummary +
             "2 bit-exact, 3 within 1 ulp, 3 further off, 0 without a usable output; tolerance 0 ulps: FAIL\n");
   // --ulps 1 lets the one-ulp vectors through, not the 300-ulp ones.
   r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--ulps 1");
   CHECK(r.code == 1);
   CHECK(r.out.find("g8_c256_bf16_plain: BF16 [3, 8]: within 1 ulp: 1/24 elements differ, first at [0, 5]: expected "
-                   "-0.255859375 (0xbe83), got -0.2578125 (0xbe84): ok\n") != std::string::npos);
+                   "-0.255859375 (0xbe83), got -0.2578125 (0xbe84); ulps 0: 23, 1: 1, 2-3: 0, 4-15: 0, 16+: 0: "
+                   "ok\n") != std::string::npos);
   CHECK(r.out.ends_with(kCudaSummary +
                         "2 bit-exact, 3 within 1 ulp, 3 further off, 0 without a usable output; tolerance 1 ulp: FAIL\n"));
   r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--ulps 300");
   CHECK(r.code == 0);
+  // --atol 0.1 passes the 0.0366 error but not 0.146 or 0.293; 0.3 passes all.
+  r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--atol 0.1");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("(0xb352); ulps 0: 23, 1: 0, 2-3: 0, 4-15: 0, 16+: 1: ok\n") != std::string::npos);
+  CHECK(r.out.find("(0x3954); ulps 0: 23, 1: 0, 2-3: 0, 4-15: 0, 16+: 1; 1/24 beyond the tolerance: FAIL\n") !=
+        std::string::npos);
+  CHECK(r.out.ends_with("further off, 0 without a usable output; tolerance 0 ulps or 0.1 + 0 * |expected|: FAIL\n"));
+  r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--atol 0.3");
+  CHECK(r.code == 0);
+  // rtol 0.2 scales with |expected|: 0.19 passes, 0.27 and 0.28 do not.
+  r = s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--rtol 0.2");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("(0xb352); ulps 0: 23, 1: 0, 2-3: 0, 4-15: 0, 16+: 1: ok\n") != std::string::npos);
+  CHECK(s.numeric(program("perturb_some") + " {checkpoint} {input} {output} cuda", "--rtol -0.5").code == 2);
 }
 
 TEST_CASE("conformance numeric: no usable output is a failure that says why", "[conformance]") {

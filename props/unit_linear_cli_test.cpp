@@ -205,10 +205,13 @@ TEST_CASE("compare (issue 4): report format and exit status 0 / 1 / 2", "[cli]")
   r = s.run("compare " + q(a) + " " + q(b));
   CHECK(r.code == 1);
   CHECK(r.out == "t: F32 [2]: 1/2 bit-exact, max 1 ulps, max abs err 2.38418579e-07, max rel err 1.1920929e-07: FAIL\n"
+                 "  ulps 0: 1, 1: 1, 2-3: 0, 4-15: 0, 16+: 0; 1/2 beyond the tolerance; first difference at [1]: "
+                 "expected 2 (0x40000000), got 2.00000024 (0x40000001)\n"
                  "compare: 1 tensor, 1 beyond 0 ulps\n");
   r = s.run("compare " + q(a) + " " + q(b) + " --ulps 1");
   CHECK(r.code == 0);
-  CHECK(r.out.ends_with(": ok\ncompare: 1 tensor, all within 1 ulps\n"));
+  CHECK(r.out.ends_with("; 0/2 beyond the tolerance; first difference at [1]: expected 2 (0x40000000), got 2.00000024 "
+                        "(0x40000001)\ncompare: 1 tensor, all within 1 ulps\n"));
 
   // Tensors that cannot be compared element by element fail whatever the tolerance.
   const auto c = s.file("c.safetensors", {{"t", Dtype::F16, {2}, std::vector<std::uint8_t>(4, 0)},

@@ -1,18 +1,23 @@
 // compare(): two arrays of one dtype as `safespec compare` compares two
 // tensors (src/compare.hpp), plus where they first differ
 // (src/first_difference.hpp) and how many elements lie at each distance.
+#include <cmath>
 #include <map>
 #include <span>
 
 #include "python/bindings.hpp"
 #include "src/compare.hpp"
-#include "src/first_difference.hpp"
 
 namespace safespec::python {
 
 namespace {
 
-py::dict compare(const py::array& expected, const py::array& actual, uint64_t ulps, const std::optional<std::string>& dtype) {
+py::dict compare(const py::array& expected, const py::array& actual, uint64_t ulps, double atol, double rtol,
+                 const std::optional<std::string>& dtype) {
+  // The CLI's --atol/--rtol validator, so both refuse the same values.
+  if (!std::isfinite(atol) || atol < 0 || !std::isfinite(rtol) || rtol < 0)
+    throw py::value_error("expected atol and rtol finite, 0 or more, found atol=" + py::repr(py::float_(atol)).cast<std::string>() +
+                          ", rtol=" + py::repr(py::float_(rtol)).cast<std::string>());
   const safespec_tensor e = tensor_of(expected, dtype, "expected");
   const safespec_tensor a = tensor_of(actual, dtype, "actual");
   if (e.dtype != a.dtype) throw py::value_error("expected and actual have different dtypes");
@@ -22,7 +27,7 @@ py::dict compare(const py::array& expected, const py::array& actual, uint64_t ul
   const auto d = static_cast<Dtype>(e.dtype);
   const std::span<const uint8_t> eb(static_cast<const uint8_t*>(e.data), e.size_bytes);
   const std::span<const uint8_t> ab(static_cast<const uint8_t*>(a.data), a.size_bytes);
-  const TensorComparison c = compare_tensor("", d, shape, eb, ab, ulps);
+  const TensorComparison c = compare_tensor("", d, shape, eb, ab, Tolerance{ulps, atol, rtol});
   // The histogram: elements per distance in ulps; None counts the
   // elements infinitely far apart (a NaN against a number).
   std::map<uint64_t, uint64_t> hist;
@@ -44,8 +49,9 @@ py::dict compare(const py::array& expected, const py::array& actual, uint64_t ul
   out["max_abs"] = c.max_abs;
   out["max_rel"] = c.max_rel;
   out["within"] = c.within;
+  out["beyond"] = c.beyond;
   out["histogram"] = histogram;
-  const auto first = first_difference(d, shape, eb, ab);
+  const auto& first = c.first;
   if (first) {
     py::dict f;
     f["index"] = first->index;
@@ -64,11 +70,12 @@ py::dict compare(const py::array& expected, const py::array& actual, uint64_t ul
 
 void add_compare(py::module_& m) {
   m.def("compare", &compare, py::arg("expected"), py::arg("actual"), py::arg("ulps") = 0, py::kw_only(),
-        py::arg("dtype") = py::none(),
+        py::arg("atol") = 0.0, py::arg("rtol") = 0.0, py::arg("dtype") = py::none(),
         "Compare two arrays of one dtype as `safespec compare` compares two tensors: a dict with count, bit_exact, "
-        "max_ulps (None: infinite), max_abs, max_rel, within (max_ulps <= ulps), histogram ({ulps: elements}, None "
-        "for infinitely far) and first_difference (None, or index, position, expected, actual, differing). dtype "
-        "names bit patterns: 'bf16' for uint16, 'F8_E4M3' for uint8.");
+        "max_ulps (None: infinite), max_abs, max_rel, within (every element within ulps, or, for finite values, "
+        "within atol + rtol * |expected| as numpy.isclose), beyond (the elements that are not), histogram ({ulps: "
+        "elements}, None for infinitely far) and first_difference (None, or index, position, expected, actual, "
+        "differing). dtype names bit patterns: 'bf16' for uint16, 'F8_E4M3' for uint8.");
 }
 
 }  // namespace safespec::python

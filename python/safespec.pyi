@@ -82,13 +82,15 @@ def w4a8_dequant(weight: npt.NDArray[Any], s_rel: npt.NDArray[Any], s_channel: n
 
 
 def compare(expected: npt.NDArray[Any], actual: npt.NDArray[Any], ulps: int = 0, *,
-            dtype: Optional[str] = None) -> dict[str, Any]:
+            atol: float = 0.0, rtol: float = 0.0, dtype: Optional[str] = None) -> dict[str, Any]:
     """Compare two arrays of one dtype as `safespec compare` compares two
     tensors: a dict with count, bit_exact, max_ulps (None: infinite),
-    max_abs, max_rel, within (max_ulps <= ulps), histogram ({ulps: elements},
-    None for infinitely far) and first_difference (None, or index, position,
-    expected, actual, differing). dtype names bit patterns: 'bf16' for
-    uint16, 'F8_E4M3' for uint8."""
+    max_abs, max_rel, within (every element within ulps, or, for finite
+    values, within atol + rtol * |expected| as numpy.isclose), beyond (the
+    elements that are not), histogram ({ulps: elements}, None for infinitely
+    far) and first_difference (None, or index, position, expected, actual,
+    differing). dtype names bit patterns: 'bf16' for uint16, 'F8_E4M3' for
+    uint8."""
 
 
 def conformance_cases(profile: str = "strict", suite: Optional[str] = None) -> list[tuple[str, str]]:

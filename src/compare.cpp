@@ -7,6 +7,7 @@
 #include <map>
 
 #include "spec/number_formats.hpp"
+#include "src/json_escape.hpp"
 #include "src/layer_io.hpp"
 
 namespace safespec {
@@ -110,19 +111,42 @@ std::optional<double> element_value(Dtype d, std::span<const std::uint8_t> b) {
   return float_value(d, u);
 }
 
+bool Tolerance::passes(const ElementDistance& d, std::optional<double> expected, std::optional<double> actual) const {
+  if (d.ulps && *d.ulps <= ulps) return true;
+  if ((atol == 0 && rtol == 0) || !expected || !actual) return false;
+  if (!std::isfinite(*expected) || !std::isfinite(*actual)) return false;
+  return d.abs_err <= atol + rtol * std::fabs(*expected);
+}
+
+std::size_t ulp_bucket(std::optional<std::uint64_t> ulps) {
+  if (!ulps || *ulps >= 16) return 4;
+  if (*ulps >= 4) return 3;
+  if (*ulps >= 2) return 2;
+  return static_cast<std::size_t>(*ulps);
+}
+
 TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape,
                                 std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
-                                std::uint64_t tolerance) {
+                                std::uint64_t tolerance_ulps) {
+  return compare_tensor(std::move(name), dtype, std::move(shape), expected, actual, Tolerance{tolerance_ulps, 0, 0});
+}
+
+TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::uint64_t> shape,
+                                std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
+                                const Tolerance& tolerance) {
   TensorComparison t;
   t.name = std::move(name);
   t.dtype = dtype;
   t.shape = std::move(shape);
   const std::uint32_t bits = dtype_bits(dtype);
+  if (expected.size() == actual.size()) t.first = first_difference(dtype, t.shape, expected, actual);
   if (bits % 8 != 0 || expected.size() != actual.size()) {
-    // Sub-byte dtypes are compared as whole bytes.
+    // Sub-byte dtypes are compared as whole bytes: equal, or infinitely far.
     t.count = expected.size();
     t.bit_exact = std::equal(expected.begin(), expected.end(), actual.begin(), actual.end()) ? t.count : 0;
     if (t.bit_exact != t.count) t.max_ulps = std::nullopt, t.max_abs = t.max_rel = INFINITY;
+    t.histogram[t.bit_exact == t.count ? 0 : kUlpBuckets - 1] = t.count;
+    t.beyond = t.count - t.bit_exact;
     t.within = t.bit_exact == t.count;
     return t;
   }
@@ -132,19 +156,35 @@ TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::
     const auto eb = expected.subspan(i * w, w), ab = actual.subspan(i * w, w);
     if (std::equal(eb.begin(), eb.end(), ab.begin())) {
       ++t.bit_exact;
+      ++t.histogram[0];
       continue;
     }
     const ElementDistance d = element_distance(dtype, eb, ab);
+    ++t.histogram[ulp_bucket(d.ulps)];
+    if (!tolerance.passes(d, element_value(dtype, eb), element_value(dtype, ab))) ++t.beyond;
     if (!d.ulps) t.max_ulps = std::nullopt;
     else if (t.max_ulps) t.max_ulps = std::max(*t.max_ulps, *d.ulps);
     t.max_abs = std::max(t.max_abs, d.abs_err);
     t.max_rel = std::max(t.max_rel, d.rel_err);
   }
-  t.within = t.max_ulps && *t.max_ulps <= tolerance;
+  t.within = t.beyond == 0;
   return t;
 }
 
-std::string render_comparison(const Comparison& c, std::uint64_t tolerance) {
+std::string histogram_text(const TensorComparison& t) {
+  std::string out = "ulps";
+  for (std::size_t b = 0; b < kUlpBuckets; ++b)
+    out += (b ? ", " : " ") + std::string(kUlpBucketNames[b]) + ": " + std::to_string(t.histogram[b]);
+  return out;
+}
+
+std::string tolerance_text(const Tolerance& t) {
+  std::string out = std::to_string(t.ulps) + " ulps";
+  if (t.atol != 0 || t.rtol != 0) out += " or " + g(t.atol) + " + " + g(t.rtol) + " * |expected|";
+  return out;
+}
+
+std::string render_comparison(const Comparison& c, const Tolerance& tolerance) {
   std::string out;
   std::size_t beyond = 0;
   for (const TensorComparison& t : c.tensors) {
@@ -157,15 +197,72 @@ std::string render_comparison(const Comparison& c, std::uint64_t tolerance) {
     out += std::string(dtype_name(t.dtype)) + " " + shape_text(t.shape) + ": " + std::to_string(t.bit_exact) + "/" +
            std::to_string(t.count) + " bit-exact, max " + (t.max_ulps ? std::to_string(*t.max_ulps) : "inf") +
            " ulps, max abs err " + g(t.max_abs) + ", max rel err " + g(t.max_rel) + (t.within ? ": ok\n" : ": FAIL\n");
+    if (t.first && t.bit_exact != t.count)
+      out += "  " + histogram_text(t) + "; " + std::to_string(t.beyond) + "/" + std::to_string(t.count) +
+             " beyond the tolerance; first difference at " + t.first->position + ": expected " + t.first->expected +
+             ", got " + t.first->actual + "\n";
     if (!t.within) ++beyond;
   }
   const std::string n = std::to_string(c.tensors.size()) + (c.tensors.size() == 1 ? " tensor" : " tensors");
   out += "compare: " + n + ", " +
-         (beyond == 0 ? "all within " : std::to_string(beyond) + " beyond ") + std::to_string(tolerance) + " ulps\n";
+         (beyond == 0 ? "all within " : std::to_string(beyond) + " beyond ") + tolerance_text(tolerance) + "\n";
   return out;
 }
 
-CommandOutcome run_compare(const std::string& expected, const std::string& actual, std::uint64_t tolerance) {
+namespace {
+
+// A JSON number, or null for what JSON cannot write (infinities, NaN).
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string render_comparison_json(const Comparison& c, const Tolerance& tolerance) {
+  std::string out = "{\"schema\":1,\"tolerance\":{\"ulps\":" + std::to_string(tolerance.ulps) +
+                    ",\"atol\":" + json_number(tolerance.atol) + ",\"rtol\":" + json_number(tolerance.rtol) +
+                    "},\"tensors\":[";
+  for (std::size_t i = 0; i < c.tensors.size(); ++i) {
+    const TensorComparison& t = c.tensors[i];
+    out += i ? ",{\"name\":" : "{\"name\":";
+    append_json_string(out, t.name);
+    out += ",\"ok\":" + std::string(t.within ? "true" : "false") + ",\"error\":";
+    if (!t.mismatch.empty()) {
+      append_json_string(out, t.mismatch);
+      out += "}";
+      continue;
+    }
+    out += "null,\"dtype\":\"" + std::string(dtype_name(t.dtype)) + "\",\"shape\":[";
+    for (std::size_t d = 0; d < t.shape.size(); ++d) out += (d ? "," : "") + std::to_string(t.shape[d]);
+    out += "],\"count\":" + std::to_string(t.count) + ",\"bit_exact\":" + std::to_string(t.bit_exact) +
+           ",\"beyond\":" + std::to_string(t.beyond) +
+           ",\"max_ulps\":" + (t.max_ulps ? std::to_string(*t.max_ulps) : std::string("null")) +
+           ",\"max_abs_err\":" + json_number(t.max_abs) + ",\"max_rel_err\":" + json_number(t.max_rel) +
+           ",\"histogram\":{";
+    for (std::size_t b = 0; b < kUlpBuckets; ++b)
+      out += (b ? ",\"" : "\"") + std::string(kUlpBucketNames[b]) + "\":" + std::to_string(t.histogram[b]);
+    out += "},\"first_difference\":";
+    if (t.first) {
+      out += "{\"index\":" + std::to_string(t.first->index) + ",\"position\":";
+      append_json_string(out, t.first->position);
+      out += ",\"expected\":";
+      append_json_string(out, t.first->expected);
+      out += ",\"actual\":";
+      append_json_string(out, t.first->actual);
+      out += "}";
+    } else {
+      out += "null";
+    }
+    out += "}";
+  }
+  return out + "],\"ok\":" + (c.within ? "true" : "false") + "}\n";
+}
+
+CommandOutcome run_compare(const std::string& expected, const std::string& actual, const Tolerance& tolerance,
+                           bool json) {
   auto e = CheckpointReader::open(expected);
   if (!e) return {2, "", "safespec: " + e.error().message + "\n"};
   auto a = CheckpointReader::open(actual);
@@ -207,8 +304,9 @@ CommandOutcome run_compare(const std::string& expected, const std::string& actua
     c.within = c.within && t.within;
     c.tensors.push_back(std::move(t));
   }
-  if (!unread.empty()) return {2, render_comparison(c, tolerance), "safespec: " + unread + "\n"};
-  return {c.within ? 0 : 1, render_comparison(c, tolerance), ""};
+  std::string report = json ? render_comparison_json(c, tolerance) : render_comparison(c, tolerance);
+  if (!unread.empty()) return {2, std::move(report), "safespec: " + unread + "\n"};
+  return {c.within ? 0 : 1, std::move(report), ""};
 }
 
 }  // namespace safespec

@@ -154,6 +154,25 @@ def test_dequant_fp8_and_compare_histogram():
     cmp = safespec.compare(w, off, ulps=2)
     assert cmp["within"] is False and cmp["max_ulps"] == 3 and cmp["histogram"] == {0: 3, 3: 1}
     assert cmp["first_difference"]["index"] == 0 and cmp["first_difference"]["position"] == "[0, 0]"
+    assert cmp["beyond"] == 1
+
+
+def test_compare_atol_rtol_follow_numpy_isclose():
+    expected = np.array([1.0, 2.0, -4.0, 0.0], np.float32)
+    actual = np.array([1.0, 2.001, -4.01, np.nan], np.float32)
+    cmp = safespec.compare(expected, actual, atol=0.002)
+    assert cmp["within"] is False and cmp["beyond"] == 2  # -4.01 (0.01 off) and the NaN
+    # numpy's own verdict, element by element (isclose(a, b) scales with |b|, the expected values).
+    for atol, rtol in [(0.001, 0.002), (0.001, 0.003), (0.0, 0.0003), (0.02, 0.0)]:
+        want = np.isclose(actual[:3], expected[:3], atol=atol, rtol=rtol)
+        cmp = safespec.compare(expected[:3], actual[:3], atol=atol, rtol=rtol)
+        assert cmp["beyond"] == int((~want).sum()) and cmp["within"] is bool(want.all()), (atol, rtol)
+    assert safespec.compare(expected[:3], actual[:3], atol=0.001, rtol=0.003)["within"] is True
+    assert safespec.compare(expected[:3], actual[:3], rtol=0.0001)["beyond"] == 2
+    with pytest.raises(ValueError, match="expected atol and rtol finite, 0 or more"):
+        safespec.compare(expected, actual, atol=-1.0)
+    with pytest.raises(ValueError, match="expected atol and rtol finite, 0 or more"):
+        safespec.compare(expected, actual, rtol=float("inf"))
 
 
 def test_conformance_cases_cover_the_manifest():
