@@ -72,4 +72,13 @@ inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
 // Ours: once this much tensor data has been read in one run, nothing more is.
 inline constexpr std::uint64_t kMaxRunBytes = std::uint64_t{1} << 30;
 
+// ---- .npy arrays (linear --input, --out; src/npy.hpp) ----
+
+// Reference (numpy >= 1.24, np.load's max_header_size): a longer header is
+// refused by numpy unless the caller opts in; real headers are under 200
+// bytes. An array's data is bounded by kMaxTensorBytes, as a tensor's.
+inline constexpr std::uint64_t kMaxNpyHeaderBytes = 10'000;
+// Reference (numpy 2, NPY_MAXDIMS): more dimensions than numpy can hold.
+inline constexpr std::size_t kMaxNpyDims = 64;
+
 }  // namespace safespec

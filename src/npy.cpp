@@ -14,13 +14,6 @@ namespace safespec {
 
 namespace {
 
-// Reference (numpy >= 1.24, np.load's max_header_size): a longer header is
-// refused by numpy unless the caller opts in; real headers are under 200
-// bytes. (Beside the reader for now; spec/limits.hpp is their home.)
-constexpr std::uint64_t kMaxNpyHeaderBytes = 10'000;
-// Reference (numpy 2, NPY_MAXDIMS): more dimensions than numpy can hold.
-constexpr std::size_t kMaxNpyDims = 64;
-
 constexpr std::uint8_t kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 constexpr std::size_t kPreamble1 = 10;  // magic, version, u16 length
 constexpr std::size_t kPreamble2 = 12;  // magic, version, u32 length
