@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -62,6 +63,7 @@ struct Args {
   CLI::App* run = nullptr;
   cf::RunRequest run_req;
   std::string suite;  // empty: default_corpus
+  std::string rerun_failed;
   cf::NumericRequest num_req;
   std::string vectors;
 };
@@ -71,6 +73,16 @@ CommandOutcome run(Args& a) {
   const auto report = [&](std::size_t d, std::size_t t) { progress(d, t); };
   if (a.run->parsed()) {
     a.run_req.suite_dir = a.suite.empty() ? default_corpus("conformance") : a.suite;
+    cf::Selection& sel = a.run_req.selection;
+    for (const auto* list : {&sel.only, &sel.exclude})
+      for (const std::string& s : *list)
+        if (auto ok = cf::check_selector(s); !ok) return {kExitUsage, "", "safespec: " + ok.error() + "\n"};
+    if (!a.rerun_failed.empty()) {
+      auto failed = cf::read_failed(a.rerun_failed);
+      if (!failed) return {kExitUsage, "", "safespec: " + failed.error() + "\n"};
+      sel.rerun = true;
+      sel.failed = std::move(failed).value();
+    }
     return cf::run_conformance(a.run_req, report);
   }
   a.num_req.vectors_dir = a.vectors.empty() ? default_corpus("vectors") : a.vectors;
@@ -103,6 +115,20 @@ Command register_conformance(CLI::App& app) {
   a->run->add_option("--timeout", a->run_req.timeout_s, "seconds per file before its process group is killed (default 10)")
       ->check(CLI::Range(0.001, 86400.0));
   a->run->add_option("--json", a->run_req.json_out, "also write one JSON document with every file's result here");
+  a->run->add_option("--junit", a->run_req.junit_out, "also write JUnit XML (one test case per file) here, for CI");
+  a->run->add_option("--only", a->run_req.selection.only,
+                     "run only the files that match: a group (container, index, quant, data), a rule id, or a glob "
+                     "over rule ids and file names; repeatable");
+  a->run->add_option("--exclude", a->run_req.selection.exclude, "leave out the files that match, as --only; repeatable");
+  a->run->add_option("--rerun-failed", a->rerun_failed,
+                     "run only the files that did not agree in this earlier --json document");
+  a->run
+      ->add_option("--impldef", a->run_req.selection.impldef,
+                   "impldef_ files (the spec leaves them open): report (the default: own column, never failing the "
+                   "run), fail (count them), skip (do not run them)")
+      ->transform(CLI::CheckedTransformer(std::map<std::string, cf::ImpldefMode>{{"report", cf::ImpldefMode::Report},
+                                                                                  {"fail", cf::ImpldefMode::Fail},
+                                                                                  {"skip", cf::ImpldefMode::Skip}}));
 
   a->num_req.jobs = online_cpus();
   CLI::App* numeric = top->add_subcommand(

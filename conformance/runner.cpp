@@ -46,21 +46,33 @@ CommandOutcome run_conformance(const RunRequest& req,
   fs::path suite = fs::absolute(req.suite_dir, ec).lexically_normal();
   if (!suite.has_filename() && suite.has_parent_path()) suite = suite.parent_path();  // "dir/" as "dir"
   if (ec) return usage(req.suite_dir.string() + ": " + ec.message());
+  const Selection& sel = req.selection;
+  if (sel.rerun && sel.failed.empty()) return {0, "nothing to rerun: every file of that run agreed\n", "", 0};
+  std::vector<Case> cases;
   std::vector<std::vector<std::string>> commands;
   for (const Case& c : manifest.value()) {
     if (std::string bad = check_relative(c.file); !bad.empty()) return usage(suite.string() + ": manifest: " + bad);
     const fs::path file = suite / c.file;
     if (!fs::is_regular_file(file, ec))
       return usage(suite.string() + ": manifest.jsonl lists '" + c.file + "', which is not a file there");
+    if (!selected(c, sel) || (sel.impldef == ImpldefMode::Skip && is_impldef(c))) continue;
+    cases.push_back(c);
     commands.push_back(substitute(words.value(), {{"file", file.string()}}));
   }
+  if (cases.empty())
+    return usage("expected at least one file to run, found none of the " + std::to_string(manifest.value().size()) +
+                 " in the suite left by --only, --exclude, --rerun-failed and --impldef skip");
 
   // Opened before the run: an unwritable path is a usage error, not a
   // report lost after minutes of running.
-  std::unique_ptr<std::ofstream> json;
+  std::unique_ptr<std::ofstream> json, junit;
   if (!req.json_out.empty()) {
     json = std::make_unique<std::ofstream>(req.json_out, std::ios::binary | std::ios::trunc);
     if (!*json) return usage("--json: cannot write '" + req.json_out + "'");
+  }
+  if (!req.junit_out.empty()) {
+    junit = std::make_unique<std::ofstream>(req.junit_out, std::ios::binary | std::ios::trunc);
+    if (!*junit) return usage("--junit: cannot write '" + req.junit_out + "'");
   }
 
   const std::size_t total = commands.size();
@@ -78,23 +90,28 @@ CommandOutcome run_conformance(const RunRequest& req,
   report.suite = suite.string();
   report.impl = req.impl;
   report.timeout_s = req.timeout_s;
-  bool all_agree = true;
+  report.impldef = sel.impldef;
+  report.not_selected = manifest.value().size() - total;
   for (std::size_t i = 0; i < total; ++i) {
     FileOutcome f;
-    f.entry = manifest.value()[i];
+    f.entry = std::move(cases[i]);
     f.expected = f.entry.expected(req.profile);
     f.child = std::move(ran.value()[i]);
     f.agreement = classify(f.expected, f.child);
-    all_agree = all_agree && f.agreement == Agreement::Agrees;
     report.files.push_back(std::move(f));
   }
-  CommandOutcome out{all_agree ? 0 : 1, render_run_text(report), "", 0};
-  if (json) {
-    const std::string doc = render_run_json(report);
-    json->write(doc.data(), static_cast<std::streamsize>(doc.size()));
-    json->flush();
-    if (!*json) return {2, out.out, "safespec: --json: cannot write '" + req.json_out + "'\n", 0};
-  }
+  CommandOutcome out{run_passes(report) ? 0 : 1, render_run_text(report), "", 0};
+  const auto write = [&](std::ofstream* to, const std::string& doc, const std::string& option,
+                         const std::string& path) {
+    if (!to) return true;
+    to->write(doc.data(), static_cast<std::streamsize>(doc.size()));
+    to->flush();
+    if (*to) return true;
+    out = {2, out.out, "safespec: " + option + ": cannot write '" + path + "'\n", 0};
+    return false;
+  };
+  if (write(json.get(), json ? render_run_json(report) : "", "--json", req.json_out))
+    write(junit.get(), junit ? render_run_junit(report) : "", "--junit", req.junit_out);
   return out;
 }
 

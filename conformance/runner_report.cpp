@@ -1,4 +1,5 @@
 // The tally of a conformance run and its two renderings (text and JSON).
+#include <algorithm>
 #include <cstdio>
 
 #include "conformance/runner.hpp"
@@ -67,6 +68,22 @@ std::string pad_left(const std::string& s, std::size_t width) {
   return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
 }
 
+// The first lines the implementation printed (stdout and stderr together),
+// where a maintainer looks first for why it disagreed.
+std::string printed(const ChildResult& c) {
+  constexpr std::size_t kLines = 3;
+  std::string out;
+  std::size_t at = 0, lines = 0;
+  while (at < c.output.size() && lines < kLines) {
+    const std::size_t end = std::min(c.output.find('\n', at), c.output.size());
+    out += "    printed: " + one_line(std::string_view(c.output).substr(at, end - at)) + "\n";
+    at = end + 1;
+    ++lines;
+  }
+  if (at < c.output.size() || c.output_truncated) out += "    printed: ...\n";
+  return out;
+}
+
 }  // namespace
 
 std::string_view agreement_title(Agreement a) {
@@ -104,6 +121,13 @@ Agreement classify(Expect expected, const ChildResult& child) {
 
 bool is_impldef(const Case& c) { return c.file.rfind("impldef_", 0) == 0; }
 
+bool counts(const RunReport& r, const FileOutcome& f) { return r.impldef == ImpldefMode::Fail || !is_impldef(f.entry); }
+
+bool run_passes(const RunReport& r) {
+  return std::all_of(r.files.begin(), r.files.end(),
+                     [&](const FileOutcome& f) { return !counts(r, f) || f.agreement == Agreement::Agrees; });
+}
+
 std::string render_run_text(const RunReport& r) {
   std::array<std::size_t, kAgreements.size()> count{}, impldef{};
   for (const FileOutcome& f : r.files) {
@@ -111,7 +135,9 @@ std::string render_run_text(const RunReport& r) {
     if (is_impldef(f.entry)) ++impldef[static_cast<std::size_t>(f.agreement)];
   }
   std::string out = "profile " + std::string(profile_name(r.profile)) + ": " + std::to_string(r.files.size()) +
-                    (r.files.size() == 1 ? " file" : " files") + ", timeout " + number(r.timeout_s, "%g") + " s\n";
+                    (r.files.size() == 1 ? " file" : " files") + ", timeout " + number(r.timeout_s, "%g") + " s";
+  if (r.not_selected) out += "; " + std::to_string(r.not_selected) + " more not selected";
+  out += "\n";
   constexpr std::size_t kTitle = 30, kNumber = 7;
   out += pad_right("class", kTitle) + pad_left("files", kNumber) + pad_left("impldef", kNumber + 2) + "\n";
   for (const Agreement a : kAgreements) {
@@ -132,16 +158,25 @@ std::string render_run_text(const RunReport& r) {
       if (!rules.empty()) rules += "]";
       out += "    " + one_line(f.entry.description) + one_line(rules) + "\n";
       if (shows_message(r, f)) out += "    sglang: " + one_line(f.entry.sglang_message) + "\n";
+      out += printed(f.child);
     }
   }
-  const std::size_t agree = count[static_cast<std::size_t>(Agreement::Agrees)];
-  if (agree == r.files.size()) {
-    out += "\nok: agrees on all " + std::to_string(r.files.size()) + " files\n";
-  } else {
-    out += "\nFAIL: disagrees on " + std::to_string(r.files.size() - agree) + " of " + std::to_string(r.files.size()) +
-           " files\n";
+  std::size_t counted = 0, counted_agree = 0, reported = 0, reported_agree = 0;
+  for (const FileOutcome& f : r.files) {
+    const bool agrees = f.agreement == Agreement::Agrees;
+    if (counts(r, f)) ++counted, counted_agree += agrees;
+    else ++reported, reported_agree += agrees;
   }
-  return out;
+  if (counted_agree == counted) {
+    out += "\nok: agrees on all " + std::to_string(counted) + (counted == 1 ? " file" : " files");
+  } else {
+    out += "\nFAIL: disagrees on " + std::to_string(counted - counted_agree) + " of " + std::to_string(counted) +
+           (counted == 1 ? " file" : " files");
+  }
+  if (reported)
+    out += "; impldef files (reported, not counted; --impldef fail counts them): " + std::to_string(reported_agree) +
+           " of " + std::to_string(reported) + " agree";
+  return out + "\n";
 }
 
 std::string render_run_json(const RunReport& r) {
@@ -153,7 +188,8 @@ std::string render_run_json(const RunReport& r) {
   append_json_string(out, r.suite);
   out += ",\"impl\":";
   append_json_string(out, r.impl);
-  out += ",\"timeout_s\":" + number(r.timeout_s, "%g") + ",\"counts\":{";
+  out += ",\"timeout_s\":" + number(r.timeout_s, "%g") + ",\"impldef\":\"" + std::string(impldef_mode_name(r.impldef)) +
+         "\",\"not_selected\":" + std::to_string(r.not_selected) + ",\"counts\":{";
   for (const Agreement a : kAgreements) {
     if (a != Agreement::Agrees) out += ",";
     append_json_string(out, agreement_key(a));
@@ -165,6 +201,14 @@ std::string render_run_json(const RunReport& r) {
     out += i ? ",\n{\"file\":" : "\n{\"file\":";
     append_json_string(out, f.entry.file);
     out += is_impldef(f.entry) ? ",\"impldef\":true" : ",\"impldef\":false";
+    out += counts(r, f) ? ",\"counted\":true,\"description\":" : ",\"counted\":false,\"description\":";
+    append_json_string(out, f.entry.description);
+    out += ",\"rules\":[";
+    for (std::size_t k = 0; k < f.entry.rules.size(); ++k) {
+      if (k) out += ",";
+      append_json_string(out, f.entry.rules[k]);
+    }
+    out += "]";
     out += ",\"expected\":\"" + std::string(expect_word(f.expected)) + "\"";
     if (shows_message(r, f)) {
       out += ",\"sglang_message\":";

@@ -14,6 +14,7 @@
 #include "conformance/manifest.hpp"
 #include "conformance/runner.hpp"
 #include "props/catch.hpp"
+#include "props/conformance_run_support.hpp"
 #include "props/unit_support.hpp"
 
 using namespace safespec;
@@ -24,75 +25,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr Expect A = Expect::Accept, R = Expect::Reject;
-
-Case entry(std::string file, std::string description, std::vector<std::string> rules, std::array<Expect, 5> expect,
-           std::string sglang_message) {
-  Case c;
-  c.file = std::move(file);
-  c.description = std::move(description);
-  c.rules = std::move(rules);
-  c.expect = expect;  // safetensors, sglang, comfyui, kitchen, strict
-  c.sglang_message = std::move(sglang_message);
-  return c;
-}
-
-const std::string kGapMessage = "SafetensorError: Error while deserializing header: invalid offset for tensor `a`";
-
-// Five files whose names carry what the test programs key on: _segv and
-// _abort (crash_some), _slow (sleep_some), and the accept_/reject_/impldef_
-// prefixes (by_name). The directory name has a space, so {file} must stay
-// one word.
-struct Suite {
-  fs::path root, dir;
-  Suite() {
-    static int counter = 0;
-    root = fs::temp_directory_path() /
-           ("safespec_conformance_run_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
-    fs::remove_all(root);
-    dir = root / "suite dir";
-    fs::create_directories(dir);
-    const std::vector<Case> cases{
-        entry("accept_segv_metadata.safetensors", "one tensor and string metadata", {}, {A, A, A, A, A}, ""),
-        entry("accept_zero_tensors.safetensors", "no tensors at all", {}, {A, A, A, A, A}, ""),
-        entry("impldef_leading_space.safetensors", "a space before the header's {", {"ST-HEADER-LEADING-SPACE"},
-              {A, A, A, A, R}, ""),
-        entry("reject_abort_gap.safetensors", "a gap of one byte before the first tensor", {"ST-OFFSET-GAP"},
-              {R, R, R, R, R}, kGapMessage),
-        entry("reject_slow_no_convrot.safetensors", "a W4A8 layer\nwithout convrot", {"CQ-W4A8-CONVROT"},
-              {A, R, A, A, R}, "ValueError: Serialized W4A8 layer 'lin' must set convrot=true"),
-    };
-    std::ofstream manifest(dir / "manifest.jsonl", std::ios::binary);
-    for (const Case& c : cases) {
-      manifest << conformance::render_case(c) << "\n";
-      std::ofstream(dir / c.file, std::ios::binary) << "bytes the test programs never read";
-    }
-  }
-  ~Suite() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  }
-  Run run(const std::string& args) const { return test::run_cli(root.string(), args); }
-  // `conformance run` on this suite with one of the test programs.
-  Run run_impl(const std::string& impl, const std::string& more) const {
-    return run("conformance run --suite " + test::shell_word(dir.string()) + " --impl " + test::shell_word(test::shell_word(test::impls_dir() + "/" + impl) + " {file}") +
-               " " + more);
-  }
-};
-
-// Durations are the one thing that differs between runs: every
-// "seconds":1.234 becomes "seconds":S. (No std::regex: GCC 12 warns inside
-// it under -O1 with sanitizers.)
-std::string without_seconds(std::string doc) {
-  const std::string key = "\"seconds\":";
-  for (std::size_t at = doc.find(key); at != std::string::npos; at = doc.find(key, at + 1)) {
-    const std::size_t begin = at + key.size();
-    std::size_t end = begin;
-    while (end < doc.size() && (std::isdigit(static_cast<unsigned char>(doc[end])) || doc[end] == '.')) ++end;
-    doc.replace(begin, end - begin, "S");
-  }
-  return doc;
-}
+using test::A;
+using test::R;
+using test::entry;
+using test::kGapMessage;
+using test::Suite;
+using test::without_seconds;
 
 const std::string kTableHead = "class                           files  impldef\n";
 
@@ -113,12 +51,15 @@ TEST_CASE("conformance run: accept_all under strict accepts what it should rejec
                      "accepts what it should reject (3):\n"
                      "  impldef_leading_space.safetensors [impldef]: expected reject, got exit status 0\n"
                      "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
+                     "    printed: accepted impldef_leading_space.safetensors\n"
                      "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
                      "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
+                     "    printed: accepted reject_abort_gap.safetensors\n"
                      "  reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "    printed: accepted reject_slow_no_convrot.safetensors\n"
                      "\n"
-                     "FAIL: disagrees on 3 of 5 files\n");
+                     "FAIL: disagrees on 2 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 0 of 1 agree\n");
 }
 
 TEST_CASE("conformance run: the profile picks the expectations; sglang's shows its messages", "[conformance]") {
@@ -135,8 +76,9 @@ TEST_CASE("conformance run: the profile picks the expectations; sglang's shows i
                      "accepts what it should reject (1):\n"
                      "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
                      "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
+                     "    printed: accepted reject_abort_gap.safetensors\n"
                      "\n"
-                     "FAIL: disagrees on 1 of 5 files\n");
+                     "FAIL: disagrees on 1 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 1 of 1 agree\n");
   r = s.run_impl("accept_all", "--profile sglang");
   CHECK(r.code == 1);
   CHECK(r.out == "profile sglang: 5 files, timeout 10 s\n" + kTableHead +
@@ -150,11 +92,13 @@ TEST_CASE("conformance run: the profile picks the expectations; sglang's shows i
                      "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
                      "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
                      "    sglang: " + kGapMessage + "\n"
+                     "    printed: accepted reject_abort_gap.safetensors\n"
                      "  reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
                      "    sglang: ValueError: Serialized W4A8 layer 'lin' must set convrot=true\n"
+                     "    printed: accepted reject_slow_no_convrot.safetensors\n"
                      "\n"
-                     "FAIL: disagrees on 2 of 5 files\n");
+                     "FAIL: disagrees on 2 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 1 of 1 agree\n");
 }
 
 TEST_CASE("conformance run: reject_all rejects what it should accept", "[conformance]") {
@@ -172,14 +116,18 @@ TEST_CASE("conformance run: reject_all rejects what it should accept", "[conform
                      "rejects what it should accept (4):\n"
                      "  accept_segv_metadata.safetensors: expected accept, got exit status 1\n"
                      "    one tensor and string metadata\n"
+                     "    printed: rejected accept_segv_metadata.safetensors\n"
                      "  accept_zero_tensors.safetensors: expected accept, got exit status 1\n"
                      "    no tensors at all\n"
+                     "    printed: rejected accept_zero_tensors.safetensors\n"
                      "  impldef_leading_space.safetensors [impldef]: expected accept, got exit status 1\n"
                      "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
+                     "    printed: rejected impldef_leading_space.safetensors\n"
                      "  reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
+                     "    printed: rejected reject_slow_no_convrot.safetensors\n"
                      "\n"
-                     "FAIL: disagrees on 4 of 5 files\n");
+                     "FAIL: disagrees on 3 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 0 of 1 agree\n");
 }
 
 TEST_CASE("conformance run: a signal is a crash, whatever file it is on", "[conformance]") {
@@ -205,7 +153,7 @@ TEST_CASE("conformance run: a signal is a crash, whatever file it is on", "[conf
                      "  reject_abort_gap.safetensors: expected reject, got killed by SIGABRT\n"
                      "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
                      "\n"
-                     "FAIL: disagrees on 4 of 5 files\n");
+                     "FAIL: disagrees on 3 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 0 of 1 agree\n");
 }
 
 TEST_CASE("conformance run: the time limit kills the whole process group", "[conformance]") {
@@ -223,7 +171,7 @@ TEST_CASE("conformance run: the time limit kills the whole process group", "[con
                      "  reject_slow_no_convrot.safetensors: expected reject, got no exit within 2 s\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
                      "\n"
-                     "FAIL: disagrees on 1 of 5 files\n");
+                     "FAIL: disagrees on 1 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 1 of 1 agree\n");
 }
 
 TEST_CASE("conformance run: exit 0 only when every file agrees", "[conformance]") {
@@ -238,7 +186,7 @@ TEST_CASE("conformance run: exit 0 only when every file agrees", "[conformance]"
                      "crashed                             0        0\n"
                      "timed out                           0        0\n"
                      "\n"
-                     "ok: agrees on all 5 files\n");
+                     "ok: agrees on all 4 files; impldef files (reported, not counted; --impldef fail counts them): 1 of 1 agree\n");
 }
 
 TEST_CASE("conformance run: --json writes every file's result", "[conformance]") {
@@ -250,23 +198,23 @@ TEST_CASE("conformance run: --json writes every file's result", "[conformance]")
   const std::string doc = without_seconds({std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
   const std::string impl = "'" + test::impls_dir() + "/reject_all' {file}";
   const std::string head = "{\"schema\":1,\"profile\":\"sglang\",\"suite\":\"" + s.dir.string() + "\",\"impl\":\"" + impl +
-                           "\",\"timeout_s\":10,\"counts\":{\"agrees\":2,\"accepts_reject\":0,\"rejects_accept\":3,"
+                           "\",\"timeout_s\":10,\"impldef\":\"report\",\"not_selected\":0,\"counts\":{\"agrees\":2,\"accepts_reject\":0,\"rejects_accept\":3,"
                            "\"crashed\":0,\"timed_out\":0},\"files\":[\n";
   CHECK(doc == head +
-                   "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"expected\":\"accept\",\"got\":"
+                   "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"one tensor and string metadata\",\"rules\":[],\"expected\":\"accept\",\"got\":"
                    "\"reject\",\"class\":\"rejects_accept\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
                    "\"rejected accept_segv_metadata.safetensors\\n\",\"output_truncated\":false},\n"
-                   "{\"file\":\"accept_zero_tensors.safetensors\",\"impldef\":false,\"expected\":\"accept\",\"got\":"
+                   "{\"file\":\"accept_zero_tensors.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"no tensors at all\",\"rules\":[],\"expected\":\"accept\",\"got\":"
                    "\"reject\",\"class\":\"rejects_accept\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
                    "\"rejected accept_zero_tensors.safetensors\\n\",\"output_truncated\":false},\n"
-                   "{\"file\":\"impldef_leading_space.safetensors\",\"impldef\":true,\"expected\":\"accept\",\"got\":"
+                   "{\"file\":\"impldef_leading_space.safetensors\",\"impldef\":true,\"counted\":false,\"description\":\"a space before the header's {\",\"rules\":[\"ST-HEADER-LEADING-SPACE\"],\"expected\":\"accept\",\"got\":"
                    "\"reject\",\"class\":\"rejects_accept\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
                    "\"rejected impldef_leading_space.safetensors\\n\",\"output_truncated\":false},\n"
-                   "{\"file\":\"reject_abort_gap.safetensors\",\"impldef\":false,\"expected\":\"reject\","
+                   "{\"file\":\"reject_abort_gap.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a gap of one byte before the first tensor\",\"rules\":[\"ST-OFFSET-GAP\"],\"expected\":\"reject\","
                    "\"sglang_message\":\"" + kGapMessage + "\",\"got\":"
                    "\"reject\",\"class\":\"agrees\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
                    "\"rejected reject_abort_gap.safetensors\\n\",\"output_truncated\":false},\n"
-                   "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"expected\":\"reject\","
+                   "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],\"expected\":\"reject\","
                    "\"sglang_message\":\"ValueError: Serialized W4A8 layer 'lin' must set convrot=true\",\"got\":"
                    "\"reject\",\"class\":\"agrees\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
                    "\"rejected reject_slow_no_convrot.safetensors\\n\",\"output_truncated\":false}\n"
@@ -294,11 +242,11 @@ TEST_CASE("conformance run: --json records signals, timeouts and a bounded outpu
     return without_seconds(doc.substr(at, doc.find('\n', at) - at));
   };
   CHECK(line("accept_segv_metadata.safetensors") ==
-        "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"expected\":\"accept\",\"got\":\"crash\","
+        "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"one tensor and string metadata\",\"rules\":[],\"expected\":\"accept\",\"got\":\"crash\","
         "\"class\":\"crashed\",\"exit\":null,\"signal\":11,\"seconds\":S,\"output\":\"" + ys +
         "\",\"output_truncated\":true},");
   CHECK(line("reject_slow_no_convrot.safetensors") ==
-        "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"expected\":\"reject\",\"got\":"
+        "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],\"expected\":\"reject\",\"got\":"
         "\"timeout\",\"class\":\"timed_out\",\"exit\":null,\"signal\":null,\"seconds\":S,\"output\":\"" + ys +
         "\",\"output_truncated\":true}");
 }

@@ -64,6 +64,7 @@ list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CONFORMANCE_DIR="${PROJECT_
 list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_template_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_run_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_select_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_conformance_numeric_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_vectors_cli_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_npy_test.cpp
