@@ -1,6 +1,7 @@
 // `safespec check`: every finding of each checkpoint, and each consumer's
 // verdict. Exit 1 on a finding that fails the profile (--fail-on), 2 when a
 // path cannot be read; an unreadable path is reported once, in the report.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "cli/command.hpp"
 #include "spec/profile_choice.hpp"
 #include "src/check.hpp"
+#include "src/check_filter.hpp"
 #include "src/layer_kinds_option.hpp"
 #include "src/load.hpp"
 #include "src/report.hpp"
@@ -16,10 +18,15 @@ namespace safespec::cli {
 
 namespace {
 
+enum class Format : unsigned char { Text, Json, Sarif };
+
 struct CheckArgs {
   std::vector<std::string> paths;
   CheckOptions options;
   bool json = false;
+  Format format = Format::Text;
+  bool summary = false, quiet = false;
+  std::vector<std::string> ignore;
   std::string fail_on;
   std::vector<std::string> layer_args;
   std::string layers_file;
@@ -34,10 +41,19 @@ CommandOutcome run_check(CheckArgs& a) {
   auto kinds = layer_kinds_option(a.layer_args, a.layers_file, a.all_linear);
   if (!kinds) return CommandOutcome{kExitUsage, "", "safespec: " + kinds.error().message + "\n"};
   a.options.kinds = std::move(kinds).value();
+  auto ignored = rules_matching(a.ignore);
+  if (!ignored) return CommandOutcome{kExitUsage, "", "safespec: " + ignored.error() + "\n"};
+  if (a.json) a.format = Format::Json;
   FastHeaderParser parser;
-  const std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
+  std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
+  ignore_rules(reports, ignored.value());
   CommandOutcome o;
-  o.out = a.json ? render_check_json(reports, a.options.profile) : render_check_text(reports, a.options.profile);
+  const Profile p = a.options.profile;
+  if (a.quiet) o.out.clear();
+  else if (a.format == Format::Json) o.out = render_check_json(reports, p);
+  else if (a.format == Format::Sarif) o.out = render_check_sarif(reports, p, SAFESPEC_VERSION);
+  else if (a.summary) o.out = render_check_summary(reports, p);
+  else o.out = render_check_text(reports, p);
   bool io = false, failed = false;
   for (const FileReport& r : reports) {
     io = io || r.io_error.has_value();
@@ -59,7 +75,15 @@ Command register_check(CLI::App& app) {
   add_profile_option(check, "--profile", a->options.profile,
                      "strict (every rule, the default), safetensors (exactly the reference reader), or what one "
                      "consumer does: sglang, comfyui, kitchen");
-  check->add_flag("--json", a->json, "print one JSON document");
+  check->add_flag("--json", a->json, "print one JSON document (the same as --format json)");
+  check->add_option("--format", a->format, "text (the default), json, or sarif (SARIF 2.1.0, for code-scanning tools)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, Format>{{"text", Format::Text}, {"json", Format::Json}, {"sarif", Format::Sarif}}));
+  check->add_flag("--summary", a->summary, "one line per file: OK or FAIL, the counts and each consumer's verdict");
+  check->add_flag("--quiet,-q", a->quiet, "print nothing; the exit status says it all");
+  check->add_option("--ignore", a->ignore,
+                    "drop the findings of a rule, given by id or as a glob ('ST-HEADER-*'); repeatable. A consumer "
+                    "profile still fails a file its consumer rejects");
   check->add_flag("--data", a->options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
   check->add_flag("--separate", a->options.separate,
                   "check each .safetensors path alone, shard series included (loose paths are separate checkpoints "

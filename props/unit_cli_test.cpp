@@ -90,11 +90,12 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1", "[ST-OFFSET-GAP]") {
   // sglang, ComfyUI and comfy-kitchen open the file with the reference
   // reader, so its error is theirs, wrapped by the Python binding (§5).
   const std::string wrapped = "SafetensorError: Error while deserializing header: invalid offset for tensor `a`";
+  // Every consumer rejects it the same way: one verdict line, not four.
   CHECK(r.out == p + ": FAIL (1 error, 0 warnings, profile safetensors)\n  error   ST-OFFSET-GAP at tensor 'a': " + msg +
                      " [reference: InvalidOffset] [sglang: rejects, comfyui: rejects, kitchen: rejects]\n"
-                     "  verdict safetensors: rejects (InvalidOffset: invalid offset for tensor `a`)\n  verdict sglang: rejects (" +
-                     wrapped + ")\n  verdict comfyui: rejects (" + wrapped + ")\n  verdict kitchen: rejects (" +
-                     wrapped + ")\n");
+                     "          fix: pack the tensors' data back to back (rewrite the file with a safetensors writer)\n"
+                     "  verdict all consumers: reject (safetensors: InvalidOffset: invalid offset for tensor `a`; sglang, "
+                     "comfyui, kitchen: " + wrapped + ")\n");
 }
 
 TEST_CASE("CLI (W5): warnings alone exit 0", "[ST-HEADER-UNALIGNED]") {

@@ -155,6 +155,14 @@ TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist", "[ST-IN
                                  "shard, found: cannot open: No such file or directory"});
   REQUIRE(reports.size() == 2);  // the index and s1; a missing shard has no report of its own
   CHECK_FALSE(reports[0].ok());
+  // total_size cannot be judged without the missing shard: unchecked, said so.
+  REQUIRE(reports[0].unchecked.size() == 1);
+  CHECK(reports[0].unchecked[0].what == "ST-INDEX-TOTAL-SIZE (metadata.total_size 999)");
+  CHECK(reports[0].unchecked[0].why ==
+        "shard 'gone.safetensors' could not be read, so the sum of the shards' sizes is unknown");
+  CHECK_FALSE(reports[0].complete());
+  // Without a total_size there is nothing left unchecked.
+  CHECK(c.check(R"({"weight_map":{"a":"s1.safetensors","b":"gone.safetensors"}})")[0].unchecked.empty());
 }
 
 TEST_CASE("ST-INDEX-SHARD-MISSING (index): a directory, and a shard whose header does not parse",

@@ -23,10 +23,9 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   // Where each tensor actually lives.
   std::unordered_map<std::string, const std::string*> home;
   std::uint64_t total = 0;
-  bool total_known = true, total_overflows = false;
+  bool total_overflows = false;
   for (const auto& [shard, state] : shards) {
     if (!state.model) {
-      total_known = false;
       out.add(RuleId::IndexShardMissing, Place::shard(shard),
               "expected a readable safetensors shard, found: " + state.problem);
       continue;
@@ -62,6 +61,8 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
       out.add(RuleId::IndexTensorMissing, Place::tensor(tensor),
               "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there");
   }
+  // Decided only with every shard read (index_total_size_unchecked says so otherwise).
+  const bool total_known = !index_total_size_unchecked(index, shards);
   if (index.total_size && total_known && total_overflows)
     out.add(RuleId::IndexTotalSize, Place::index_total_size(),
             "expected the sum of the shards' tensor sizes, found that it exceeds 2^64-1 bytes");
@@ -70,6 +71,16 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
             "expected the sum of the shards' tensor sizes, " + std::to_string(total) + " bytes, found " +
                 std::to_string(*index.total_size));
   return std::move(out).finish(Place::index());
+}
+
+std::optional<Unchecked> index_total_size_unchecked(const ShardIndex& index, const ShardContents& shards) {
+  if (!index.total_size) return std::nullopt;
+  for (const auto& [shard, state] : shards)
+    if (!state.model)
+      return Unchecked{"ST-INDEX-TOTAL-SIZE (metadata.total_size " + std::to_string(*index.total_size) + ")",
+                       "shard " + quote_name(shard) + " could not be read, so the sum of the shards' sizes is unknown",
+                       {}};
+  return std::nullopt;
 }
 
 }  // namespace safespec

@@ -11,6 +11,7 @@
 
 #include "spec/finding.hpp"
 #include "spec/model.hpp"
+#include "spec/unchecked.hpp"
 
 namespace safespec {
 
@@ -29,6 +30,11 @@ using ShardContents = std::map<std::string, ShardState>;
 // ST-INDEX-SHARD-MISSING, -TENSOR-MISSING, -TENSOR-UNLISTED,
 // -TENSOR-IN-TWO-SHARDS, -TOTAL-SIZE.
 Findings check_index(const ShardIndex& index, const ShardContents& shards);
+
+// ST-INDEX-TOTAL-SIZE cannot be decided while a shard is unreadable: the
+// index's metadata.total_size as unchecked, naming the first such shard;
+// nothing when the index declares no total_size or every shard was read.
+std::optional<Unchecked> index_total_size_unchecked(const ShardIndex& index, const ShardContents& shards);
 
 // A shard must be a plain file name beside the index: no '/', no "." or "..".
 bool is_plain_shard_name(const std::string& name);

@@ -33,6 +33,9 @@ struct RuleInfo {
   // empty when the reference accepts such a file (strict-only rules).
   std::string_view reference;
   std::string_view description;
+  // One line on how a checkpoint's writer makes the finding go away, shown
+  // with the finding (text), in --json and by `safespec rules`.
+  std::string_view fix;
 };
 
 std::span<const RuleInfo> rule_catalogue();

@@ -27,17 +27,6 @@ std::string shape_json(const std::vector<std::uint64_t>& shape) {
   return s + "]";
 }
 
-// " [sglang: rejects, comfyui: mis-loads]": what the consumers other than the
-// reference reader (already named by [reference: ...]) do because of f.
-std::string effects_text(const Finding& f) {
-  std::string out;
-  for (const Verdict& v : f.verdicts) {
-    if (v.consumer == Consumer::Safetensors) continue;
-    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", consumer_name(v.consumer), effect_name(v.effect));
-  }
-  return out.empty() ? out : " [" + out + "]";
-}
-
 // {"sglang":"rejects",...}: every consumer the finding affects.
 std::string effects_json(const Finding& f) {
   std::string out = "{";
@@ -47,35 +36,6 @@ std::string effects_json(const Finding& f) {
   return out + "}";
 }
 
-std::string rule_list(const std::vector<RuleId>& rules) {
-  std::string out;
-  for (RuleId id : rules) out += (out.empty() ? "" : ", ") + std::string(rule_name(id));
-  return out;
-}
-
-std::string outcome_text(const Outcome& o) {
-  std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
-  for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
-  if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
-  for (std::size_t i = 0; i < o.assumes.size(); ++i)
-    out += fmt::format("{}{}", i ? (i + 1 == o.assumes.size() ? " and " : ", ") : " if ", quant::repr(o.assumes[i].layer));
-  if (!o.assumes.empty())
-    out += fmt::format(" {} {} layer{}", o.assumes.size() == 1 ? "is" : "are",
-                       o.assumes[0].kind == quant::LayerKind::Embedding ? (o.assumes.size() == 1 ? "an embedding" : "embedding")
-                                                                        : (o.assumes.size() == 1 ? "a Linear" : "Linear"),
-                       o.assumes.size() == 1 ? "" : "s");
-  for (const quant::Assumption& a : o.assumes)
-    out += fmt::format("; rejects ({}: {}) if {}{}", a.otherwise.error, a.otherwise.message,
-                       o.assumes.size() == 1 ? "" : quant::repr(a.layer) + " is ",
-                       a.kind == quant::LayerKind::Embedding ? "Linear" : "an embedding");
-  if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
-  if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
-  if (!o.unchecked.empty()) {
-    out += "; not checked:";
-    for (std::size_t i = 0; i < o.unchecked.size(); ++i) out += (i ? ", " : " ") + o.unchecked[i];
-  }
-  return out;
-}
 
 
 
@@ -132,28 +92,6 @@ std::string consumers_json(const FileReport& r) {
   return out + '}';
 }
 
-std::string render_check_text(const std::vector<FileReport>& reports, Profile profile) {
-  std::string out;
-  for (const FileReport& r : reports) {
-    if (r.io_error) {
-      out += fmt::format("{}: cannot check: {}\n", r.path, *r.io_error);
-      continue;
-    }
-    std::size_t errors = 0, warnings = 0;
-    for (const Finding& f : r.findings) (f.severity == Severity::Error ? errors : warnings) += 1;
-    out += fmt::format("{}: {} ({} error{}, {} warning{}, profile {})\n", r.path, r.ok() ? "OK" : "FAIL", errors,
-                       errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", profile_name(profile));
-    if (!r.hint.empty()) out += "  hint: " + r.hint + "\n";
-    for (const Finding& f : r.findings)
-      out += fmt::format("  {:<7} {} at {}: {} [reference: {}]{}\n", severity_name(f.severity), rule_name(f.rule),
-                         f.where.text(), f.message, reference_of(f), effects_text(f));
-    for (const Unchecked& u : r.unchecked) out += fmt::format("  not checked: {} ({})\n", u.what, u.why);
-    if (!r.judged) continue;
-    for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[c]) + "\n";
-  }
-  return out;
-}
-
 std::string render_check_json(const std::vector<FileReport>& reports, Profile profile) {
   std::string out = fmt::format("{{\"schema\":{},\"profile\":{},\"files\":[", kJsonSchema, json_string(profile_name(profile)));
   for (std::size_t i = 0; i < reports.size(); ++i) {
@@ -165,9 +103,10 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     out += ",\"findings\":[";
     for (std::size_t k = 0; k < r.findings.size(); ++k) {
       const Finding& f = r.findings[k];
-      out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"place\":{},\"message\":{},\"reference\":\"{}\",\"consumers\":{}}}",
+      out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"place\":{},\"message\":{},\"reference\":\"{}\",\"consumers\":{},\"fix\":{}}}",
                          k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where.text()),
-                         place_json(f.where), json_string(f.message), reference_of(f), effects_json(f));
+                         place_json(f.where), json_string(f.message), reference_of(f), effects_json(f),
+                         json_string(rule_info(f.rule).fix));
     }
     out += "],\"counts\":{";
     bool first = true;
@@ -262,9 +201,9 @@ std::string render_inspect_error_json(const std::string& path, const std::string
 std::string render_rules_text() {
   std::string out;
   for (const RuleInfo& r : rule_catalogue())
-    out += fmt::format("{:<30} {:<7} {:<9} {:<6} {:<6} {:<30} {}\n", r.name, severity_name(r.severity),
+    out += fmt::format("{:<30} {:<7} {:<9} {:<6} {:<6} {:<30} {}\n{:<30} fix: {}\n", r.name, severity_name(r.severity),
                        scope_name(r.scope), tier_name(r.tier), r.rule_number, r.reference.empty() ? "accepts" : r.reference,
-                       r.description);
+                       r.description, "", r.fix);
   return out;
 }
 
@@ -286,12 +225,12 @@ std::string render_rules_markdown() {
       "or \"accepts\" where it loads such a file. Scope: container (the reference rejects), strict (the\n"
       "reference accepts, the strict profile flags), writer (the canonical writer refuses), index (a shard\n"
       "index and its shards), quant (a quantized layer). Tier: header, or data (checked with `--data`).\n\n"
-      "| id | severity | scope | tier | rule number | reference | condition |\n"
-      "| --- | --- | --- | --- | --- | --- | --- |\n";
+      "| id | severity | scope | tier | rule number | reference | condition | fix |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const RuleInfo& r : rule_catalogue())
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", r.name, severity_name(r.severity),
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", r.name, severity_name(r.severity),
                        scope_name(r.scope), tier_name(r.tier), cell(r.rule_number),
-                       r.reference.empty() ? "accepts" : cell(r.reference), cell(r.description));
+                       r.reference.empty() ? "accepts" : cell(r.reference), cell(r.description), cell(r.fix));
   return out;
 }
 
@@ -300,10 +239,11 @@ std::string render_rules_json() {
   bool first = true;
   for (const RuleInfo& r : rule_catalogue()) {
     out += fmt::format("{}{{\"id\":{},\"severity\":\"{}\",\"scope\":\"{}\",\"tier\":\"{}\",\"rule_number\":{},"
-                       "\"reference\":{},\"description\":{}}}",
+                       "\"reference\":{},\"description\":{},\"fix\":{}}}",
                        first ? "" : ",", json_string(r.name), severity_name(r.severity), scope_name(r.scope),
                        tier_name(r.tier), json_string(r.rule_number),
-                       json_string(r.reference.empty() ? "accepts" : r.reference), json_string(r.description));
+                       json_string(r.reference.empty() ? "accepts" : r.reference), json_string(r.description),
+                       json_string(r.fix));
     first = false;
   }
   // The consumer matrix: which consumer acts on which rule, where in its order, with which message.

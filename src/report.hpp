@@ -10,8 +10,14 @@
 
 namespace safespec {
 
+// The text report (src/check_text.cpp): per file a line, each finding with
+// its rule's fix once, what was not checked, and the consumers' verdicts.
 std::string render_check_text(const std::vector<FileReport>& reports, Profile profile);
+// One line per file: OK or FAIL, the counts, and each consumer's verdict.
+std::string render_check_summary(const std::vector<FileReport>& reports, Profile profile);
 std::string render_check_json(const std::vector<FileReport>& reports, Profile profile);
+// SARIF 2.1.0 (src/sarif.cpp); `version` is safespec's, for the tool driver.
+std::string render_check_sarif(const std::vector<FileReport>& reports, Profile profile, std::string_view version);
 
 // One row per judged file, one column per consumer, then the exact message of
 // every rejection (src/report_table.cpp).

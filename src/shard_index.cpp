@@ -102,6 +102,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     reports.push_back(std::move(r));
   }
   reports[0].findings = check_index(index.value(), contents);
+  if (auto u = index_total_size_unchecked(index.value(), contents)) reports[0].unchecked.push_back(std::move(*u));
   return reports;
 }
 

@@ -1,0 +1,158 @@
+// `safespec check` for a person at a terminal: the full text report and the
+// one-line-per-file summary. The JSON and SARIF documents carry the same
+// facts (report.cpp, sarif.cpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "spec/quant/render.hpp"
+#include "src/report.hpp"
+
+namespace safespec {
+
+namespace {
+
+std::string_view severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
+
+// " [reference: InvalidOffset]" for a container rule, where the reference
+// reader's own error variant is what a loader sees; other rules are ones the
+// reference accepts, which the verdict lines already say.
+std::string reference_text(const Finding& f) {
+  const RuleInfo& info = rule_info(f.rule);
+  if (info.scope != RuleScope::Container || info.reference.empty()) return "";
+  return " [reference: " + std::string(info.reference) + "]";
+}
+
+// " [sglang: rejects, comfyui: mis-loads]": what the consumers other than the
+// reference reader do because of f.
+std::string effects_text(const Finding& f) {
+  std::string out;
+  for (const Verdict& v : f.verdicts) {
+    if (v.consumer == Consumer::Safetensors) continue;
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", consumer_name(v.consumer), effect_name(v.effect));
+  }
+  return out.empty() ? out : " [" + out + "]";
+}
+
+std::string rule_list(const std::vector<RuleId>& rules) {
+  std::string out;
+  for (RuleId id : rules) out += (out.empty() ? "" : ", ") + std::string(rule_name(id));
+  return out;
+}
+
+std::string outcome_text(const Outcome& o) {
+  std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
+  for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
+  if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
+  for (std::size_t i = 0; i < o.assumes.size(); ++i)
+    out += fmt::format("{}{}", i ? (i + 1 == o.assumes.size() ? " and " : ", ") : " if ", quant::repr(o.assumes[i].layer));
+  if (!o.assumes.empty())
+    out += fmt::format(" {} {} layer{}", o.assumes.size() == 1 ? "is" : "are",
+                       o.assumes[0].kind == quant::LayerKind::Embedding ? (o.assumes.size() == 1 ? "an embedding" : "embedding")
+                                                                        : (o.assumes.size() == 1 ? "a Linear" : "Linear"),
+                       o.assumes.size() == 1 ? "" : "s");
+  for (const quant::Assumption& a : o.assumes)
+    out += fmt::format("; rejects ({}: {}) if {}{}", a.otherwise.error, a.otherwise.message,
+                       o.assumes.size() == 1 ? "" : quant::repr(a.layer) + " is ",
+                       a.kind == quant::LayerKind::Embedding ? "Linear" : "an embedding");
+  if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
+  if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
+  if (!o.unchecked.empty()) {
+    out += "; not checked:";
+    for (std::size_t i = 0; i < o.unchecked.size(); ++i) out += (i ? ", " : " ") + o.unchecked[i];
+  }
+  return out;
+}
+
+bool plain_rejection(const Outcome& o) { return !o.loads && o.alternatives.empty() && o.assumes.empty(); }
+
+// The verdict lines. A file every consumer rejects the same way (the
+// container did not parse: sglang, ComfyUI and comfy-kitchen raise the
+// reference reader's error as a SafetensorError) gets one line, not four.
+std::string verdict_lines(const FileReport& r) {
+  const Outcome& ref = r.consumers[Consumer::Safetensors];
+  const Outcome& sg = r.consumers[Consumer::Sglang];
+  const auto same_as_sglang = [&](Consumer c) {
+    const Outcome& o = r.consumers[c];
+    return plain_rejection(o) && o.error == sg.error && o.message == sg.message;
+  };
+  if (plain_rejection(ref) && plain_rejection(sg) && same_as_sglang(Consumer::Comfyui) &&
+      same_as_sglang(Consumer::Kitchen))
+    return fmt::format("  verdict all consumers: reject (safetensors: {}: {}; sglang, comfyui, kitchen: {}: {})\n",
+                       ref.error, ref.message, sg.error, sg.message);
+  std::string out;
+  for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[c]) + "\n";
+  return out;
+}
+
+// Under strict, a file every consumer loads as written can still fail: say
+// what the failing rules guard against, so the FAIL is not mistaken for a
+// loader's rejection.
+std::string strict_note(const FileReport& r, Profile profile) {
+  if (profile != Profile::Strict || r.ok() || !r.judged) return "";
+  for (Consumer c : kConsumers)
+    if (!r.consumers[c].loads || !r.consumers[c].mis_loads.empty()) return "";
+  std::vector<RuleId> failing;
+  for (const Finding& f : r.findings)
+    if (f.severity == Severity::Error && std::find(failing.begin(), failing.end(), f.rule) == failing.end())
+      failing.push_back(f.rule);
+  std::string out = "  note: every consumer loads this file as it is; strict fails it for what the written spec "
+                    "forbids, so that readers that follow the spec agree:";
+  for (std::size_t i = 0; i < failing.size(); ++i)
+    out += fmt::format("{} {} ({})", i ? ";" : "", rule_name(failing[i]), rule_info(failing[i]).description);
+  return out + "\n";
+}
+
+std::string counts_text(const FileReport& r, Profile profile) {
+  std::size_t errors = 0, warnings = 0;
+  for (const Finding& f : r.findings) (f.severity == Severity::Error ? errors : warnings) += 1;
+  return fmt::format("{} ({} error{}, {} warning{}, profile {})", r.ok() ? "OK" : "FAIL", errors,
+                     errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", profile_name(profile));
+}
+
+}  // namespace
+
+std::string render_check_text(const std::vector<FileReport>& reports, Profile profile) {
+  std::string out;
+  for (const FileReport& r : reports) {
+    if (r.io_error) {
+      out += fmt::format("{}: cannot check: {}\n", r.path, *r.io_error);
+      continue;
+    }
+    out += r.path + ": " + counts_text(r, profile) + "\n";
+    if (!r.hint.empty()) out += "  hint: " + r.hint + "\n";
+    std::vector<RuleId> hinted;  // a rule's fix once per file, under its first finding
+    for (const Finding& f : r.findings) {
+      out += fmt::format("  {:<7} {} at {}: {}{}{}\n", severity_name(f.severity), rule_name(f.rule), f.where.text(),
+                         f.message, reference_text(f), effects_text(f));
+      if (std::find(hinted.begin(), hinted.end(), f.rule) != hinted.end()) continue;
+      hinted.push_back(f.rule);
+      out += fmt::format("          fix: {}\n", rule_info(f.rule).fix);
+    }
+    for (const Unchecked& u : r.unchecked) out += fmt::format("  not checked: {} ({})\n", u.what, u.why);
+    if (!r.judged) continue;
+    out += verdict_lines(r) + strict_note(r, profile);
+  }
+  return out;
+}
+
+std::string render_check_summary(const std::vector<FileReport>& reports, Profile profile) {
+  std::string out;
+  for (const FileReport& r : reports) {
+    if (r.io_error) {
+      out += fmt::format("{}: cannot check: {}\n", r.path, *r.io_error);
+      continue;
+    }
+    out += r.path + ": " + counts_text(r, profile);
+    if (r.judged) {
+      out += ":";
+      for (Consumer c : kConsumers)
+        out += fmt::format("{} {} {}", c == Consumer::Safetensors ? "" : ",", consumer_name(c),
+                           r.consumers[c].loads ? "loads" : "rejects");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace safespec
