@@ -12,3 +12,5 @@ cmake --workflow --preset asan
 # script), each fuzzed from what it shipped (about a minute each).
 scripts/oss_fuzz_local.sh "${SAFESPEC_FUZZ_SECONDS:-60}"
 cmake --workflow --preset release
+# pip install of the Python module, from the release build just made.
+scripts/pip_smoke.sh
