@@ -1,5 +1,6 @@
-// w4a8_linear() and dequant(): numpy arrays handed to the C API's numerics
-// (include/safespec/numerics.h) without a copy, the result in a new array.
+// w4a8_linear(), int8_linear(), w4a4_linear() and dequant(): numpy arrays
+// handed to the C API's numerics (include/safespec/numerics.h) without a
+// copy, the result in a new array (or the caller's out=).
 #include <cstring>
 #include <vector>
 
@@ -53,6 +54,12 @@ py::array out_buffer(const py::array& a, safespec_dtype dtype, py::ssize_t m, py
   return a;
 }
 
+safespec_semantics semantics_of(const std::string& s) {
+  if (s == "cuda") return SAFESPEC_SEMANTICS_CUDA;
+  if (s == "eager") return SAFESPEC_SEMANTICS_EAGER;
+  throw py::value_error("semantics: expected 'cuda' or 'eager', found '" + s + "'");
+}
+
 py::object w4a8_linear(const py::array& x, const py::array& weight, const py::array& s_rel, const py::array& s_channel,
                        const OptArray& codebook, const OptArray& correction, const OptArray& bias, uint64_t group_size,
                        uint64_t convrot_groupsize, const std::string& semantics, bool dump, const OptName& dtype,
@@ -70,8 +77,7 @@ py::object w4a8_linear(const py::array& x, const py::array& weight, const py::ar
   const safespec_tensor xt = tensor_of(x, dtype, "x");
   safespec_w4a8_options o;
   safespec_w4a8_options_init(&o);
-  if (semantics == "eager") o.semantics = SAFESPEC_SEMANTICS_EAGER;
-  else if (semantics != "cuda") throw py::value_error("semantics: expected 'cuda' or 'eager', found '" + semantics + "'");
+  o.semantics = semantics_of(semantics);
   const py::ssize_t m = xt.rank == 2 ? static_cast<py::ssize_t>(xt.shape[0]) : 0;
   const py::ssize_t n = l.weight.rank == 2 ? static_cast<py::ssize_t>(l.weight.shape[0]) : 0;
   py::array y = out_array ? out_buffer(*out_array, xt.dtype, m, n) : new_array(xt.dtype, {m, n});
@@ -87,6 +93,63 @@ py::object w4a8_linear(const py::array& x, const py::array& weight, const py::ar
   if (!dump) return y;
   std::unique_ptr<safespec_tensors, void (*)(safespec_tensors*)> owned(trace, safespec_tensors_free);
   return py::make_tuple(y, trace_dict(trace));
+}
+
+// int8_linear and w4a4_linear: y [M, N] (N = weight's rows) into a new array
+// or out=, then the C API call `run` without the GIL; (y, {name: array})
+// with dump.
+template <class Run>
+py::object int_linear(const safespec_tensor& xt, const safespec_tensor& weight, const OptArray& out_array, bool dump,
+                      Run run) {
+  const py::ssize_t m = xt.rank == 2 ? static_cast<py::ssize_t>(xt.shape[0]) : 0;
+  const py::ssize_t n = weight.rank == 2 ? static_cast<py::ssize_t>(weight.shape[0]) : 0;
+  py::array y = out_array ? out_buffer(*out_array, xt.dtype, m, n) : new_array(xt.dtype, {m, n});
+  safespec_buffer out{y.mutable_data(), static_cast<size_t>(y.nbytes()), xt.dtype};
+  safespec_tensors* trace = nullptr;
+  safespec_error err;
+  safespec_status s;
+  {
+    py::gil_scoped_release unlocked;
+    s = run(&out, dump ? &trace : nullptr, &err);
+  }
+  raise_unless_ok(s, err);
+  if (!dump) return y;
+  std::unique_ptr<safespec_tensors, void (*)(safespec_tensors*)> owned(trace, safespec_tensors_free);
+  return py::make_tuple(y, trace_dict(trace));
+}
+
+py::object int8_linear(const py::array& x, const py::array& weight, const py::array& weight_scale, const OptArray& bias,
+                       uint64_t convrot_groupsize, const std::string& semantics, bool dump, const OptName& dtype,
+                       const OptArray& out_array) {
+  safespec_int8_layer l{};
+  l.weight = tensor_of(weight, std::nullopt, "weight");
+  l.weight_scale = optional_tensor(weight_scale, dtype, "weight_scale");
+  l.bias = optional_tensor(bias, dtype, "bias");
+  l.convrot_groupsize = convrot_groupsize;
+  const safespec_tensor xt = tensor_of(x, dtype, "x");
+  const safespec_semantics sem = semantics_of(semantics);
+  return int_linear(xt, l.weight, out_array, dump, [&](safespec_buffer* y, safespec_tensors** t, safespec_error* e) {
+    return safespec_int8_linear(&l, &xt, sem, y, t, e);
+  });
+}
+
+py::object w4a4_linear(const py::array& x, const py::array& weight, const py::array& weight_scale, const OptArray& bias,
+                       uint64_t convrot_groupsize, const std::string& linear_dtype, const std::string& semantics,
+                       bool dump, const OptName& dtype, const OptArray& out_array) {
+  safespec_w4a4_layer l{};
+  l.weight = tensor_of(weight, std::nullopt, "weight");
+  l.weight_scale = optional_tensor(weight_scale, dtype, "weight_scale");
+  l.bias = optional_tensor(bias, dtype, "bias");
+  l.convrot_groupsize = convrot_groupsize;
+  if (linear_dtype == "int8") l.linear_dtype = SAFESPEC_W4A4_LINEAR_INT8;
+  else if (linear_dtype != "int4")
+    throw py::value_error("linear_dtype: expected 'int4' or 'int8', found '" + linear_dtype + "'");
+  const safespec_tensor xt = tensor_of(x, dtype, "x");
+  const safespec_semantics sem = semantics_of(semantics);
+  // N is weight's rows: the packed [N, K/2] has as many as the [N, K] weight.
+  return int_linear(xt, l.weight, out_array, dump, [&](safespec_buffer* y, safespec_tensors** t, safespec_error* e) {
+    return safespec_w4a4_linear(&l, &xt, sem, y, t, e);
+  });
 }
 
 safespec_e8m0 e8m0_of(const std::string& s) {
@@ -181,6 +244,27 @@ void add_numerics(py::module_& m) {
         "arrays are read in place, without a copy. out: a C-contiguous writable [M, N] array of x's numpy dtype "
         "that y is written into and returned as (no new array). Bad inputs raise ValueError or TypeError with "
         "the C API's message ('RULE: ...' when the spec names a rule).");
+  m.def("int8_linear", &int8_linear, py::arg("x"), py::arg("weight"), py::arg("weight_scale"),
+        py::arg("bias") = py::none(), py::kw_only(), py::arg("convrot_groupsize") = 0, py::arg("semantics") = "cuda",
+        py::arg("dump") = false, py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+        "The reference int8_tensorwise linear (quant-numerics.md §7.1) as `safespec linear` computes it, bit for "
+        "bit. x [M, K] float32, float16, or uint16 bf16 bits with dtype='bf16' (dtype also names uint16 "
+        "weight_scale and bias; a float32 array holding their values gives the same result); weight [N, K] "
+        "int8/uint8; weight_scale one element or [N, 1]; bias [N] or None; convrot_groupsize 0 without ConvRot, "
+        "else C (a power of 4). semantics is accepted as `linear --semantics` is; int8 has one activation path, so "
+        "both give the same y. Returns y [M, N] in x's dtype, or (y, {name: intermediate}) with dump=True (rotated, "
+        "xs, xq, acc, y: the `linear --dump` tensors). Arrays are read in place; out= as for w4a8_linear. Bad "
+        "inputs raise ValueError or TypeError with the C API's message.");
+  m.def("w4a4_linear", &w4a4_linear, py::arg("x"), py::arg("weight"), py::arg("weight_scale"),
+        py::arg("bias") = py::none(), py::kw_only(), py::arg("convrot_groupsize") = 256,
+        py::arg("linear_dtype") = "int4", py::arg("semantics") = "cuda", py::arg("dump") = false,
+        py::arg("dtype") = py::none(), py::arg("out") = py::none(),
+        "The reference convrot_w4a4 linear (quant-numerics.md §6.2, §6.3) as `safespec linear` computes it, bit "
+        "for bit. x [M, K] as for int8_linear; weight [N, K/2] uint8/int8, signed low-nibble-first codes; "
+        "weight_scale [N]; bias [N] or None; convrot_groupsize C (a power of 4); linear_dtype the marker's 'int4' "
+        "or 'int8'. semantics picks comfy-kitchen's backend: 'cuda' runs linear_dtype as given, 'eager' always the "
+        "int4 path. Returns y [M, N] in x's dtype, or (y, {name: intermediate}) with dump=True. Arrays are read in "
+        "place; out= as for w4a8_linear. Bad inputs raise ValueError or TypeError with the C API's message.");
   m.def("dequant", &dequant, py::arg("format"), py::arg("weight"), py::arg("scale") = py::none(), py::kw_only(),
         py::arg("global_scale") = py::none(), py::arg("zeros") = py::none(), py::arg("group_size") = 64,
         py::arg("convrot_groupsize") = 0, py::arg("rows") = 0, py::arg("cols") = 0, py::arg("e8m0") = "kitchen",

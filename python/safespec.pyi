@@ -1,6 +1,6 @@
 """safespec: the executable specification of safetensors and comfy_quant
-layers. check() gives what `safespec check --json` gives, w4a8_linear() and
-dequant() the reference numerics bit for bit, compare() an ulp comparison,
+layers. check() gives what `safespec check --json` gives, w4a8_linear(),
+int8_linear(), w4a4_linear() and dequant() the reference numerics bit for bit, compare() an ulp comparison,
 rules() the catalogue and conformance_cases() the conformance suite for
 pytest.
 
@@ -60,6 +60,58 @@ def w4a8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], s_rel: npt.NDArra
     (y, {name: intermediate}) with dump=True. C-contiguous arrays are read in
     place, without a copy; out: a C-contiguous writable [M, N] array of x's
     numpy dtype that y is written into and returned as. Bad inputs raise
+    ValueError or TypeError with the C API's message."""
+
+
+@overload
+def int8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt.NDArray[Any],
+                bias: Optional[npt.NDArray[Any]] = None, *, convrot_groupsize: int = 0,
+                semantics: _Semantics = "cuda", dump: Literal[False] = False, dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]: ...
+@overload
+def int8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt.NDArray[Any],
+                bias: Optional[npt.NDArray[Any]] = None, *, convrot_groupsize: int = 0,
+                semantics: _Semantics = "cuda", dump: Literal[True], dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> tuple[npt.NDArray[Any], dict[str, npt.NDArray[Any]]]: ...
+def int8_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt.NDArray[Any],
+                bias: Optional[npt.NDArray[Any]] = None, *, convrot_groupsize: int = 0,
+                semantics: _Semantics = "cuda", dump: bool = False, dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> Any:
+    """The reference int8_tensorwise linear (quant-numerics.md §7.1) as
+    `safespec linear` computes it, bit for bit. x [M, K] float32, float16, or
+    uint16 bf16 bits with dtype='bf16' (dtype also names uint16 weight_scale
+    and bias); weight [N, K] int8/uint8; weight_scale one element or [N, 1];
+    bias [N] or None; convrot_groupsize 0 without ConvRot, else C (a power
+    of 4). int8 has one activation path, so both semantics give the same y.
+    Returns y [M, N] in x's dtype, or (y, {name: intermediate}) with
+    dump=True (rotated, xs, xq, acc, y). Arrays are read in place; out= as
+    for w4a8_linear. Bad inputs raise ValueError or TypeError with the C
+    API's message."""
+
+
+@overload
+def w4a4_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt.NDArray[Any],
+                bias: Optional[npt.NDArray[Any]] = None, *, convrot_groupsize: int = 256,
+                linear_dtype: Literal["int4", "int8"] = "int4", semantics: _Semantics = "cuda",
+                dump: Literal[False] = False, dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> npt.NDArray[Any]: ...
+@overload
+def w4a4_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt.NDArray[Any],
+                bias: Optional[npt.NDArray[Any]] = None, *, convrot_groupsize: int = 256,
+                linear_dtype: Literal["int4", "int8"] = "int4", semantics: _Semantics = "cuda",
+                dump: Literal[True], dtype: Optional[str] = None,
+                out: Optional[npt.NDArray[Any]] = None) -> tuple[npt.NDArray[Any], dict[str, npt.NDArray[Any]]]: ...
+def w4a4_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt.NDArray[Any],
+                bias: Optional[npt.NDArray[Any]] = None, *, convrot_groupsize: int = 256,
+                linear_dtype: Literal["int4", "int8"] = "int4", semantics: _Semantics = "cuda",
+                dump: bool = False, dtype: Optional[str] = None, out: Optional[npt.NDArray[Any]] = None) -> Any:
+    """The reference convrot_w4a4 linear (quant-numerics.md §6.2, §6.3) as
+    `safespec linear` computes it, bit for bit. x as for int8_linear; weight
+    [N, K/2] uint8/int8, signed low-nibble-first codes; weight_scale [N];
+    bias [N] or None; convrot_groupsize C (a power of 4); linear_dtype the
+    marker's. semantics picks comfy-kitchen's backend: 'cuda' runs
+    linear_dtype as given, 'eager' always the int4 path. Returns y [M, N] in
+    x's dtype, or (y, {name: intermediate}) with dump=True. Bad inputs raise
     ValueError or TypeError with the C API's message."""
 
 

@@ -1,6 +1,6 @@
 /* safespec's numerics, in-process (included by safespec/safespec.h): the
- * reference W4A8 linear, every format's dequantization and the number-format
- * codecs, on buffers the caller owns. A layer is described by pointers,
+ * reference W4A8, int8_tensorwise and convrot_w4a4 linears, every format's
+ * dequantization and the number-format codecs, on buffers the caller owns. A layer is described by pointers,
  * dtypes and shapes, not by a file; the results are bit for bit those of
  * `safespec linear` and `safespec dequant` (docs/spec/numerics.md).
  *
@@ -163,6 +163,59 @@ SAFESPEC_API void safespec_tensors_free(safespec_tensors* tensors);
  * bound, a shape that disagrees with the weight) is SAFESPEC_INVALID_INPUT. */
 SAFESPEC_API safespec_status safespec_w4a8_linear(const safespec_w4a8_layer* layer, const safespec_tensor* x,
                                                   const safespec_w4a8_options* options, safespec_buffer* y,
+                                                  safespec_tensors** trace, safespec_error* error);
+
+/* --- The int8_tensorwise and convrot_w4a4 linears ------------------------
+ * quant-numerics.md §7.1 and §6.2-§6.3, as `safespec linear` computes them
+ * (spec/numerics/int_linear.hpp): x [M, K] (F32, BF16 or F16) is rotated
+ * per C-block when the layer has ConvRot, quantized per row by the eager
+ * activation path (on a CUDA device: xs = amax * f32(1/127)), multiplied
+ * exactly in integers and scaled back; y is [M, N] of x's dtype. trace, as
+ * for safespec_w4a8_linear: NULL, or where to put the tensors `safespec
+ * linear --dump` writes for these formats (rotated, xs, xq, acc, y). An
+ * input the specification refuses (K past the int32 bound, C not a power of
+ * 4, K not divisible by 64 for W4A4, a shape that disagrees with the
+ * weight) is SAFESPEC_INVALID_INPUT. */
+
+/* int8_tensorwise: weight [N, K] I8 (or U8 read as I8); weight_scale one
+ * element or [N, 1] (F32, BF16, F16); bias [N] (F32, BF16, F16) or absent. */
+typedef struct safespec_int8_layer {
+  safespec_tensor weight;
+  safespec_tensor weight_scale;
+  safespec_tensor bias;
+  uint64_t convrot_groupsize; /* 0 when the marker has no "convrot": true, else its C (default 256) */
+} safespec_int8_layer;
+
+/* convrot_w4a4's "linear_dtype": which activation quantizer and GEMM. */
+typedef enum safespec_w4a4_linear_dtype {
+  SAFESPEC_W4A4_LINEAR_INT4 = 0, /* "int4", the marker's default */
+  SAFESPEC_W4A4_LINEAR_INT8 = 1, /* "int8": only the cuda backend honours it; eager runs int4 (§6.3) */
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_W4A4_LINEAR_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_W4A4_LINEAR_MAX_ENUM_ = 0x7FFFFFFF
+} safespec_w4a4_linear_dtype;
+
+/* convrot_w4a4: weight [N, K/2] (U8 or I8), signed low-nibble-first codes;
+ * weight_scale [N] (F32, BF16, F16); bias [N] (F32, BF16, F16) or absent. */
+typedef struct safespec_w4a4_layer {
+  safespec_tensor weight;
+  safespec_tensor weight_scale;
+  safespec_tensor bias;
+  uint64_t convrot_groupsize; /* C, a power of 4 (the marker's default is 256) */
+  safespec_w4a4_linear_dtype linear_dtype;
+} safespec_w4a4_layer;
+
+/* semantics: accepted for symmetry with `safespec linear --semantics`;
+ * int8_tensorwise has one activation path here (comfy-kitchen's CUDA
+ * activation kernel for it is not recorded), so both give the same y. */
+SAFESPEC_API safespec_status safespec_int8_linear(const safespec_int8_layer* layer, const safespec_tensor* x,
+                                                  safespec_semantics semantics, safespec_buffer* y,
+                                                  safespec_tensors** trace, safespec_error* error);
+/* semantics picks comfy-kitchen's backend: SAFESPEC_SEMANTICS_CUDA runs
+ * linear_dtype as given, SAFESPEC_SEMANTICS_EAGER always the int4 path. */
+SAFESPEC_API safespec_status safespec_w4a4_linear(const safespec_w4a4_layer* layer, const safespec_tensor* x,
+                                                  safespec_semantics semantics, safespec_buffer* y,
                                                   safespec_tensors** trace, safespec_error* error);
 
 /* --- Dequantization: the weight in the original, un-rotated basis --------

@@ -25,8 +25,10 @@
  *
  * Versions: SAFESPEC_API_VERSION changes whenever a declaration here changes
  * in a way that breaks source or binary compatibility (a struct gains a field,
- * an enum value is renumbered); safespec_version() gives the version of the
- * library actually linked, so a program can refuse a mismatch at run time.
+ * an enum value is renumbered), and grows when functions are added (102: the
+ * int8_tensorwise and convrot_w4a4 linears), so `#if SAFESPEC_API_VERSION >=`
+ * tests for them; safespec_version() gives the version of the library
+ * actually linked, so a program can refuse a mismatch at run time.
  */
 #ifndef SAFESPEC_SAFESPEC_H
 #define SAFESPEC_SAFESPEC_H
@@ -46,7 +48,7 @@ extern "C" {
 #endif
 
 /* The API's version: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SAFESPEC_API_VERSION 101
+#define SAFESPEC_API_VERSION 102
 
 typedef enum safespec_status {
   SAFESPEC_OK = 0,

@@ -14,12 +14,6 @@
 #include "src/linear_command.hpp"
 #include "src/numerics/w4a8_fast.hpp"
 
-// The views point into `tensors`, which is never resized after they are made.
-struct safespec_tensors {
-  std::vector<safespec::NamedTensor> tensors;
-  std::vector<safespec_tensor_view> views;
-};
-
 namespace {
 
 using namespace safespec;
@@ -53,22 +47,6 @@ ApiResult<numerics::W4a8Options> read_options(const safespec_w4a8_options* in) {
   o.eager_scale = in->eager_reciprocal_scale ? numerics::EagerScale::Reciprocal : numerics::EagerScale::Divide;
   o.cuda_any_block_size = in->cuda_any_block_size != 0;
   return o;
-}
-
-std::unique_ptr<safespec_tensors> tensor_list(std::vector<NamedTensor> list) {
-  auto out = std::make_unique<safespec_tensors>();
-  out->tensors = std::move(list);
-  for (const NamedTensor& t : out->tensors) {
-    safespec_tensor_view v{};
-    v.name = t.name.c_str();
-    v.dtype = static_cast<safespec_dtype>(t.dtype);
-    v.rank = static_cast<std::uint32_t>(t.shape.size());
-    std::copy(t.shape.begin(), t.shape.end(), v.shape);
-    v.data = t.bytes.data();
-    v.size_bytes = t.bytes.size();
-    out->views.push_back(v);
-  }
-  return out;
 }
 
 numerics::FloatType float_type(Dtype d) {

@@ -214,4 +214,20 @@ ApiResult<numerics::W4a8Layer> read_w4a8_layer(const safespec_w4a8_layer* l) {
   return out;
 }
 
+std::unique_ptr<safespec_tensors> tensor_list(std::vector<NamedTensor> list) {
+  auto out = std::make_unique<safespec_tensors>();
+  out->tensors = std::move(list);
+  for (const NamedTensor& t : out->tensors) {
+    safespec_tensor_view v{};
+    v.name = t.name.c_str();
+    v.dtype = static_cast<safespec_dtype>(t.dtype);
+    v.rank = static_cast<std::uint32_t>(t.shape.size());
+    std::copy(t.shape.begin(), t.shape.end(), v.shape);
+    v.data = t.bytes.data();
+    v.size_bytes = t.bytes.size();
+    out->views.push_back(v);
+  }
+  return out;
+}
+
 }  // namespace safespec::c_api

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <span>
 #include <string>
@@ -19,6 +20,14 @@
 #include "spec/numerics/matrix.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 #include "spec/result.hpp"
+#include "src/linear_command.hpp"
+
+// The intermediates of one call (safespec_tensors in numerics.h). The views
+// point into `tensors`, which is never resized after they are made.
+struct safespec_tensors {
+  std::vector<safespec::NamedTensor> tensors;
+  std::vector<safespec_tensor_view> views;
+};
 
 namespace safespec::c_api {
 
@@ -90,5 +99,8 @@ ApiStatus write_values(safespec_buffer* out, const std::string& what, std::span<
 ApiResult<numerics::W4a8Layer> read_w4a8_layer(const safespec_w4a8_layer* layer);
 
 std::string dtype_list(std::initializer_list<Dtype> allowed);
+
+// The list handed to the caller as a safespec_tensors (its views made here).
+std::unique_ptr<safespec_tensors> tensor_list(std::vector<NamedTensor> list);
 
 }  // namespace safespec::c_api
