@@ -122,6 +122,13 @@ static void test_corrupted(const char* examples) {
   CHECK(str_is(f.message, "expected a file of at least 8 + 1489 = 1497 bytes for the header, found 1496 bytes"));
   CHECK(str_is(f.where, "byte 0"));
   CHECK(str_is(f.reference, "InvalidHeaderLength"));
+  /* The rule's fix, as the JSON's "fix". */
+  CHECK(safespec_finding_fix(r, 0, 0, &s) == SAFESPEC_OK &&
+        str_is(s, "the file is cut short or its first 8 bytes are wrong: copy it again, or rewrite it with a "
+                  "safetensors writer"));
+  CHECK(s.data[s.size] == '\0');
+  CHECK(safespec_finding_fix(r, 0, 1, &s) == SAFESPEC_OUT_OF_RANGE);
+  CHECK(safespec_finding_fix(r, 0, 0, NULL) == SAFESPEC_INVALID_ARGUMENT);
   CHECK(safespec_finding_place(r, 0, 0, &p) == SAFESPEC_OK);
   CHECK(p.kind == SAFESPEC_PLACE_BYTE && str_is(p.kind_name, "byte") && p.has_byte == 1 && p.byte == 0);
   CHECK(p.name.data == NULL && p.field.data == NULL && p.path_length == 0);

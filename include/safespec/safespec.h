@@ -26,7 +26,8 @@
  * Versions: SAFESPEC_API_VERSION changes whenever a declaration here changes
  * in a way that breaks source or binary compatibility (a struct gains a field,
  * an enum value is renumbered), and grows when functions are added (102: the
- * int8_tensorwise and convrot_w4a4 linears), so `#if SAFESPEC_API_VERSION >=`
+ * int8_tensorwise and convrot_w4a4 linears; 103: safespec_finding_fix), so
+ * `#if SAFESPEC_API_VERSION >=`
  * tests for them; safespec_version() gives the version of the library
  * actually linked, so a program can refuse a mismatch at run time.
  */
@@ -48,7 +49,7 @@ extern "C" {
 #endif
 
 /* The API's version: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SAFESPEC_API_VERSION 102
+#define SAFESPEC_API_VERSION 103
 
 typedef enum safespec_status {
   SAFESPEC_OK = 0,
@@ -234,6 +235,11 @@ typedef struct safespec_finding {
 } safespec_finding;
 SAFESPEC_API safespec_status safespec_finding_get(const safespec_report* report, size_t file, size_t finding,
                                                   safespec_finding* out);
+/* The finding's rule's one-line fix, as the JSON's "fix" ("pad the header
+ * with spaces to a multiple of 8 bytes"); static, never freed. A function of
+ * its own, so safespec_finding keeps its size. */
+SAFESPEC_API safespec_status safespec_finding_fix(const safespec_report* report, size_t file, size_t finding,
+                                                  safespec_string* out);
 
 /* The place's kind, in JSON "place"."kind" order. */
 typedef enum safespec_place_kind {

@@ -8,6 +8,7 @@
 #include "safespec/safespec.h"
 #include "spec/finding.hpp"
 #include "spec/place.hpp"
+#include "spec/rule_catalogue.hpp"
 #include "src/c_api/handle.hpp"
 #include "src/place_json.hpp"
 
@@ -172,6 +173,13 @@ safespec_status safespec_finding_get(const safespec_report* report, size_t file,
   *out = safespec_finding{view(c.rule),
                           f.severity == Severity::Error ? SAFESPEC_SEVERITY_ERROR : SAFESPEC_SEVERITY_WARNING,
                           view(f.message), view(c.where), view(c.reference)};
+  return SAFESPEC_OK;
+}
+
+safespec_status safespec_finding_fix(const safespec_report* report, size_t file, size_t finding, safespec_string* out) {
+  if (const safespec_status s = reach(report, file, finding, out); s != SAFESPEC_OK) return s;
+  const std::string_view fix = rule_info(report->files[file].findings[finding].rule).fix;  // a catalogue literal
+  *out = safespec_string{fix.data(), fix.size()};
   return SAFESPEC_OK;
 }
 
