@@ -3,7 +3,8 @@
 //  - the C++ reference (spec/numerics/int_linear.hpp) on the shared cases and
 //    on random layers of every x dtype, both semantics and, for W4A4, both
 //    linear_dtypes, with and without ConvRot, bias and rowwise scales, every
-//    storage dtype the C API takes; y and every intermediate;
+//    storage dtype the C API takes; y and every intermediate; and W4A4's
+//    int32 bound, which follows the path the backend takes;
 //  - the `safespec` command itself: the same layers written as checkpoints
 //    and run through `safespec linear --dump`, whose y and dump files must be
 //    the very files the C API's y and intermediates make; and a layer both
@@ -80,7 +81,8 @@ template <class V>
 std::vector<std::uint8_t> le(const std::vector<V>& v) {
   std::vector<std::uint8_t> out;
   for (V x : v)
-    for (std::size_t b = 0; b < sizeof(V); ++b) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(x) >> (8 * b)));
+    for (std::size_t b = 0; b < sizeof(V); ++b)
+      out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(x) >> (8 * b)));
   return out;
 }
 
@@ -117,7 +119,9 @@ Result<deq::LinearTrace> reference(const Layer& l, safespec_semantics sem) {
   const auto* b = static_cast<const std::uint8_t*>(w.data);
   if (!l.w4a4) {
     std::vector<std::int8_t> q(b, b + w.size_bytes);
-    return deq::int8_linear(in, {deq::Mat<std::int8_t>(w.shape[0], w.shape[1], q), values_of(scale_of(l)), l.i8.convrot_groupsize});
+    const deq::Int8Weight wi{deq::Mat<std::int8_t>(w.shape[0], w.shape[1], q), values_of(scale_of(l)),
+                             l.i8.convrot_groupsize};
+    return deq::int8_linear(in, wi);
   }
   const deq::W4a4Weight ww{deq::Mat<std::uint8_t>(w.shape[0], w.shape[1], std::vector<std::uint8_t>(b, b + w.size_bytes)),
                            values_of(scale_of(l)), l.w4.convrot_groupsize};
@@ -206,7 +210,8 @@ void random_layer(Layer& l, bool w4a4, Dtype xd, safespec_w4a4_linear_dtype ld, 
                (ld == SAFESPEC_W4A4_LINEAR_INT8 ? "int8" : "int4") + "\"}";
   } else {
     l.i8.weight = tensor(l.weight.data(), l.weight.size(), wd, {n, k});
-    l.i8.weight_scale = rowwise ? tensor(l.scale.data(), l.scale.size(), sd, {n, 1}) : tensor(l.scale.data(), l.scale.size(), sd, {});
+    l.i8.weight_scale = rowwise ? tensor(l.scale.data(), l.scale.size(), sd, {n, 1})
+                                : tensor(l.scale.data(), l.scale.size(), sd, {});
     l.i8.bias = bias;
     l.i8.convrot_groupsize = c;
     l.marker = c == 0 ? R"({"format": "int8_tensorwise"})"
@@ -336,6 +341,28 @@ void cli_agreement(const Cli& cli) {
   std::printf("%d layers through `safespec linear` equal the C API\n", runs);
 }
 
+// W4A4's int32 bound follows the path the backend takes (§6.3): K = 2^21
+// is past the int8 path's floor(INT32_MAX / (128 * 8)) = 2097151, so cuda
+// with linear_dtype int8 refuses it, but eager runs the int4 path (bound
+// 38347922) and computes it, as the reference does.
+void k_bound_follows_the_path() {
+  constexpr std::uint64_t k = std::uint64_t{1} << 21;
+  Layer l;
+  l.w4a4 = true;
+  l.weight.assign(k / 2, 0x17);
+  l.scale = encode_floats(FloatType::F32, std::vector<float>{0.5f});
+  l.x = random_values(Dtype::BF16, k, -1.0f, 1.0f);
+  l.w4.weight = tensor(l.weight.data(), l.weight.size(), Dtype::U8, {1, k / 2});
+  l.w4.weight_scale = tensor(l.scale.data(), 4, Dtype::F32, {1});
+  l.w4.convrot_groupsize = 4;  // the cheapest rotation: this layer is 2^21 wide
+  l.w4.linear_dtype = SAFESPEC_W4A4_LINEAR_INT8;
+  l.xt = tensor(l.x.data(), l.x.size(), Dtype::BF16, {1, k});
+  const Output cuda = call(l, SAFESPEC_SEMANTICS_CUDA, 2);
+  EXPECT(cuda.status == SAFESPEC_INVALID_INPUT && std::string(cuda.err.rule) == "NUM-K-INT32-OVERFLOW",
+         std::string("cuda int8 at K = 2^21: ") + cuda.err.message);
+  check_reference("eager at K = 2^21", l, SAFESPEC_SEMANTICS_EAGER);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -345,6 +372,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   reference_cases(print);
+  if (!print) k_bound_follows_the_path();
   if (!print) {
     const Cli cli{argv[1], argv[2]};
     fs::remove_all(cli.dir);

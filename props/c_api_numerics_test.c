@@ -313,7 +313,8 @@ static void int_linear_refusals(void) {
   /* K past the int32 bound of the int8 GEMM: floor(INT32_MAX / 128^2) =
      131071. W4A4's bound depends on the path its backend takes: int8
      activations times 4-bit weights (cuda with linear_dtype int8) allow
-     K <= floor(INT32_MAX / (128 * 8)) = 2097151, the int4 path 38347922. */
+     K <= floor(INT32_MAX / (128 * 8)) = 2097151, the int4 path
+     floor(INT32_MAX / (7 * 8)) = 38347922. */
   big_w = (uint8_t*)calloc(1048576, 1);
   big_x = (float*)calloc(2097152, sizeof(float));
   CHECK(big_w != NULL && big_x != NULL);
@@ -334,7 +335,9 @@ static void int_linear_refusals(void) {
     expect_error(run_w4a4(&l4, &x, SAFESPEC_SEMANTICS_CUDA, y, 4, SAFESPEC_DTYPE_F32, NULL, &err), &err,
                  SAFESPEC_INVALID_INPUT, "NUM-K-INT32-OVERFLOW",
                  "x: expected K <= 2097151 so that the int32 accumulator cannot overflow, found K = 2097152");
-    CHECK(run_w4a4(&l4, &x, SAFESPEC_SEMANTICS_EAGER, y, 4, SAFESPEC_DTYPE_F32, NULL, &err) == SAFESPEC_OK);
+    /* That eager computes this layer (int4 path) is checked by
+       c_api_int_linear_equiv_test.cpp: here it would cost seconds against
+       the unoptimized shared library of cmake/SharedSmoke.cmake. */
   }
   free(big_w);
   free(big_x);

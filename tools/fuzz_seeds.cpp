@@ -1,6 +1,9 @@
 #include "tools/fuzz_seeds.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 namespace safespec::tools {
@@ -56,11 +59,17 @@ std::vector<NamedFile> index_seeds() {
 }
 
 std::vector<NamedFile> npy_seeds() {
+  // Sized once and filled in place: g++-12 -O3 reports bytes appended to the
+  // 8-byte magic as a write past it (-Wstringop-overflow, a false positive
+  // inside libstdc++), which broke Release builds of the tools.
   const auto npy = [](std::uint8_t major, std::string_view dict, std::size_t data_bytes) {
-    std::vector<std::uint8_t> out{0x93, 'N', 'U', 'M', 'P', 'Y', major, 0};
-    for (std::size_t b = 0; b < (major == 1 ? 2u : 4u); ++b) out.push_back(static_cast<std::uint8_t>(dict.size() >> (8 * b)));
-    out.insert(out.end(), dict.begin(), dict.end());
-    for (std::size_t i = 0; i < data_bytes; ++i) out.push_back(static_cast<std::uint8_t>(i * 37));
+    const std::size_t len_bytes = major == 1 ? 2 : 4, data_at = 8 + len_bytes + dict.size();
+    std::vector<std::uint8_t> out(data_at + data_bytes);
+    const std::uint8_t magic[] = {0x93, 'N', 'U', 'M', 'P', 'Y', major, 0};
+    std::copy(std::begin(magic), std::end(magic), out.begin());
+    for (std::size_t b = 0; b < len_bytes; ++b) out[8 + b] = static_cast<std::uint8_t>(dict.size() >> (8 * b));
+    std::copy(dict.begin(), dict.end(), out.begin() + static_cast<std::ptrdiff_t>(8 + len_bytes));
+    for (std::size_t i = 0; i < data_bytes; ++i) out[data_at + i] = static_cast<std::uint8_t>(i * 37);
     return out;
   };
   const auto padded = [](std::string dict) {
