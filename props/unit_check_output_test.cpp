@@ -75,9 +75,8 @@ TEST_CASE("check text: fixes once per rule, the reference only for container rul
         "  verdict sglang: loads (config None)\n"
         "  verdict comfyui: loads\n"
         "  verdict kitchen: loads\n"
-        "  note: every consumer loads this file as it is; strict fails it for what the written spec forbids, so that "
-        "readers that follow the spec agree: ST-DUPLICATE-TENSOR (no tensor name appears twice (the reference keeps "
-        "the last))\n");
+        "  note: every consumer loads this file as it is; strict fails it for rules no consumer enforces, which guard "
+        "against: ST-DUPLICATE-TENSOR (no tensor name appears twice (the reference keeps the last))\n");
 }
 
 TEST_CASE("check text: a file no consumer can parse gets one error and one verdict line", "[cli][ST-JSON-SYNTAX]") {

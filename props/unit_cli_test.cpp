@@ -225,7 +225,7 @@ TEST_CASE("CLI (X3, W5): --profile safetensors drops strict-only findings") {
   CHECK(ref.out.starts_with(p + ": OK (0 errors, 0 warnings, profile safetensors)\n  verdict safetensors: loads\n"));
 }
 
-TEST_CASE("CLI (F1-F13): inspect lists tensors; --json too; parse errors exit 1") {
+TEST_CASE("CLI (F1-F13): inspect lists tensors, --json too, parse errors exit 1") {
   Scratch s;
   const auto p = s.file("ok.safetensors", canonical());
   const Run r = s.run("inspect " + quoted(p));
@@ -278,7 +278,7 @@ TEST_CASE("CLI (ST-*): rules lists the catalogue, as text and as JSON") {
   }
 }
 
-TEST_CASE("CLI (ST-INDEX-*): a shard index path checks the shards; exit 1 on an index finding") {
+TEST_CASE("CLI (ST-INDEX-*): a shard index path checks the shards, exit 1 on an index finding") {
   Scratch s;
   s.file("s1.safetensors", canonical());
   const auto good = s.text("good.index.json", R"({"metadata":{"total_size":16},"weight_map":{"test":"s1.safetensors"}})");
@@ -341,7 +341,7 @@ TEST_CASE("CLI (issue 3): every JSON file object has the four consumers, whateve
   CHECK(found);
 }
 
-TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values; without it they are not checked", "[CQ-DATA-SCALE]") {
+TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values, without it they are not checked", "[CQ-DATA-SCALE]") {
   Scratch s;
   const auto p = s.file("nan.safetensors", w4a8(R"({"format": "asym_w4a8_int8", "convrot": true})", 0x7f));
   CHECK(s.run("check " + quoted(p)).code == 0);
@@ -351,7 +351,7 @@ TEST_CASE("CLI (CQ-DATA-SCALE): --data reads tensor values; without it they are 
   CHECK(r.out.find("verdict sglang: loads (config KitchenW4A8Config); mis-loads: CQ-DATA-SCALE") != std::string::npos);
 }
 
-TEST_CASE("CLI (S6.3, G27): --checkpoint reads loose paths as one checkpoint; alone they are separate") {
+TEST_CASE("CLI (S6.3, G27): --checkpoint reads loose paths as one checkpoint, alone they are separate") {
   Scratch s;
   const std::string q(R"({"format": "int8_tensorwise", "convrot": true, "convrot_groupsize": 16})");
   std::vector<std::uint8_t> qb(q.begin(), q.end()), w(4 * 16, 1), sc(4, 0);
@@ -385,7 +385,7 @@ TEST_CASE("CLI (S6.3, G27): --checkpoint reads loose paths as one checkpoint; al
   CHECK(sharded.out.find("verdict sglang: loads (config KitchenInt8Config)") != std::string::npos);
 }
 
-TEST_CASE("CLI (issue 3): table prints one row per file and each rejection's message; exit 0") {
+TEST_CASE("CLI (issue 3): table prints one row per file and each rejection's message, exit 0") {
   Scratch s;
   const auto p = s.file("w4a8.safetensors", w4a8(kComfyW4a8));
   const auto g = s.file("gap.safetensors", gap());

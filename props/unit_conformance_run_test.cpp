@@ -62,7 +62,7 @@ TEST_CASE("conformance run: accept_all under strict accepts what it should rejec
                      "FAIL: disagrees on 2 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 0 of 1 agree\n");
 }
 
-TEST_CASE("conformance run: the profile picks the expectations; sglang's shows its messages", "[conformance]") {
+TEST_CASE("conformance run: the profile picks the expectations, sglang's shows its messages", "[conformance]") {
   const Suite s;
   Run r = s.run_impl("accept_all", "--profile safetensors");
   CHECK(r.code == 1);

@@ -225,7 +225,7 @@ TEST_CASE("numerics §4 L3: the swizzle is a bijection of 0 .. R'C' - 1 and the 
   }
 }
 
-TEST_CASE("numerics §4 L3: swizzle then unswizzle round-trips for R = 130, Cb = 7; padding is zero and never read", "[numerics]") {
+TEST_CASE("numerics §4 L3: swizzle then unswizzle round-trips for R = 130, Cb = 7, padding is zero and never read", "[numerics]") {
   Mat<std::uint8_t> s = Mat<std::uint8_t>::zeros(130, 7);
   for (std::size_t i = 0; i < s.v.size(); ++i) s.v[i] = static_cast<std::uint8_t>(1 + i % 251);
   auto stored = swizzle(s, RuleId::QuantNvfp4Layout);
@@ -391,7 +391,7 @@ TEST_CASE("numerics §9.1 L1 L3 L12: nvfp4 hi_first E2M1 codes times global * sw
 
 // ---- §10.1 mxfp8 -----------------------------------------------------------------
 
-TEST_CASE("numerics §10.1 §2.3 L13: mxfp8 E4M3 times the swizzled E8M0 scale; code 0 is 0 for kitchen", "[numerics]") {
+TEST_CASE("numerics §10.1 §2.3 L13: mxfp8 E4M3 times the swizzled E8M0 scale, code 0 is 0 for kitchen", "[numerics]") {
   Mat<std::uint8_t> codes = Mat<std::uint8_t>::zeros(2, 64);
   codes.at(0, 0) = 0x38;   // 1.0, block scale 127 = 1
   codes.at(0, 32) = 0x38;  // 1.0, block scale 0

@@ -43,7 +43,7 @@ TEST_CASE("numerics §5.4 eager.4: xs divides on the CPU and multiplies by f32(1
   CHECK(std::isnan(eager_xs(NAN, Device::Gpu)));
 }
 
-TEST_CASE("numerics §5.4 eager.5-eager.6: zero divisor becomes tiny(T) (fp16 only); codes clamp to [-128, 127]", "[numerics]") {
+TEST_CASE("numerics §5.4 eager.5-eager.6: zero divisor becomes tiny(T) (fp16 only), codes clamp to [-128, 127]", "[numerics]") {
   const float f = std::bit_cast<float>(0x0DA24260u);
   CHECK(eager_divisor(f, Dtype::F16) == p2(-14));
   CHECK(eager_divisor(f, Dtype::BF16) == round_t(Dtype::BF16, f));
@@ -92,7 +92,7 @@ TEST_CASE("numerics §7.1: int8 linear, F32, tensor-wise scale, by hand", "[nume
   }
 }
 
-TEST_CASE("numerics §7.1 eager.8: int8 linear in BF16 rounds twice; row-wise scales", "[numerics]") {
+TEST_CASE("numerics §7.1 eager.8: int8 linear in BF16 rounds twice, row-wise scales", "[numerics]") {
   LinearInput in{mat<float>(1, 4, {127.0f, -2.5f, 0.5f, 3.5f}), Dtype::BF16, std::vector<float>{1.0f, 0.25f}, Device::Gpu};
   // v = bf16(-319.5) = -320 (step 2 in [256, 512)); -320 + 0.25 -> bf16 -320.
   auto r = int8_linear(in, {mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f}, 0});
@@ -186,7 +186,7 @@ TEST_CASE("numerics §6.2: convrot_w4a4 int4 linear by hand", "[numerics]") {
   }
 }
 
-TEST_CASE("numerics §6.3 D4 G8: linear_dtype int8 on CUDA quantizes activations to int8; eager ignores it", "[numerics]") {
+TEST_CASE("numerics §6.3 D4 G8: linear_dtype int8 on CUDA quantizes activations to int8, eager ignores it", "[numerics]") {
   CHECK(w4a4_effective_dtype(W4a4LinearDtype::Int8, Backend::Cuda) == W4a4LinearDtype::Int8);
   CHECK(w4a4_effective_dtype(W4a4LinearDtype::Int8, Backend::Eager) == W4a4LinearDtype::Int4);
   CHECK(w4a4_effective_dtype(W4a4LinearDtype::Int4, Backend::Cuda) == W4a4LinearDtype::Int4);

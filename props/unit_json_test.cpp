@@ -282,7 +282,7 @@ TEST_CASE("ST-SHAPE-TYPE (F6.13, F6.15): integer grammar of shape elements", "[S
   require_error(gen::file_with_header(with_shape(c.dims)), "ST-SHAPE-TYPE", "tensor 't'", kShapeMsg + c.found);
 }
 
-TEST_CASE("ST-SHAPE-TYPE (F6.13): shape must be an array; later elements carry their index", "[ST-SHAPE-TYPE]") {
+TEST_CASE("ST-SHAPE-TYPE (F6.13): shape must be an array, later elements carry their index", "[ST-SHAPE-TYPE]") {
   require_error(gen::file_with_header(R"({"t":{"dtype":"U8","shape":{},"data_offsets":[0,0]}})"), "ST-SHAPE-TYPE",
                 "tensor 't'", "expected shape to be an array of integers, found an object");
   require_error(gen::file_with_header(with_shape("1,2,1.5")), "ST-SHAPE-TYPE", "tensor 't'",

@@ -228,7 +228,7 @@ TEST_CASE("F8 (X6): a zero-sized tensor must sit at the cursor and span nothing"
         line("ST-OFFSET-GAP", "tensor 'a'", "expected data_offsets begin 0" + kBegin0 + "1: a gap of 1 byte"));
 }
 
-TEST_CASE("F9 (X23): scalars hold one element; rank 1000 is accepted") {
+TEST_CASE("F9 (X23): scalars hold one element, rank 1000 is accepted") {
   CHECK(findings_of(file_of({entry("s", "I32", "", 0, 4)}, 4)).empty());
   std::string ones, twos;
   for (int i = 0; i < 1000; ++i) {
@@ -244,14 +244,14 @@ TEST_CASE("F9 (X23): scalars hold one element; rank 1000 is accepted") {
   CHECK(over[0].ends_with("found it overflows at shape[63]"));
 }
 
-TEST_CASE("F8 (§2): offsets need not be aligned; an F64 at data offset 1 is accepted by the reference") {
+TEST_CASE("F8 (§2): offsets need not be aligned, an F64 at data offset 1 is accepted by the reference") {
   const auto f = file_of({entry("a", "U8", "1", 0, 1), entry("b", "F64", "1", 1, 9)}, 9);
   const Model m = require_model(f);
   CHECK(check_model(m, Profile::Safetensors).empty());
   CHECK(verdict(f).empty());
 }
 
-TEST_CASE("ST-OFFSET-OVERLAP (X4, X13): tied weights; the reported name is deterministic", "[ST-OFFSET-OVERLAP]") {
+TEST_CASE("ST-OFFSET-OVERLAP (X4, X13): tied weights, the reported name is deterministic", "[ST-OFFSET-OVERLAP]") {
   // Upstream test_json_attack: 10 F32 [2,2] tensors all at [0,16].
   std::vector<std::string> entries;
   for (int i : {7, 3, 9, 0, 5, 1, 8, 2, 6, 4}) entries.push_back(entry("weight_" + std::to_string(i), "F32", "2,2", 0, 16));

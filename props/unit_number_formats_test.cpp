@@ -108,7 +108,7 @@ std::vector<double> midpoints(const Grid& g) {
 
 }  // namespace
 
-TEST_CASE("numerics §2.1: all 256 E4M3FN codes decode as the formula; NaN only at 0x7F and 0xFF") {
+TEST_CASE("numerics §2.1: all 256 E4M3FN codes decode as the formula, NaN only at 0x7F and 0xFF") {
   for (unsigned c = 0; c < 256; ++c) {
     INFO("code " << c);
     CHECK(same(decode_e4m3fn(static_cast<std::uint8_t>(c)), e4m3_formula(c)));
@@ -132,7 +132,7 @@ TEST_CASE("numerics §2.2: all 256 E5M2 codes decode as the formula and as the u
   CHECK(decode_e5m2(0x01) == std::ldexp(1.0f, -16));
 }
 
-TEST_CASE("numerics §2.3: E8M0 under both semantics; kitchen decodes 0 as 0.0 and 255 as +inf") {
+TEST_CASE("numerics §2.3: E8M0 under both semantics, kitchen decodes 0 as 0.0 and 255 as +inf") {
   for (unsigned c = 1; c < 255; ++c) {
     INFO("code " << c);
     const double expect = std::pow(2.0, static_cast<int>(c) - 127);
@@ -145,7 +145,7 @@ TEST_CASE("numerics §2.3: E8M0 under both semantics; kitchen decodes 0 as 0.0 a
   CHECK(decode_e8m0(255, E8M0::Kitchen) == INFINITY);
 }
 
-TEST_CASE("numerics §2.4: the 16 E2M1 codes; encoding clamps to 6 and breaks ties to the even code") {
+TEST_CASE("numerics §2.4: the 16 E2M1 codes, encoding clamps to 6 and breaks ties to the even code") {
   const float table[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
   for (std::uint8_t c = 0; c < 16; ++c) {
     INFO("code " << int(c));
@@ -288,7 +288,7 @@ TEST_CASE("numerics §1.1 §1.2 §2.1: the saturation edge of every encoder") {
   CHECK(f32_to_f16(-std::numeric_limits<float>::quiet_NaN()) == 0xFE00);
 }
 
-TEST_CASE("numerics §1.5: every E4M3FN and E5M2 value is exact in bf16 and f16; every E2M1 value too") {
+TEST_CASE("numerics §1.5: every E4M3FN and E5M2 value is exact in bf16 and f16, every E2M1 value too") {
   for (unsigned c = 0; c < 256; ++c) {
     INFO("code " << c);
     for (float v : {decode_e4m3fn(static_cast<std::uint8_t>(c)), decode_e5m2(static_cast<std::uint8_t>(c))}) {

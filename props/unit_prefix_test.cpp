@@ -170,7 +170,7 @@ TEST_CASE("F6 before F8-F13: syntax is decided before any model rule") {
                 "expected a string key, found '}'");
 }
 
-TEST_CASE("F4: the header is read from the prefix only; the data buffer does not matter") {
+TEST_CASE("F4: the header is read from the prefix only, the data buffer does not matter") {
   const auto m = require_model(gen::file_with_header("{}", 0));
   CHECK(m.buffer_size() == 0);
   const auto with_data = parse_both(gen::file_with_header("{}", 5));

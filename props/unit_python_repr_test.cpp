@@ -331,7 +331,7 @@ TEST_CASE("python_repr: py::str: a str prints itself, anything else its repr") {
   CHECK(py::str(py::Value("BF16")) + py::str(py::tuple({3072, 1})) == "BF16(3072, 1)");
 }
 
-TEST_CASE("python_repr: py::sorted orders strs by code point; sorted_list(x, 5) is sorted(x)[:5]") {
+TEST_CASE("python_repr: py::sorted orders strs by code point, sorted_list(x, 5) is sorted(x)[:5]") {
   // sorted(['b', 'a', 'B', 'é', 'z', '\U0001f600', '\uffff', 'a.b', 'a_b', ''])
   const std::vector<std::string> names{"b", "a", "B", "\xc3\xa9", "z", "\xf0\x9f\x98\x80", "\xef\xbf\xbf",
                                        "a.b", "a_b", ""};

@@ -101,7 +101,7 @@ TEST_CASE("Profiles: a container error is every consumer's first error", "[quant
   CHECK(outcome(r, Consumer::Sglang).error == "SafetensorError");
 }
 
-TEST_CASE("Profiles: a valid checkpoint loads everywhere; sglang names its config", "[quant][profile]") {
+TEST_CASE("Profiles: a valid checkpoint loads everywhere, sglang names its config", "[quant][profile]") {
   const FileReport r = one(file(int8_layer("blk", R"({"format": "int8_tensorwise", "convrot": true, "convrot_groupsize": 16})")),
                            Profile::Strict);
   CHECK(r.ok());
@@ -127,7 +127,7 @@ TEST_CASE("Profiles: mis-loads are warnings that do not fail the consumer", "[qu
   CHECK_FALSE(one(bytes, Profile::Strict).ok());
 }
 
-TEST_CASE("Multi-file: shards are one checkpoint; the first file's failure comes first", "[quant][profile]") {
+TEST_CASE("Multi-file: shards are one checkpoint, the first file's failure comes first", "[quant][profile]") {
   const auto markers = file({marker("blk", R"({"format": "int8_tensorwise"})")});
   const auto weights = file({owned("blk.weight", Dtype::I8, {4, 16}), owned("blk.weight_scale", Dtype::F32, {})});
   const MemoryFile both[] = {{"m.safetensors", markers}, {"w.safetensors", weights}};

@@ -161,7 +161,7 @@ TEST_CASE("CQ-DATA-SCALE (L15): convrot_w4a4 weight_scale BF16 -inf", "[quant][C
   CHECK(f[0].message == "values must be finite and > 0, read as BF16: 1 of 2 fail, the first at index 1 is -inf");
 }
 
-TEST_CASE("CQ-DATA-SCALE (L12, L3): nvfp4 block scales U8 read as E4M3; zero allowed, NaN and negative not",
+TEST_CASE("CQ-DATA-SCALE (L12, L3): nvfp4 block scales U8 read as E4M3, zero allowed, NaN and negative not",
           "[quant][CQ-DATA-SCALE]") {
   Case c;
   Bytes scale = swizzled(16, 4, 0x38);
@@ -425,7 +425,7 @@ fs::path fresh_dir() {
 
 }  // namespace
 
-TEST_CASE("FileTensorData: reads a written file; offsets past EOF or overflowing, and the bounds, give the reason", "[quant]") {
+TEST_CASE("FileTensorData: reads a written file, offsets past EOF or overflowing, and the bounds, give the reason", "[quant]") {
   const Bytes scale = f32s({kNan});
   const Bytes weight{1, 2, 3, 4, 5, 6};
   auto file = serialize({TensorView{"p.weight", Dtype::I8, {2, 3}, weight},

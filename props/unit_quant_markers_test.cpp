@@ -205,7 +205,7 @@ TEST_CASE("CQ-MARKER-CONFLICT (S3.4, S6.3, G9, G19): Python equality decides", "
   CHECK(f[0].verdict(Consumer::Comfyui) == nullptr);  // ComfyUI keeps the metadata's (M6)
 }
 
-TEST_CASE("CQ-MARKER-MISSING (S5, S8, C8, G10): sorted, first five; ComfyUI mis-loads only scaled weights",
+TEST_CASE("CQ-MARKER-MISSING (S5, S8, C8, G10): sorted, first five, ComfyUI mis-loads only scaled weights",
           "[quant][CQ-MARKER-MISSING]") {
   Marked m;
   for (std::string p : {"f", "e", "d", "c", "b", "a"}) m.fx.tensor(p + ".weight", Dtype::I8, {2, 2});

@@ -38,7 +38,7 @@ TEST_CASE("mxfp8 (L13): a canonical layer has no findings", "[quant]") {
   CHECK(run(pad, "q").findings().empty());
 }
 
-TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message; sglang skips mxfp8 markers (S9.0)",
+TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message, sglang skips mxfp8 markers (S9.0)",
           "[quant][CQ-MXFP8-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.a'b\\c.weight", Dtype::F8_E4M3, {128, 128});

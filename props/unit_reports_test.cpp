@@ -198,7 +198,7 @@ TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each 
   CHECK(listed > 0);
 }
 
-TEST_CASE("reports (issue 11): a mis-load fails the consumer's profile; --fail-on chooses", "[reports]") {
+TEST_CASE("reports (issue 11): a mis-load fails the consumer's profile, --fail-on chooses", "[reports]") {
   Scratch s;
   // ComfyUI loads it and casts the weight without its scale (README's table: "loads, mis-loads").
   const std::string unmarked = quoted((test::vectors_dir().parent_path() / "examples" / "quant" /

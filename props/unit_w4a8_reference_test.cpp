@@ -221,7 +221,7 @@ TEST_CASE("cuda.10 (§5.3): correction term in T_o, S lossy above 256 in bf16", 
   CHECK(correction_cuda(1.0f, xq, 0.5f, 8, corr, FloatType::F32) == 134.5f);
 }
 
-TEST_CASE("eager.8, eager.C2 (§5.4): two roundings; separate binary32 operations", "[numerics]") {
+TEST_CASE("eager.8, eager.C2 (§5.4): two roundings, separate binary32 operations", "[numerics]") {
   // acc · (xs · s) = 119.5, then + bias 0.25 = 119.75, a bf16 tie -> 120.
   CHECK(epilogue_eager(478, 1.0f, 0.25f, 0.25f, FloatType::BF16) == 120.0f);
   CHECK(epilogue_eager(478, 1.0f, 0.25f, std::nullopt, FloatType::BF16) == 119.5f);

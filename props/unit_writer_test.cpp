@@ -107,7 +107,7 @@ TEST_CASE("W1-W7: upstream test_simple.py test_serialization, exact bytes with [
   CHECK(text_of(file) == expected);
 }
 
-TEST_CASE("W1 (§4): dtype descending then name ascending; W2 contiguous offsets") {
+TEST_CASE("W1 (§4): dtype descending then name ascending, W2 contiguous offsets") {
   const Bytes b1(1, 0xB1), u8(1, 0x08), f4(1, 0xF4), f16(2, 0x16), i32(4, 0x32), c64(8, 0xC6), a64(8, 0xAA),
       z64(8, 0x22);
   const Bytes file = must_serialize({
@@ -181,7 +181,7 @@ TEST_CASE("W5: an aligned header gets no padding") {
   CHECK(file.size() == 8 + 56 + 1);
 }
 
-TEST_CASE("X12 (§7.1): no tensors and empty metadata reads back; not {},\"__metadata__\":{}}") {
+TEST_CASE("X12 (§7.1): no tensors and empty metadata reads back, not {},\"__metadata__\":{}}") {
   const auto file = must_serialize({}, Metadata{});
   CHECK(header_of(file) == R"({"__metadata__":{}}     )");
   const Model m = require_clean(file);

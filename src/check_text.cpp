@@ -85,9 +85,9 @@ std::string verdict_lines(const FileReport& r) {
   return out;
 }
 
-// Under strict, a file every consumer loads as written can still fail: say
-// what the failing rules guard against, so the FAIL is not mistaken for a
-// loader's rejection.
+// Under strict, a file every consumer loads as written can still fail: name
+// the failing rules and what each one asks for, so the FAIL is not mistaken
+// for a loader's rejection.
 std::string strict_note(const FileReport& r, Profile profile) {
   if (profile != Profile::Strict || r.ok() || !r.judged) return "";
   for (Consumer c : kConsumers)
@@ -96,8 +96,8 @@ std::string strict_note(const FileReport& r, Profile profile) {
   for (const Finding& f : r.findings)
     if (f.severity == Severity::Error && std::find(failing.begin(), failing.end(), f.rule) == failing.end())
       failing.push_back(f.rule);
-  std::string out = "  note: every consumer loads this file as it is; strict fails it for what the written spec "
-                    "forbids, so that readers that follow the spec agree:";
+  std::string out = "  note: every consumer loads this file as it is; strict fails it for rules no consumer enforces, "
+                    "which guard against:";
   for (std::size_t i = 0; i < failing.size(); ++i)
     out += fmt::format("{} {} ({})", i ? ";" : "", rule_name(failing[i]), rule_info(failing[i]).description);
   return out + "\n";
