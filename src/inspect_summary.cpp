@@ -170,7 +170,8 @@ void quantized_layers(const std::vector<SummaryFile>& files, const std::vector<F
   if (collected.layers.empty()) return;
 
   for (const quant::Layer& l : collected.layers) {
-    QuantLayerSummary q{l.prefix, l.format, std::string(site_name(l.site)), marker_text(l), cfiles[l.file].path, {}, {}};
+    QuantLayerSummary q{l.prefix, l.format, std::string(site_name(l.site)), marker_text(l), cfiles[l.file].path,
+                        {}, {}, py::repr(*l.marker)};
     for (std::string_view key : {"group_size", "convrot_groupsize"}) {
       if (const py::Value* v = quant::get(*l.marker, key)) q.group_sizes.emplace_back(key, py::repr(*v));
       else if (const py::Value* p = quant::comfy_get(*l.marker, key))

@@ -67,6 +67,7 @@ struct QuantLayerSummary {
   // take the format's default.
   std::vector<std::pair<std::string, std::string>> group_sizes;
   std::vector<LayerConsumer> consumers;  // sglang, comfyui, kitchen
+  std::string marker_value;              // the marker as Python's repr (diff compares it)
 };
 
 // A consumer's verdict on the whole checkpoint: it loads when it loads every
