@@ -28,6 +28,7 @@ Command register_dequant(CLI::App& app);
 Command register_compare(CLI::App& app);
 Command register_conformance(CLI::App& app);
 Command register_vectors(CLI::App& app);
+Command register_diff(CLI::App& app);
 
 // The one place profile and semantics names are read: the option takes the
 // names profile_name and semantics_name give, and nothing else.

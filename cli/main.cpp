@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
   const std::vector<cli::Command> commands{
       cli::register_check(app),   cli::register_table(app),  cli::register_inspect(app),
       cli::register_rules(app),   cli::register_linear(app), cli::register_dequant(app),
-      cli::register_compare(app), cli::register_conformance(app), cli::register_vectors(app)};
+      cli::register_compare(app), cli::register_conformance(app), cli::register_vectors(app),
+      cli::register_diff(app)};
   if (const auto exit = cli::parse_or_exit(app, argc, argv)) return *exit;
   for (const cli::Command& c : commands)
     if (c.sub->parsed()) return emit(c.run());

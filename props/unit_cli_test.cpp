@@ -230,7 +230,12 @@ TEST_CASE("CLI (F1-F13): inspect lists tensors, --json too, parse errors exit 1"
   const auto p = s.file("ok.safetensors", canonical());
   const Run r = s.run("inspect " + quoted(p));
   CHECK(r.code == 0);
-  CHECK(r.out == "header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n");
+  // The listing, then the summary inspect gained in issue 15.
+  CHECK(r.out == "header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
+                 "summary: 1 tensor, 4 parameters, 16 bytes\n  I32: 1 tensor, 4 parameters, 16 bytes\n"
+                 "layers by prefix: 1\n  (no prefix): 1 tensor (test), 4 parameters, 16 bytes\n"
+                 "verdicts (header rules only; `safespec check --data` adds the value rules):\n"
+                 "  safetensors: loads\n  sglang: loads\n  comfyui: loads\n  kitchen: loads\nmetadata keys: none\n");
   const Run j = s.run("inspect --json " + quoted(p));
   CHECK(j.code == 0);
   simdjson::dom::parser parser;

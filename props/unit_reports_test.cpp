@@ -125,8 +125,13 @@ TEST_CASE("reports (issue 11): inspect accepts a shard index and lists its shard
                             R"({"metadata":{"total_size":16},"weight_map":{"test":"s1.safetensors"}})");
   const Run r = s.run("inspect " + quoted(index));
   CHECK(r.code == 0);
+  // The listing as before, then the checkpoint's summary (issue 15).
   CHECK(r.out == "shard index: 1 shard\nshard " + shard +
-                     ": header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n");
+                     ": header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
+                     "summary: 1 tensor, 4 parameters, 16 bytes\n  I32: 1 tensor, 4 parameters, 16 bytes\n"
+                     "layers by prefix: 1\n  (no prefix): 1 tensor (test), 4 parameters, 16 bytes\n"
+                     "verdicts (header rules only; `safespec check --data` adds the value rules):\n"
+                     "  safetensors: loads\n  sglang: loads\n  comfyui: loads\n  kitchen: loads\nmetadata keys: none\n");
   const Run j = s.run("inspect --json " + quoted(index));
   CHECK(j.code == 0);
   CHECK(j.out.starts_with(R"({"schema":1,"path":")" + index + R"(","shards":[{"path":")" + shard + "\","));
@@ -239,7 +244,16 @@ TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {
   const Run r = s.run("inspect " + quoted(p));
   CHECK(r.out == "header length 64 bytes, data 8 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
                  "truncated: ST-BUFFER-TRUNCATED at byte 80: expected a byte buffer of 16 bytes (the last tensor's end), "
-                 "found 8 bytes: the file is 8 bytes short\n");
+                 "found 8 bytes: the file is 8 bytes short\n"
+                 // The summary (issue 15): every consumer rejects the file for that one cause.
+                 "summary: 1 tensor, 4 parameters, 16 bytes\n  I32: 1 tensor, 4 parameters, 16 bytes\n"
+                 "layers by prefix: 1\n  (no prefix): 1 tensor (test), 4 parameters, 16 bytes\n"
+                 "verdicts (header rules only; `safespec check --data` adds the value rules):\n"
+                 "  safetensors: rejects by ST-BUFFER-TRUNCATED at byte 80 (MetadataIncompleteBuffer: incomplete metadata, file not fully covered)\n"
+                 "  sglang: rejects by ST-BUFFER-TRUNCATED at byte 80 (SafetensorError: Error while deserializing header: incomplete metadata, file not fully covered)\n"
+                 "  comfyui: rejects by ST-BUFFER-TRUNCATED at byte 80 (SafetensorError: Error while deserializing header: incomplete metadata, file not fully covered)\n"
+                 "  kitchen: rejects by ST-BUFFER-TRUNCATED at byte 80 (SafetensorError: Error while deserializing header: incomplete metadata, file not fully covered)\n"
+                 "metadata keys: none\n");
   const Run j = s.run("inspect --json " + quoted(p));
   CHECK(j.out.ends_with(R"x(,"truncated":{"rule":"ST-BUFFER-TRUNCATED","where":"byte 80","place":{"kind":"byte","name":null,"field":null,"path":[],"byte":80},"message":"expected a byte buffer of 16 bytes (the last tensor's end), found 8 bytes: the file is 8 bytes short"}})x"
                         "\n"));

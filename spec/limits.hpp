@@ -72,6 +72,20 @@ inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
 // Ours: once this much tensor data has been read in one run, nothing more is.
 inline constexpr std::uint64_t kMaxRunBytes = std::uint64_t{1} << 30;
 
+// ---- inspect --values (src/tensor_values.hpp) ----
+
+// Ours: the elements `inspect --values NAME` decodes when --count is not
+// given; enough to recognise a scale, a code pattern or a marker's bytes.
+inline constexpr std::uint64_t kInspectValuesDefault = 16;
+// Ours: the most --count may ask for. At most 8 bytes an element (F64, I64,
+// C64), so one --values reads at most 32 KiB, only the bytes those elements
+// occupy, whatever the tensor's size.
+inline constexpr std::uint64_t kInspectValuesMax = 4096;
+// Ours: the tensor names a usage error lists for a --values NAME that does
+// not exist (then how many more there are), so a model of 100,000 tensors
+// does not print them all.
+inline constexpr std::size_t kInspectNamesListed = 20;
+
 // ---- .npy arrays (linear --input, --out; src/npy.hpp) ----
 
 // Reference (numpy >= 1.24, np.load's max_header_size): a longer header is

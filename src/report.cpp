@@ -156,11 +156,11 @@ std::string render_inspect_text(const Model& m) {
   return out;
 }
 
-std::string render_inspect_json(const std::string& path, const Model& m) {
-  return fmt::format("{{\"schema\":{},", kJsonSchema) + inspect_object_json(path, m).substr(1) + "\n";
+std::string render_inspect_json(const std::string& path, const Model& m, const std::string& extra) {
+  return fmt::format("{{\"schema\":{},", kJsonSchema) + inspect_object_json(path, m, extra).substr(1) + "\n";
 }
 
-std::string inspect_object_json(const std::string& path, const Model& m) {
+std::string inspect_object_json(const std::string& path, const Model& m, const std::string& extra) {
   std::string out = fmt::format("{{\"path\":{},\"file_size\":{},\"header_length\":{},\"tensors\":[", json_string(path),
                                 m.file_size, m.header_length);
   bool first = true;
@@ -181,6 +181,7 @@ std::string inspect_object_json(const std::string& path, const Model& m) {
                          json_string(m.header.metadata[i].second));
     out += '}';
   }
+  out += extra;  // the summary and values keys, before "truncated" (which stays last)
   const auto t = truncation(m);
   out += ",\"truncated\":" + (t ? fmt::format("{{\"rule\":{},\"where\":{},\"place\":{},\"message\":{}}}",
                                              json_string(rule_name(t->rule)), json_string(t->where.text()),

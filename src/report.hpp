@@ -33,9 +33,10 @@ std::string consumers_json(const FileReport& r);
 std::string unchecked_json(const std::vector<Unchecked>& items);
 
 std::string render_inspect_text(const Model& m);
-std::string render_inspect_json(const std::string& path, const Model& m);
+// `extra`: more keys (",\"summary\":{…}"), placed after "metadata".
+std::string render_inspect_json(const std::string& path, const Model& m, const std::string& extra = "");
 // The same object without "schema" and the newline (a shard of an index).
-std::string inspect_object_json(const std::string& path, const Model& m);
+std::string inspect_object_json(const std::string& path, const Model& m, const std::string& extra = "");
 // inspect --json on a file it cannot list: {"schema":1,"path":…,"error":…}
 // (with "rule" and "where" when the header does not parse).
 std::string render_inspect_error_json(const std::string& path, const std::string& message, const Error* parse_error);

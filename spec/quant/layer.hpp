@@ -24,6 +24,12 @@
 
 namespace safespec::quant {
 
+// Where a layer's marker was read (§1): a "P.comfy_quant" tensor, an entry of
+// __metadata__._quantization_metadata.layers, or the global __metadata__
+// quant_format that marks every unmarked tracked weight (S7). A layer declared
+// in several places keeps the site of its first declaration.
+enum class MarkerSite : unsigned char { Tensor, Metadata, QuantFormat };
+
 struct Layer {
   std::string prefix;               // P: the marker key without ".comfy_quant", or the metadata layer name
   const py::Value* marker;          // a py::Dict, never null: the last of equal declarations (sglang stores the later)
@@ -34,6 +40,7 @@ struct Layer {
   // "KitchenInt8Config", "KitchenW4A8Config", "KitchenW4A4Config",
   // "ComfyFp8Config", "ComfyNvfp4Config", "MXFP8Config", or "" when it raises.
   std::string_view sglang_config;
+  MarkerSite site = MarkerSite::Tensor;
 
   bool is(QuantFormat f) const { return format == format_name(f); }
 };

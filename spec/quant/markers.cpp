@@ -154,7 +154,7 @@ class Collector {
                   verdict(Msg::MarkerCuAttributeLayer, At{c_.layers.size()}, {{"type", std::string(type_name(marker))}, {"attr", "get"}})});
         continue;  // sglang raised at the first; safespec lists every one
       }
-      store(f, *name, marker, order::sg_qmeta_layer(f, i), "_quantization_metadata");
+      store(f, *name, marker, order::sg_qmeta_layer(f, i), "_quantization_metadata", MarkerSite::Metadata);
     }
   }
 
@@ -224,7 +224,7 @@ class Collector {
                "expected the marker to be a JSON object, found a " + std::string(type_name(marker)), std::move(v));
       return;
     }
-    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), where.text());
+    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), where.text(), MarkerSite::Tensor);
   }
 
   void check_encoding(std::size_t f, const Place& where, const std::string& bytes) {
@@ -240,14 +240,15 @@ class Collector {
                "expected the marker as json.dumps writes it (UTF-8, no BOM, no surrogates), found " + problem, {});
   }
 
-  void store(std::size_t f, const std::string& prefix, py::Value marker, CheckOrder sg_order, const std::string& source) {
+  void store(std::size_t f, const std::string& prefix, py::Value marker, CheckOrder sg_order, const std::string& source,
+             MarkerSite site) {
     auto it = by_prefix_.find(prefix);
     if (it == by_prefix_.end()) {
       c_.values.push_back(std::move(marker));
       py::Value* stored = &c_.values.back();
       stored_[prefix] = stored;
       by_prefix_.emplace(prefix, c_.layers.size());
-      c_.layers.push_back(Layer{prefix, stored, c_.layers.size(), f, sglang_format(*stored), {}});
+      c_.layers.push_back(Layer{prefix, stored, c_.layers.size(), f, sglang_format(*stored), {}, site});
       return;
     }
     Layer& first = c_.layers[it->second];
@@ -297,7 +298,7 @@ class Collector {
         c_.values.push_back(py::dict({{"format", "mxfp8"}}));
         by_prefix_.emplace(prefix, c_.layers.size());
         c_.layers.push_back(Layer{prefix, &c_.values.back(), c_.layers.size(), w->file,
-                                   std::string(format_name(QuantFormat::Mxfp8)), {}});
+                                   std::string(format_name(QuantFormat::Mxfp8)), {}, MarkerSite::QuantFormat});
         synthesized_.insert(prefix);
       }
       ++i;
