@@ -1,6 +1,7 @@
 #include "src/numerics/w4a8_weight_fast.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "src/numerics/hadamard_fast.hpp"
@@ -108,6 +109,29 @@ __attribute__((target("avx512f"))) void dot_avx512(const DotArgs& a) {
 #endif
 
 using DotFn = void (*)(const DotArgs&);
+
+// A NaN's bits in one output. The lanes compute every value the reference
+// does, but which NaN a chain ends with depends on operand order (x86 returns
+// the first operand's NaN, quieted), and a compiler may swap the operands of
+// an operation it knows to be commutative. So an output that is NaN is
+// computed again in the reference's source order, s + (x · w), with that
+// choice made explicit (w4a8_ideal as compiled keeps this order).
+double first_nan(double a, double b, double result) {
+  const auto quiet = [](double v) { return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) | (std::uint64_t{1} << 51)); };
+  if (std::isnan(a)) return quiet(a);
+  if (std::isnan(b)) return quiet(b);
+  return result;
+}
+
+double chain_in_order(double init, const float* x, const double* wt_column, std::size_t k) {
+  double s = init;
+  for (std::size_t i = 0; i < k; ++i) {
+    const double xv = x[i], w = wt_column[i * kTile];
+    const double p = first_nan(xv, w, xv * w);
+    s = first_nan(s, p, s + p);
+  }
+  return s;
+}
 
 // The GEMM's kernel choice (W4a8FastConfig::kernel) picks the lane width too,
 // so a test can run each: Scalar, Avx2 (AVX), Avx512Vnni (AVX-512F, which
@@ -224,6 +248,10 @@ Result<std::vector<double>> w4a8_ideal_fast(const W4a8Layer& l, const Activation
         for (std::size_t j = 0; j < cols; ++j)
           if (!integer_row(l, nb + j)) ideal_row(l, tile_wq + j * K, nb + j, wrot, s, wt.data() + j, kTile);
       dot({wt.data(), K, x.values.data(), M, init, y.data() + nb, N, cols});
+      for (std::size_t m = 0; m < M; ++m)
+        for (std::size_t j = 0; j < cols; ++j)
+          if (double& out = y[m * N + nb + j]; std::isnan(out))
+            out = chain_in_order(init[j], x.values.data() + m * K, wt.data() + j, K);
     }
   });
   return y;
