@@ -63,12 +63,15 @@ std::vector<NamedTensor> w4a8_trace_tensors(const numerics::W4a8Layer& w, const 
                                             const numerics::W4a8Output& y, numerics::Semantics semantics,
                                             std::span<const double> y_ideal);
 // ... as views (what `linear --dump` writes, copying nothing it need not):
-// of the trace's and y_ideal's own bytes where they already are the file's,
-// else of bytes encoded into `owned`, which must outlive the views.
+// the trace's tensors (all but y_ideal) and y_ideal's, each of the values'
+// own bytes where they already are the file's, else of bytes encoded into
+// `owned`, which must outlive the views.
 using OwnedBytes = std::vector<std::vector<std::uint8_t>>;
 std::vector<TensorView> w4a8_trace_views(const numerics::W4a8Layer& w, const numerics::Activations& a,
                                          const numerics::W4a8Output& y, numerics::Semantics semantics,
-                                         std::span<const double> y_ideal, OwnedBytes& owned);
+                                         OwnedBytes& owned);
+TensorView y_ideal_view(const numerics::W4a8Layer& w, const numerics::Activations& a, std::span<const double> y_ideal,
+                        OwnedBytes& owned);
 // Writes a safetensors file of the tensors (canonical writer); an error
 // message on failure.
 std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors);

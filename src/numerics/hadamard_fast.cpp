@@ -9,6 +9,7 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #define SAFESPEC_FHT64_SSE 1
 #else
 #define SAFESPEC_FHT64_SSE 0
@@ -213,9 +214,35 @@ void hadamard_int_block(std::span<const std::int8_t> q, FhtScratch& s, std::int3
   const std::size_t c = q.size();
   s.ia.resize(c);
   s.ib.resize(c);
-  std::int32_t* in = s.ia.data();
-  std::int32_t* tmp = s.ib.data();
-  for (std::size_t b = 0; b < c; b += 4) {  // the stride-1 stage, read from the int8 codes
+  // The stride-1 stage reads the int8 codes; the last stage writes `out`.
+  std::int32_t* in = c == 4 ? out : s.ia.data();
+  std::size_t b = 0;
+#if SAFESPEC_FHT64_SSE
+  // 16 codes at a time: sign-extended to int32 (SSE2 has no pmovsx), the
+  // four groups transposed so that lane g holds group g, one butterfly on
+  // whole registers, transposed back.
+  for (; b + 16 <= c; b += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q.data() + b));
+    const __m128i lo16 = _mm_srai_epi16(_mm_unpacklo_epi8(bytes, bytes), 8), hi16 = _mm_srai_epi16(_mm_unpackhi_epi8(bytes, bytes), 8);
+    __m128 g0 = _mm_castsi128_ps(_mm_srai_epi32(_mm_unpacklo_epi16(lo16, lo16), 16));
+    __m128 g1 = _mm_castsi128_ps(_mm_srai_epi32(_mm_unpackhi_epi16(lo16, lo16), 16));
+    __m128 g2 = _mm_castsi128_ps(_mm_srai_epi32(_mm_unpacklo_epi16(hi16, hi16), 16));
+    __m128 g3 = _mm_castsi128_ps(_mm_srai_epi32(_mm_unpackhi_epi16(hi16, hi16), 16));
+    _MM_TRANSPOSE4_PS(g0, g1, g2, g3);  // only moves bits: the lanes stay integers
+    const __m128i a0 = _mm_castps_si128(g0), a1 = _mm_castps_si128(g1), a2 = _mm_castps_si128(g2),
+                  a3 = _mm_castps_si128(g3);
+    const __m128i p01 = _mm_add_epi32(a0, a1), m01 = _mm_sub_epi32(a0, a1), p23 = _mm_add_epi32(a2, a3),
+                  m23 = _mm_sub_epi32(a2, a3);
+    __m128 o0 = _mm_castsi128_ps(_mm_add_epi32(p01, m23)), o1 = _mm_castsi128_ps(_mm_sub_epi32(p01, m23)),
+           o2 = _mm_castsi128_ps(_mm_add_epi32(m01, p23)), o3 = _mm_castsi128_ps(_mm_sub_epi32(p23, m01));
+    _MM_TRANSPOSE4_PS(o0, o1, o2, o3);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(in + b), _mm_castps_si128(o0));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(in + b + 4), _mm_castps_si128(o1));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(in + b + 8), _mm_castps_si128(o2));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(in + b + 12), _mm_castps_si128(o3));
+  }
+#endif
+  for (; b < c; b += 4) {
     const std::int32_t a0 = q[b], a1 = q[b + 1], a2 = q[b + 2], a3 = q[b + 3];
     const std::int32_t p01 = a0 + a1, m01 = a0 - a1, p23 = a2 + a3, m23 = a2 - a3;
     in[b] = p01 + m23;
@@ -223,11 +250,13 @@ void hadamard_int_block(std::span<const std::int8_t> q, FhtScratch& s, std::int3
     in[b + 2] = m01 + p23;
     in[b + 3] = p23 - m01;
   }
+  std::int32_t* spare = s.ib.data();
   for (std::size_t st = 4; st < c; st *= 4) {  // |partial sums| <= 128 · C: int32 for any valid C
-    stage_int(in, tmp, c, st);
-    std::swap(in, tmp);
+    std::int32_t* to = 4 * st >= c ? out : spare;
+    stage_int(in, to, c, st);
+    spare = in;
+    in = to;
   }
-  std::copy(in, in + c, out);
 }
 
 void rotate_ideal_block(std::span<const double> x, FhtScratch& s, double* out, std::size_t stride) {
