@@ -6,7 +6,6 @@
 
 #include "src/numerics/hadamard_fast.hpp"
 #include "src/numerics/int8_gemm.hpp"
-#include "src/numerics/large_buffer.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -188,7 +187,7 @@ Result<std::vector<float>> w4a8_dequant_fast(const W4a8Layer& l, const W4a8FastC
   o.semantics = Semantics::Eager;  // as w4a8_dequant: no C == 256 restriction
   if (Status s = validate(l, Activations{0, FloatType::F32, {}}, o); !s) return s.error();
   const std::size_t K = l.k, C = l.convrot_groupsize;
-  std::vector<float> w = large_buffer<float>(l.n * K);
+  std::vector<float> w(l.n * K);
   parallel_ranges(l.n, resolve_threads(config.threads), 1, [&](std::size_t n0, std::size_t n1) {
     FhtScratch s;
     std::vector<float> wrot(K);
