@@ -105,10 +105,14 @@ std::vector<float> decode_floats(FloatType t, std::span<const std::uint8_t> b) {
   std::vector<float> out;
   if (t == FloatType::F32) {
     out.resize(b.size() / 4);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      const std::uint32_t u = std::uint32_t{b[4 * i]} | std::uint32_t{b[4 * i + 1]} << 8 |
-                              std::uint32_t{b[4 * i + 2]} << 16 | std::uint32_t{b[4 * i + 3]} << 24;
-      out[i] = std::bit_cast<float>(u);
+    if constexpr (std::endian::native == std::endian::little) {  // the file's byte order is the host's
+      if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * 4);
+    } else {
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const std::uint32_t u = std::uint32_t{b[4 * i]} | std::uint32_t{b[4 * i + 1]} << 8 |
+                                std::uint32_t{b[4 * i + 2]} << 16 | std::uint32_t{b[4 * i + 3]} << 24;
+        out[i] = std::bit_cast<float>(u);
+      }
     }
     return out;
   }
@@ -121,17 +125,23 @@ std::vector<float> decode_floats(FloatType t, std::span<const std::uint8_t> b) {
 }
 
 std::vector<std::uint8_t> encode_floats(FloatType t, std::span<const float> values) {
-  std::vector<std::uint8_t> out;
-  out.reserve(values.size() * (t == FloatType::F32 ? 4 : 2));
-  for (float v : values) {
-    if (t == FloatType::F32) {
-      const auto u = std::bit_cast<std::uint32_t>(v);
-      for (int s = 0; s < 32; s += 8) out.push_back(static_cast<std::uint8_t>(u >> s));
+  if (t == FloatType::F32) {
+    std::vector<std::uint8_t> out(values.size() * 4);
+    if constexpr (std::endian::native == std::endian::little) {  // safetensors' byte order is the host's
+      if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
     } else {
-      const std::uint16_t u = t == FloatType::BF16 ? num::f32_to_bf16(v) : num::f32_to_f16(v);
-      out.push_back(static_cast<std::uint8_t>(u));
-      out.push_back(static_cast<std::uint8_t>(u >> 8));
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        const auto u = std::bit_cast<std::uint32_t>(values[i]);
+        for (std::size_t b = 0; b < 4; ++b) out[4 * i + b] = static_cast<std::uint8_t>(u >> (8 * b));
+      }
     }
+    return out;
+  }
+  std::vector<std::uint8_t> out(values.size() * 2);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint16_t u = t == FloatType::BF16 ? num::f32_to_bf16(values[i]) : num::f32_to_f16(values[i]);
+    out[2 * i] = static_cast<std::uint8_t>(u);
+    out[2 * i + 1] = static_cast<std::uint8_t>(u >> 8);
   }
   return out;
 }

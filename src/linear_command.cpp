@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <future>
 
 #include "spec/numerics/hadamard.hpp"
 #include "spec/numerics/int_linear.hpp"
@@ -11,7 +12,9 @@
 #include "spec/rule_catalogue.hpp"
 #include "src/layer_io.hpp"
 #include "src/npy.hpp"
+#include "src/numerics/dequant_fast.hpp"
 #include "src/numerics/w4a8_fast.hpp"
+#include "src/numerics/w4a8_weight_fast.hpp"
 
 namespace safespec {
 
@@ -33,12 +36,16 @@ std::string dims(std::uint64_t a, std::uint64_t b) { return "[" + std::to_string
 template <class V>
 std::vector<std::uint8_t> le_bytes(std::span<const V> values) {
   std::vector<std::uint8_t> out(values.size() * sizeof(V));
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    // Little-endian regardless of the host: safetensors' byte order.
+  if constexpr (std::endian::native == std::endian::little) {
+    // The host's bytes are already safetensors' order.
+    if (!values.empty()) std::memcpy(out.data(), values.data(), out.size());
+  } else {
     using U = std::conditional_t<sizeof(V) == 1, std::uint8_t,
                                  std::conditional_t<sizeof(V) == 4, std::uint32_t, std::uint64_t>>;
-    const U u = std::bit_cast<U>(values[i]);
-    for (std::size_t b = 0; b < sizeof(V); ++b) out[i * sizeof(V) + b] = static_cast<std::uint8_t>(u >> (8 * b));
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const U u = std::bit_cast<U>(values[i]);
+      for (std::size_t b = 0; b < sizeof(V); ++b) out[i * sizeof(V) + b] = static_cast<std::uint8_t>(u >> (8 * b));
+    }
   }
   return out;
 }
@@ -105,13 +112,29 @@ LayerResult<Input> read_input(const std::string& path, const std::string& tensor
   return Input{*t, e.shape[0], e.shape[1], decode_floats(*t, b.value())};
 }
 
-std::optional<std::string> dump(const std::string& dir, const std::vector<NamedTensor>& tensors) {
+std::optional<std::string> write_views(const std::string& path, std::vector<TensorView> views) {
+  auto parts = serialize_parts(std::move(views), std::nullopt);  // the tensors' bytes are written, not copied
+  if (!parts) return path + ": " + parts.error().message;
+  std::vector<std::span<const std::uint8_t>> all{parts.value().prefix};
+  all.insert(all.end(), parts.value().data.begin(), parts.value().data.end());
+  auto w = write_file(path, std::span<const std::span<const std::uint8_t>>(all));
+  if (!w) return path + ": " + w.error().message;
+  return std::nullopt;
+}
+
+std::optional<std::string> dump_views(const std::string& dir, const std::vector<TensorView>& tensors) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
-  for (const NamedTensor& t : tensors)
-    if (auto e = write_tensors((std::filesystem::path(dir) / (t.name + ".safetensors")).string(), {t})) return e;
+  for (const TensorView& t : tensors)
+    if (auto e = write_views((std::filesystem::path(dir) / (t.name + ".safetensors")).string(), {t})) return e;
   return std::nullopt;
+}
+
+std::optional<std::string> dump(const std::string& dir, const std::vector<NamedTensor>& tensors) {
+  std::vector<TensorView> views;
+  for (const NamedTensor& t : tensors) views.push_back({t.name, t.dtype, t.shape, t.bytes});
+  return dump_views(dir, views);
 }
 
 CommandOutcome finish(const LinearRequest& r, const NamedTensor& y, const std::vector<NamedTensor>& intermediates) {
@@ -138,13 +161,20 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
   if (!y) return refused(r.layer, y.error());
   const FloatType to = y.value().out_dtype;
   const NamedTensor out = float_tensor("y", to, {x.m, w.n}, y.value().y);
-  std::vector<NamedTensor> more;
-  if (y.value().trace) {
-    auto d = w4a8_dump_tensors(w, a, y.value(), r.semantics);
-    if (!d) return refused(r.layer, d.error());
-    more = std::move(d).value();
-  }
-  return finish(r, out, more);
+  if (!y.value().trace) return finish(r, out, {});
+  // w4a8_dump_tensors's tensors, written from where they lie. y_ideal is
+  // w4a8_ideal's bits (prop_w4a8_dump_fast_test) from the trace's Wq
+  // (decode_weight's, prop_w4a8_fast_test); it is computed while the trace
+  // is written, which costs the kernel as much as y_ideal costs the CPU.
+  auto ideal = std::async(std::launch::async, [&] { return numerics::w4a8_ideal_fast(w, a, {}, y.value().trace->wq); });
+  OwnedBytes owned;
+  auto written = dump_views(r.dump_dir, w4a8_trace_views(w, a, y.value(), r.semantics, owned));
+  const auto y_ideal = ideal.get();
+  if (written) return usage(*written);
+  if (!y_ideal) return refused(r.layer, y_ideal.error());  // not reached: the linear passed the stricter checks
+  if (auto e = dump_views(r.dump_dir, {y_ideal_view(w, a, y_ideal.value(), owned)})) return usage(*e);
+  if (auto e = write_output(r.out, out)) return usage(*e);
+  return {kExitOk, "", ""};
 }
 
 // §7.1 and §6.2-§6.3 through spec/numerics/int_linear.hpp: only the eager
@@ -193,15 +223,15 @@ CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, con
 std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors) {
   std::vector<TensorView> views;
   for (const NamedTensor& t : tensors) views.push_back({t.name, t.dtype, t.shape, t.bytes});
-  auto bytes = serialize(std::move(views), std::nullopt);
-  if (!bytes) return path + ": " + bytes.error().message;
-  auto w = write_file(path, bytes.value());
-  if (!w) return path + ": " + w.error().message;
-  return std::nullopt;
+  return write_views(path, std::move(views));
+}
+
+std::optional<std::string> write_tensor(const std::string& path, const NamedTensor& t) {
+  return write_views(path, {{t.name, t.dtype, t.shape, t.bytes}});
 }
 
 std::optional<std::string> write_output(const std::string& path, const NamedTensor& t) {
-  if (!is_npy_path(path)) return write_tensors(path, {t});
+  if (!is_npy_path(path)) return write_tensor(path, t);
   NpyType type = NpyType::F32;
   if (t.dtype == Dtype::F16) type = NpyType::F16;
   else if (t.dtype == Dtype::BF16) type = NpyType::U16;
@@ -212,52 +242,82 @@ std::optional<std::string> write_output(const std::string& path, const NamedTens
   return std::nullopt;
 }
 
-Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
-                                                   const numerics::W4a8Output& y, numerics::Semantics semantics) {
-  std::vector<NamedTensor> more;
+namespace {
+
+// A vector's bytes as safetensors stores them: the vector itself on a
+// little-endian host, else little-endian copies kept in `owned`.
+template <class V>
+std::span<const std::uint8_t> le_view(std::span<const V> v, OwnedBytes& owned) {
+  if constexpr (std::endian::native == std::endian::little)
+    return {reinterpret_cast<const std::uint8_t*>(v.data()), v.size_bytes()};
+  owned.push_back(le_bytes(v));  // moving a vector keeps its buffer: earlier views stay valid
+  return owned.back();
+}
+
+std::span<const std::uint8_t> float_view(FloatType t, std::span<const float> v, OwnedBytes& owned) {
+  if (t == FloatType::F32) return le_view(v, owned);
+  owned.push_back(encode_floats(t, v));
+  return owned.back();
+}
+
+}  // namespace
+
+std::vector<TensorView> w4a8_trace_views(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                         const numerics::W4a8Output& y, numerics::Semantics semantics,
+                                         OwnedBytes& owned) {
+  std::vector<TensorView> more;
   if (!y.trace) return more;
   const numerics::W4a8Trace& t = *y.trace;
   const FloatType to = y.out_dtype;
   const std::uint64_t M = a.m, N = w.n, K = w.k;
-  more.push_back({"wq", Dtype::I8, {N, K}, le_bytes<std::int8_t>(t.wq)});
+  const auto floats = [&](const char* name, FloatType ft, std::vector<std::uint64_t> shape, std::span<const float> v) {
+    more.push_back({name, dtype_of(ft), std::move(shape), float_view(ft, v, owned)});
+  };
+  more.push_back({"wq", Dtype::I8, {N, K}, le_view<std::int8_t>(t.wq, owned)});
   // cuda's rotated values are binary32 (cuda.3); eager's are T_x (eager.2).
   const FloatType rt = semantics == numerics::Semantics::Cuda ? FloatType::F32 : a.dtype;
-  if (!t.rotated.empty()) more.push_back(float_tensor("rotated", rt, {M, K}, t.rotated));
-  if (!t.amax.empty()) more.push_back(float_tensor("amax", FloatType::F32, {M}, t.amax));
-  if (!t.xs.empty()) more.push_back(float_tensor("xs", FloatType::F32, {M}, t.xs));
-  if (!t.divisor.empty()) more.push_back(float_tensor("divisor", FloatType::F32, {M}, t.divisor));
-  if (!t.xq.empty()) more.push_back({"xq", Dtype::I8, {M, K}, le_bytes<std::int8_t>(t.xq)});
-  if (!t.acc.empty()) more.push_back({"acc", Dtype::I32, {M, N}, le_bytes<std::int32_t>(t.acc)});
-  if (!t.y_epilogue.empty()) more.push_back(float_tensor("y_epilogue", to, {M, N}, t.y_epilogue));
-  if (!t.w_dequant.empty()) more.push_back(float_tensor("w_dequant", a.dtype, {N, K}, t.w_dequant));
-  more.push_back(float_tensor("y", to, {M, N}, t.y));
-  auto ideal = numerics::w4a8_ideal(w, a);
-  if (!ideal) return ideal.error();
-  more.push_back({"y_ideal", Dtype::F64, {M, N}, le_bytes<double>(ideal.value())});
+  if (!t.rotated.empty()) floats("rotated", rt, {M, K}, t.rotated);
+  if (!t.amax.empty()) floats("amax", FloatType::F32, {M}, t.amax);
+  if (!t.xs.empty()) floats("xs", FloatType::F32, {M}, t.xs);
+  if (!t.divisor.empty()) floats("divisor", FloatType::F32, {M}, t.divisor);
+  if (!t.xq.empty()) more.push_back({"xq", Dtype::I8, {M, K}, le_view<std::int8_t>(t.xq, owned)});
+  if (!t.acc.empty()) more.push_back({"acc", Dtype::I32, {M, N}, le_view<std::int32_t>(t.acc, owned)});
+  if (!t.y_epilogue.empty()) floats("y_epilogue", to, {M, N}, t.y_epilogue);
+  if (!t.w_dequant.empty()) floats("w_dequant", a.dtype, {N, K}, t.w_dequant);
+  floats("y", to, {M, N}, t.y);
   return more;
 }
 
-Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l) {
-  numerics::W4a8Options o;
-  o.semantics = numerics::Semantics::Eager;  // the dequantization has no C == 256 restriction
-  if (Status s = numerics::validate(l, numerics::Activations{0, FloatType::F32, {}}, o); !s) return s.error();
-  const std::vector<std::int8_t> wq = numerics::decode_weight(l);
-  const std::size_t K = l.k, C = l.convrot_groupsize;
-  auto out = deq::Mat<float>::zeros(l.n, K);
-  std::vector<float> wrot(K);
-  for (std::size_t n = 0; n < l.n; ++n) {
-    for (std::size_t k = 0; k < K; ++k) {
-      const float s = l.s_channel[n];
-      wrot[k] = l.correction ? numerics::rotated_weight_eager(wq[n * K + k], s, (*l.correction)[(k / l.group_size) * l.n + n],
-                                                              FloatType::F32)
-                             : static_cast<float>(wq[n * K + k]) * s;
-    }
-    for (std::size_t b = 0; b < K; b += C) {  // H_C is symmetric: the un-rotation is the rotation
-      const std::vector<float> w = numerics::rotate_eager(std::span<const float>(wrot).subspan(b, C), FloatType::F32);
-      std::copy(w.begin(), w.end(), out.v.begin() + static_cast<std::ptrdiff_t>(n * K + b));
-    }
-  }
+TensorView y_ideal_view(const numerics::W4a8Layer& w, const numerics::Activations& a, std::span<const double> y_ideal,
+                        OwnedBytes& owned) {
+  return {"y_ideal", Dtype::F64, {a.m, w.n}, le_view(y_ideal, owned)};
+}
+
+std::vector<NamedTensor> w4a8_trace_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                            const numerics::W4a8Output& y, numerics::Semantics semantics,
+                                            std::span<const double> y_ideal) {
+  OwnedBytes owned;
+  std::vector<NamedTensor> out;
+  std::vector<TensorView> views = w4a8_trace_views(w, a, y, semantics, owned);
+  if (!views.empty()) views.push_back(y_ideal_view(w, a, y_ideal, owned));
+  for (const TensorView& v : views)
+    out.push_back({v.name, v.dtype, v.shape, std::vector<std::uint8_t>(v.data.begin(), v.data.end())});
   return out;
+}
+
+Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                                   const numerics::W4a8Output& y, numerics::Semantics semantics) {
+  if (!y.trace) return std::vector<NamedTensor>{};
+  // w4a8_ideal's bits (prop_dequant_fast_test), from the trace's Wq (decode_weight's, prop_w4a8_fast_test).
+  auto ideal = numerics::w4a8_ideal_fast(w, a, {}, y.trace->wq);
+  if (!ideal) return ideal.error();
+  return w4a8_trace_tensors(w, a, y, semantics, ideal.value());
+}
+
+Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l) {
+  auto w = numerics::w4a8_dequant_fast(l);  // w4a8_dequant's bits (prop_dequant_fast_test)
+  if (!w) return w.error();
+  return deq::Mat<float>(l.n, l.k, std::move(w).value());
 }
 
 namespace {
@@ -275,17 +335,27 @@ CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, co
   const Result<deq::Mat<float>> w = compute(stored.value());
   if (!w) return refused(r.layer, w.error());
   const deq::Mat<float>& m = w.value();
+  if constexpr (std::endian::native == std::endian::little) {
+    // The weight's binary32 bytes are the file's: written where they lie
+    // (4 bytes a weight, most of what `dequant` touches).
+    if (!is_npy_path(r.out)) {
+      const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(m.v.data()), m.v.size() * 4);
+      if (auto e = write_views(r.out, {{"weight", Dtype::F32, {m.rows, m.cols}, bytes}})) return usage(*e);
+      return {kExitOk, "", ""};
+    }
+  }
   if (auto e = write_output(r.out, float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v))) return usage(*e);
   return {kExitOk, "", ""};
 }
 
-Result<deq::Mat<float>> fp8_f32(const deq::Fp8Weight& s) { return deq::dequant_fp8(s, Dtype::F32); }
-Result<deq::Mat<float>> int8_f32(const deq::Int8Weight& s) { return deq::dequant_int8(s, Dtype::F32); }
-Result<deq::Mat<float>> w4a4_f32(const deq::W4a4Weight& s) { return deq::dequant_convrot_w4a4(s, Dtype::F32); }
-Result<deq::Mat<float>> nvfp4_f32(const deq::Nvfp4Weight& s) { return deq::dequant_nvfp4(s, Dtype::F32); }
-Result<deq::Mat<float>> mxfp8_f32(const deq::Mxfp8Weight& s) { return deq::dequant_mxfp8(s, Dtype::F32); }
+// The fast dequantizations, the references' bits (prop_dequant_fast_test).
+Result<deq::Mat<float>> fp8_f32(const deq::Fp8Weight& s) { return numerics::dequant_fp8_fast(s, Dtype::F32); }
+Result<deq::Mat<float>> int8_f32(const deq::Int8Weight& s) { return numerics::dequant_int8_fast(s, Dtype::F32); }
+Result<deq::Mat<float>> w4a4_f32(const deq::W4a4Weight& s) { return numerics::dequant_convrot_w4a4_fast(s, Dtype::F32); }
+Result<deq::Mat<float>> nvfp4_f32(const deq::Nvfp4Weight& s) { return numerics::dequant_nvfp4_fast(s, Dtype::F32); }
+Result<deq::Mat<float>> mxfp8_f32(const deq::Mxfp8Weight& s) { return numerics::dequant_mxfp8_fast(s, Dtype::F32); }
 // awq computes in its scale dtype S (§11); the S values are written as F32.
-Result<deq::Mat<float>> awq_f32(const deq::AwqWeight& s) { return deq::dequant_awq_w4a16(s); }
+Result<deq::Mat<float>> awq_f32(const deq::AwqWeight& s) { return numerics::dequant_awq_w4a16_fast(s); }
 
 // The numerics column of the format table (spec/quant/formats.hpp): it reads
 // tensor bytes, so it lives here, one row per QuantFormat in its order.

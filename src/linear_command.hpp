@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,8 @@ struct DequantRequest {
 
 CommandOutcome run_dequant(const DequantRequest& r);
 
-// §5.10 with T = F32, as comfy-kitchen's eager dequantize computes it:
-// Wrot = f32(Wq · s_channel) (with a correction: f32(that + correction),
-// eager.C2), then W = F32(Wrot · H_C) per block (eager.C3, the exact sum
-// rounded once). [N, K], the original basis.
+// numerics::w4a8_dequant (§5.10 with T = F32: eager.C2-eager.C3) as a
+// matrix [N, K] in the original basis, computed by the fast path.
 Result<deq::Mat<float>> w4a8_dequant_f32(const numerics::W4a8Layer& l);
 
 // One tensor in its own file, for --out and --dump.
@@ -58,9 +57,26 @@ struct NamedTensor {
 // little-endian bytes, ending with y and y_ideal (F64). Empty without a trace.
 Result<std::vector<NamedTensor>> w4a8_dump_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
                                                    const numerics::W4a8Output& y, numerics::Semantics semantics);
+// The same tensors from a given y_ideal [M, N]: what w4a8_dump_tensors
+// returns with the fast w4a8_ideal_fast, and a test with the reference's.
+std::vector<NamedTensor> w4a8_trace_tensors(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                            const numerics::W4a8Output& y, numerics::Semantics semantics,
+                                            std::span<const double> y_ideal);
+// ... as views (what `linear --dump` writes, copying nothing it need not):
+// the trace's tensors (all but y_ideal) and y_ideal's, each of the values'
+// own bytes where they already are the file's, else of bytes encoded into
+// `owned`, which must outlive the views.
+using OwnedBytes = std::vector<std::vector<std::uint8_t>>;
+std::vector<TensorView> w4a8_trace_views(const numerics::W4a8Layer& w, const numerics::Activations& a,
+                                         const numerics::W4a8Output& y, numerics::Semantics semantics,
+                                         OwnedBytes& owned);
+TensorView y_ideal_view(const numerics::W4a8Layer& w, const numerics::Activations& a, std::span<const double> y_ideal,
+                        OwnedBytes& owned);
 // Writes a safetensors file of the tensors (canonical writer); an error
 // message on failure.
 std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors);
+// The same for one tensor (not copied).
+std::optional<std::string> write_tensor(const std::string& path, const NamedTensor& tensor);
 // --out: an .npy file when the path ends in .npy (F32 as '<f4', F16 as '<f2',
 // BF16 as '<u2' bit patterns), else a safetensors file of the one tensor.
 std::optional<std::string> write_output(const std::string& path, const NamedTensor& tensor);

@@ -86,7 +86,7 @@ std::string canonical_header_json(const Header& h) {
   return std::move(obj).finish();
 }
 
-Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
+Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
   std::sort(tensors.begin(), tensors.end(), [](const TensorView& a, const TensorView& b) {
     return canonical_less(a.dtype, a.name, b.dtype, b.name);
   });
@@ -141,29 +141,47 @@ Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, con
   if (header.size() > kMaxHeaderSize)
     return Error{RuleId::HeaderTooLarge, Place::header(),
                  "expected a padded header of at most 100000000 bytes, found " + std::to_string(header.size())};
-  std::vector<std::uint8_t> out;
-  out.reserve(8 + header.size() + offset);
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
-  out.insert(out.end(), header.begin(), header.end());
-  for (const TensorView& t : tensors) out.insert(out.end(), t.data.begin(), t.data.end());
+  SerializedParts parts;
+  parts.prefix.reserve(8 + header.size());
+  for (int i = 0; i < 8; ++i) parts.prefix.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
+  parts.prefix.insert(parts.prefix.end(), header.begin(), header.end());
+  for (const TensorView& t : tensors) parts.data.push_back(t.data);
+  return parts;
+}
+
+Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
+  auto parts = serialize_parts(std::move(tensors), metadata);
+  if (!parts) return parts.error();
+  std::vector<std::uint8_t> out = std::move(parts.value().prefix);
+  std::size_t size = out.size();
+  for (const auto& d : parts.value().data) size += d.size();
+  out.reserve(size);
+  for (const auto& d : parts.value().data) out.insert(out.end(), d.begin(), d.end());
   return out;
 }
 
 Result<Unit, IoError> write_file(const std::string& path, std::span<const std::uint8_t> bytes) {
+  const std::span<const std::uint8_t> one[] = {bytes};
+  return write_file(path, std::span<const std::span<const std::uint8_t>>(one));
+}
+
+Result<Unit, IoError> write_file(const std::string& path, std::span<const std::span<const std::uint8_t>> parts) {
   const std::string tmp = path + ".tmp-safespec";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IoError{"cannot create " + tmp + ": " + std::strerror(errno)};
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return IoError{"cannot write " + tmp + ": " + std::strerror(err)};
+  for (const std::span<const std::uint8_t> bytes : parts) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        return IoError{"cannot write " + tmp + ": " + std::strerror(err)};
+      }
+      done += static_cast<std::size_t>(w);
     }
-    done += static_cast<std::size_t>(w);
   }
   if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;

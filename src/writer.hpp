@@ -32,12 +32,23 @@ using Metadata = std::vector<std::pair<std::string, std::string>>;
 // ST-HEADER-TOO-LARGE (W6).
 Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata);
 
+// The same file as parts, with the same refusals, copying no tensor data
+// (a large tensor is written from where it lies): `prefix` is the 8-byte
+// length and the padded header, then each tensor's bytes in W1 order.
+struct SerializedParts {
+  std::vector<std::uint8_t> prefix;
+  std::vector<std::span<const std::uint8_t>> data;
+};
+Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata);
+
 // The header JSON (W4, unpadded) of a model's tensors in W1 order with their
 // own data_offsets; metadata sorted; a null __metadata__ is omitted (X8).
 std::string canonical_header_json(const Header& h);
 
 // W7: writes beside `path` and renames, so a reader never sees half a file.
 Result<Unit, IoError> write_file(const std::string& path, std::span<const std::uint8_t> bytes);
+// The same for bytes given as consecutive parts.
+Result<Unit, IoError> write_file(const std::string& path, std::span<const std::span<const std::uint8_t>> parts);
 
 // W1: dtype descending, then name ascending in byte order.
 bool canonical_less(Dtype da, std::string_view na, Dtype db, std::string_view nb);

@@ -48,9 +48,13 @@ Result<Mat<float>> unrotate(Mat<float> wrot, std::uint64_t c, Dtype t, RuleId ru
 
 // ---- §8.1 fp8 per-tensor ----------------------------------------------------
 
+Status check_fp8(const Fp8Weight& w, Dtype t) {
+  if (auto s = check_dtype(t, RuleId::QuantFp8Weight); !s) return s;
+  return check_shape("weight", w.codes.rows, w.codes.cols, w.codes.v.size(), RuleId::QuantFp8Weight);
+}
+
 Result<Mat<float>> dequant_fp8(const Fp8Weight& w, Dtype t) {
-  if (auto s = check_dtype(t, RuleId::QuantFp8Weight); !s) return s.error();
-  if (auto s = check_shape("weight", w.codes.rows, w.codes.cols, w.codes.v.size(), RuleId::QuantFp8Weight); !s) return s.error();
+  if (auto s = check_fp8(w, t); !s) return s.error();
   const float s_t = round_t(t, w.scale);
   Mat<float> out(w.codes.rows, w.codes.cols, std::vector<float>(w.codes.v.size()));
   for (std::size_t i = 0; i < w.codes.v.size(); ++i) {
@@ -62,13 +66,18 @@ Result<Mat<float>> dequant_fp8(const Fp8Weight& w, Dtype t) {
 
 // ---- §7.2 int8 tensor-wise / row-wise, optionally ConvRot ------------------
 
-Result<Mat<float>> dequant_int8(const Int8Weight& w, Dtype t) {
-  if (auto s = check_dtype(t, RuleId::QuantInt8Shapes); !s) return s.error();
-  if (auto s = check_shape("weight", w.q.rows, w.q.cols, w.q.v.size(), RuleId::QuantInt8Shapes); !s) return s.error();
+Status check_int8(const Int8Weight& w, Dtype t) {
+  if (auto s = check_dtype(t, RuleId::QuantInt8Shapes); !s) return s;
+  if (auto s = check_shape("weight", w.q.rows, w.q.cols, w.q.v.size(), RuleId::QuantInt8Shapes); !s) return s;
   if (w.scale.size() != 1 && w.scale.size() != w.q.rows)
     return Error{RuleId::QuantInt8Shapes, Place::argument("weight_scale"),
                  "expected 1 (tensor-wise) or N = " + std::to_string(w.q.rows) + " (row-wise [N, 1]) scale values, found " +
                      std::to_string(w.scale.size())};
+  return ok_status();
+}
+
+Result<Mat<float>> dequant_int8(const Int8Weight& w, Dtype t) {
+  if (auto s = check_int8(w, t); !s) return s.error();
   Mat<float> wrot(w.q.rows, w.q.cols, std::vector<float>(w.q.v.size()));
   for (std::uint64_t n = 0; n < w.q.rows; ++n) {
     const float s = w.scale.size() == 1 ? w.scale[0] : w.scale[n];
@@ -80,24 +89,40 @@ Result<Mat<float>> dequant_int8(const Int8Weight& w, Dtype t) {
 
 // ---- §6.1 convrot_w4a4 -----------------------------------------------------
 
+namespace {
+
+Status check_w4a4_packed(const W4a4Weight& w) {
+  if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), RuleId::QuantW4a4Shapes); !s) return s;
+  if (!checked_mul(w.packed.cols, 2))
+    return Error{RuleId::QuantW4a4Shapes, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
+  return ok_status();
+}
+
+}  // namespace
+
 Result<Mat<std::int8_t>> w4a4_codes(const W4a4Weight& w) {
-  if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), RuleId::QuantW4a4Shapes); !s) return s.error();
-  const auto k = checked_mul(w.packed.cols, 2);
-  if (!k) return Error{RuleId::QuantW4a4Shapes, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
-  Mat<std::int8_t> v(w.packed.rows, *k, std::vector<std::int8_t>(w.packed.v.size() * 2));
+  if (auto s = check_w4a4_packed(w); !s) return s.error();
+  const std::uint64_t k = w.packed.cols * 2;
+  Mat<std::int8_t> v(w.packed.rows, k, std::vector<std::int8_t>(w.packed.v.size() * 2));
   for (std::uint64_t n = 0; n < v.rows; ++n)
     for (std::uint64_t c = 0; c < v.cols; ++c) v.at(n, c) = static_cast<std::int8_t>(num::signed_int4(low_first_code(w.packed, n, c)));
   return v;
 }
 
+Status check_convrot_w4a4(const W4a4Weight& w, Dtype t) {
+  if (auto s = check_dtype(t, RuleId::QuantW4a4Shapes); !s) return s;
+  if (auto s = check_w4a4_packed(w); !s) return s;
+  if (w.scale.size() != w.packed.rows)
+    return Error{RuleId::QuantW4a4Shapes, Place::argument("weight_scale"),
+                 "expected N = " + std::to_string(w.packed.rows) + " scale values, found " + std::to_string(w.scale.size())};
+  return ok_status();
+}
+
 Result<Mat<float>> dequant_convrot_w4a4(const W4a4Weight& w, Dtype t) {
-  if (auto s = check_dtype(t, RuleId::QuantW4a4Shapes); !s) return s.error();
+  if (auto s = check_convrot_w4a4(w, t); !s) return s.error();
   auto codes = w4a4_codes(w);
   if (!codes) return codes.error();
   const Mat<std::int8_t>& v = codes.value();
-  if (w.scale.size() != v.rows)
-    return Error{RuleId::QuantW4a4Shapes, Place::argument("weight_scale"),
-                 "expected N = " + std::to_string(v.rows) + " scale values, found " + std::to_string(w.scale.size())};
   Mat<float> wrot(v.rows, v.cols, std::vector<float>(v.v.size()));
   for (std::uint64_t n = 0; n < v.rows; ++n)
     for (std::uint64_t k = 0; k < v.cols; ++k) wrot.at(n, k) = mul_t(t, static_cast<float>(v.at(n, k)), w.scale[n]);
@@ -123,15 +148,23 @@ Status check_block_data(std::uint64_t data_rows, std::uint64_t data_k, std::uint
 
 }  // namespace
 
-Result<Mat<float>> dequant_nvfp4(const Nvfp4Weight& w, Dtype t) {
+Status check_nvfp4(const Nvfp4Weight& w, Dtype t) {
   constexpr RuleId rule = RuleId::QuantNvfp4Shapes;
-  if (auto s = check_dtype(t, rule); !s) return s.error();
-  if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), rule); !s) return s.error();
+  if (auto s = check_dtype(t, rule); !s) return s;
+  if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), rule); !s) return s;
   const auto k16 = checked_mul(w.packed.cols, 2);
   if (!k16) return Error{rule, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
-  if (auto s = check_block_data(w.packed.rows, *k16, w.rows, w.cols, 16, rule); !s) return s.error();
+  return check_block_data(w.packed.rows, *k16, w.rows, w.cols, 16, rule);
+}
+
+Result<Mat<std::uint8_t>> nvfp4_block_scales(const Nvfp4Weight& w) {
+  return unswizzle(w.block_scales, w.packed.rows, w.packed.cols * 2 / 16, RuleId::QuantNvfp4Layout);
+}
+
+Result<Mat<float>> dequant_nvfp4(const Nvfp4Weight& w, Dtype t) {
+  if (auto s = check_nvfp4(w, t); !s) return s.error();
   // Step 3: the block scales, un-swizzled to [N16, K16/16] and decoded.
-  auto bs = unswizzle(w.block_scales, w.packed.rows, *k16 / 16, RuleId::QuantNvfp4Layout);
+  auto bs = nvfp4_block_scales(w);
   if (!bs) return bs.error();
   Mat<float> out(w.rows, w.cols, std::vector<float>(static_cast<std::size_t>(w.rows * w.cols)));
   for (std::uint64_t n = 0; n < w.rows; ++n)      // step 5: only the logical [N, K]
@@ -146,12 +179,20 @@ Result<Mat<float>> dequant_nvfp4(const Nvfp4Weight& w, Dtype t) {
 
 // ---- §10.1 mxfp8 -----------------------------------------------------------
 
-Result<Mat<float>> dequant_mxfp8(const Mxfp8Weight& w, Dtype t) {
+Status check_mxfp8(const Mxfp8Weight& w, Dtype t) {
   constexpr RuleId rule = RuleId::QuantMxfp8Layout;
-  if (auto s = check_dtype(t, rule); !s) return s.error();
-  if (auto s = check_shape("weight", w.codes.rows, w.codes.cols, w.codes.v.size(), rule); !s) return s.error();
-  if (auto s = check_block_data(w.codes.rows, w.codes.cols, w.rows, w.cols, 32, rule); !s) return s.error();
-  auto e = unswizzle(w.block_scales, w.codes.rows, w.codes.cols / 32, rule);
+  if (auto s = check_dtype(t, rule); !s) return s;
+  if (auto s = check_shape("weight", w.codes.rows, w.codes.cols, w.codes.v.size(), rule); !s) return s;
+  return check_block_data(w.codes.rows, w.codes.cols, w.rows, w.cols, 32, rule);
+}
+
+Result<Mat<std::uint8_t>> mxfp8_block_scales(const Mxfp8Weight& w) {
+  return unswizzle(w.block_scales, w.codes.rows, w.codes.cols / 32, RuleId::QuantMxfp8Layout);
+}
+
+Result<Mat<float>> dequant_mxfp8(const Mxfp8Weight& w, Dtype t) {
+  if (auto s = check_mxfp8(w, t); !s) return s.error();
+  auto e = mxfp8_block_scales(w);
   if (!e) return e.error();
   Mat<float> out(w.rows, w.cols, std::vector<float>(static_cast<std::size_t>(w.rows * w.cols)));
   for (std::uint64_t n = 0; n < w.rows; ++n)
@@ -164,13 +205,13 @@ Result<Mat<float>> dequant_mxfp8(const Mxfp8Weight& w, Dtype t) {
 
 // ---- §11 awq_w4a16 ---------------------------------------------------------
 
-Result<Mat<float>> dequant_awq_w4a16(const AwqWeight& w) {
+Status check_awq_w4a16(const AwqWeight& w) {
   constexpr RuleId rule = RuleId::QuantAwqShapes;
   const Dtype t = w.scale_dtype;
-  if (auto s = check_dtype(t, rule); !s) return s.error();
-  if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), rule); !s) return s.error();
-  if (auto s = check_shape("weight_scale", w.scale.rows, w.scale.cols, w.scale.v.size(), rule); !s) return s.error();
-  if (auto s = check_shape("weight_zeros", w.zeros.rows, w.zeros.cols, w.zeros.v.size(), rule); !s) return s.error();
+  if (auto s = check_dtype(t, rule); !s) return s;
+  if (auto s = check_shape("weight", w.packed.rows, w.packed.cols, w.packed.v.size(), rule); !s) return s;
+  if (auto s = check_shape("weight_scale", w.scale.rows, w.scale.cols, w.scale.v.size(), rule); !s) return s;
+  if (auto s = check_shape("weight_zeros", w.zeros.rows, w.zeros.cols, w.zeros.v.size(), rule); !s) return s;
   const auto k = checked_mul(w.packed.cols, 2);
   if (!k) return Error{rule, Place::argument("weight"), "K = 2 * packed columns does not fit in 64 bits"};
   const std::uint64_t n_rows = w.packed.rows, g = w.group_size;
@@ -185,9 +226,16 @@ Result<Mat<float>> dequant_awq_w4a16(const AwqWeight& w) {
       if (!is_t_value(t, v))
         return Error{rule, Place::argument(m == &w.scale ? "weight_scale" : "weight_zeros"),
                      "expected values of the scale dtype " + std::string(dtype_name(t)) + ", found " + std::to_string(v)};
-  Mat<float> out(n_rows, *k, std::vector<float>(w.packed.v.size() * 2));
+  return ok_status();
+}
+
+Result<Mat<float>> dequant_awq_w4a16(const AwqWeight& w) {
+  if (auto s = check_awq_w4a16(w); !s) return s.error();
+  const Dtype t = w.scale_dtype;
+  const std::uint64_t n_rows = w.packed.rows, g = w.group_size, k = w.packed.cols * 2;
+  Mat<float> out(n_rows, k, std::vector<float>(w.packed.v.size() * 2));
   for (std::uint64_t n = 0; n < n_rows; ++n)
-    for (std::uint64_t c = 0; c < *k; ++c) {
+    for (std::uint64_t c = 0; c < k; ++c) {
       const float level = static_cast<float>(low_first_code(w.packed, n, c)) - 8.0f;  // exact
       out.at(n, c) = add_t(t, mul_t(t, level, w.scale.at(c / g, n)), w.zeros.at(c / g, n));
     }

@@ -39,6 +39,8 @@ struct Fp8Weight {
 // dequant is recorded only as "in the output dtype" (⚠ §8.1), which this
 // matches whenever s is a T value.
 Result<Mat<float>> dequant_fp8(const Fp8Weight& w, Dtype t);
+// Its checks (T, the shape), in its order: a fast path returns their Error.
+Status check_fp8(const Fp8Weight& w, Dtype t);
 
 // L14, §7.2. `q` [N, K]; `scale` one value (tensor-wise, shape ()) or N values
 // (row-wise, shape [N, 1]); `convrot_groupsize` 0 for a plain weight.
@@ -51,6 +53,8 @@ struct Int8Weight {
 // dtype, as the document presumes), then with ConvRot W = T(Wrot * H_C) per
 // block of C columns.
 Result<Mat<float>> dequant_int8(const Int8Weight& w, Dtype t);
+// Its checks before the ConvRot step (whose own are hadamard_blocks's).
+Status check_int8(const Int8Weight& w, Dtype t);
 
 // L15, §6.1. `packed` [N, K/2] bytes, signed low-nibble-first codes (L2);
 // `scale` [N]; C a power of 4 (sglang: 16, 64, 256).
@@ -63,6 +67,8 @@ struct W4a4Weight {
 Result<Mat<std::int8_t>> w4a4_codes(const W4a4Weight& w);
 // Wrot = T(f32(v * scale[n])), then W = T(Wrot * H_C) per block.
 Result<Mat<float>> dequant_convrot_w4a4(const W4a4Weight& w, Dtype t);
+// Its checks before the ConvRot step (whose own are hadamard_blocks's).
+Status check_convrot_w4a4(const W4a4Weight& w, Dtype t);
 
 // L12, §9.1. `packed` [N16, K16/2] bytes, E2M1 codes high nibble first (L1);
 // `block_scales` the stored, swizzled E4M3 bytes
@@ -78,6 +84,10 @@ struct Nvfp4Weight {
 // taken is that the 0-d binary32 global scale times the T block scale is one
 // T-typed product, then the product with the E2M1 value, exact in T, another).
 Result<Mat<float>> dequant_nvfp4(const Nvfp4Weight& w, Dtype t);
+// Its checks, then its step 3 (the stored block scales un-swizzled to
+// [N16, K16/16], or the layout Error), in its order.
+Status check_nvfp4(const Nvfp4Weight& w, Dtype t);
+Result<Mat<std::uint8_t>> nvfp4_block_scales(const Nvfp4Weight& w);
 
 // L13, §10.1. `codes` [N32, K32] E4M3 bytes; `block_scales` the stored,
 // swizzled E8M0 bytes [roundup(N32, 128), roundup(K32/32, 4)]; `rows`,
@@ -95,6 +105,10 @@ struct Mxfp8Weight {
 // for this product; the position taken keeps the scale binary32 (an F16 cast
 // of the scale would flush 2^-25 and below to 0 and overflow 2^16 and above).
 Result<Mat<float>> dequant_mxfp8(const Mxfp8Weight& w, Dtype t);
+// Its checks, then the un-swizzled E8M0 bytes [N32, K32/32] (or the layout
+// Error), in its order.
+Status check_mxfp8(const Mxfp8Weight& w, Dtype t);
+Result<Mat<std::uint8_t>> mxfp8_block_scales(const Mxfp8Weight& w);
 
 // L17, §11. `packed` [N, K/2] bytes, unsigned low-nibble-first codes;
 // `scale`, `zeros` [K/G, N] values of `scale_dtype` (the dtype the result is
@@ -110,5 +124,7 @@ struct AwqWeight {
 // multiply-add (⚠ U10: the order is not recorded; this is the formula's
 // left-to-right order as PyTorch evaluates it).
 Result<Mat<float>> dequant_awq_w4a16(const AwqWeight& w);
+// Its checks (shapes, G, every scale and zero a value of S), in its order.
+Status check_awq_w4a16(const AwqWeight& w);
 
 }  // namespace safespec::deq

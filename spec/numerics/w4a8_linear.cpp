@@ -1,6 +1,6 @@
 // The W4A8 linear assembled from the steps of w4a8_reference.cpp, in the order
 // of quant-numerics.md §5.3 (cuda.1-cuda.11), §5.4 (eager.1-eager.9 and
-// eager.C1-eager.C4) and §5.10 (ideal).
+// eager.C1-eager.C4) and §5.10 (dequantization and ideal).
 #include <algorithm>
 #include <span>
 
@@ -129,6 +129,29 @@ Result<W4a8Output> w4a8_linear(const W4a8Layer& l, const Activations& x, const W
   out.y = t.y;
   out.out_dtype = to;
   if (o.record_trace) out.trace = std::move(t);
+  return out;
+}
+
+Result<std::vector<float>> w4a8_dequant(const W4a8Layer& l) {
+  W4a8Options eager;  // the dequantization has no C == 256 restriction
+  eager.semantics = Semantics::Eager;
+  if (Status s = validate(l, Activations{0, FloatType::F32, {}}, eager); !s) return s.error();
+  const std::vector<std::int8_t> wq = decode_weight(l);
+  const std::size_t K = l.k, C = l.convrot_groupsize;
+  std::vector<float> out(l.n * K);
+  std::vector<float> wrot(K);
+  for (std::size_t n = 0; n < l.n; ++n) {
+    for (std::size_t k = 0; k < K; ++k) {  // eager.C2
+      const float s = l.s_channel[n];
+      wrot[k] = l.correction ? rotated_weight_eager(wq[n * K + k], s, (*l.correction)[(k / l.group_size) * l.n + n],
+                                                    FloatType::F32)
+                             : static_cast<float>(wq[n * K + k]) * s;
+    }
+    for (std::size_t b = 0; b < K; b += C) {  // eager.C3: H_C is symmetric, the un-rotation is the rotation
+      const std::vector<float> w = rotate_eager(std::span<const float>(wrot).subspan(b, C), FloatType::F32);
+      std::copy(w.begin(), w.end(), out.begin() + static_cast<std::ptrdiff_t>(n * K + b));
+    }
+  }
   return out;
 }
 

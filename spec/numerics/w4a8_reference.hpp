@@ -103,6 +103,12 @@ Status validate(const W4a8Layer& layer, const Activations& x, const W4a8Options&
 // The whole linear in the chosen semantics.
 Result<W4a8Output> w4a8_linear(const W4a8Layer& layer, const Activations& x, const W4a8Options& options = {});
 
+// §5.10 with T = F32, as comfy-kitchen's eager dequantize computes it:
+// Wrot = f32(Wq · s_channel) (with a correction: f32(that + correction),
+// eager.C2), then W = F32(Wrot · H_C) per block (eager.C3, the exact sum
+// rounded once). [N, K], the original basis. Any C = 4^k (eager's rule).
+Result<std::vector<float>> w4a8_dequant(const W4a8Layer& layer);
+
 // §5.10: x · Wᵀ + bias in binary64, W the un-rotated dequantized weight
 // (W = (Wq · s_channel + correction) · H_C per block). For error bounds.
 Result<std::vector<double>> w4a8_ideal(const W4a8Layer& layer, const Activations& x);

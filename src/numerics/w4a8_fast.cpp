@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "spec/numerics/exact_sum.hpp"
+#include "src/numerics/hadamard_fast.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -18,43 +19,6 @@
 namespace safespec::numerics {
 
 namespace {
-
-// ---- Exact binary64 sums ----
-
-// The bit span of a set of binary64 values: every one is an integer multiple
-// of 2^lsb below 2^(msb + 1) in magnitude. A sum of `count` of them (and every
-// partial sum, in any order, with any signs) is then a multiple of 2^lsb below
-// 2^(msb + 1 + ceil(log2 count)), exactly representable when that span is at
-// most 53 bits: binary64 addition is then exact.
-struct BitSpan {
-  int msb = INT_MIN, lsb = INT_MAX;
-  bool special = false;  // a NaN or an infinity: left to ExactSum's IEEE rules
-
-  void add(double v) {
-    if (!std::isfinite(v)) {
-      special = true;
-      return;
-    }
-    if (v == 0.0) return;
-    const std::uint64_t bits = std::bit_cast<std::uint64_t>(v);
-    const int field = static_cast<int>(bits >> 52 & 0x7FF);
-    std::uint64_t mant = bits & ((std::uint64_t{1} << 52) - 1);
-    int e = -1074;
-    if (field != 0) {
-      mant |= std::uint64_t{1} << 52;
-      e = field - 1075;
-    }
-    lsb = std::min(lsb, e + std::countr_zero(mant));
-    msb = std::max(msb, e + 63 - std::countl_zero(mant));
-  }
-  // Whether a sum of `count` such values is exact in binary64.
-  bool exact_sum(std::size_t count) const {
-    if (special) return false;
-    if (msb == INT_MIN) return true;  // all zeros
-    const int log2_count = static_cast<int>(std::bit_width(count > 1 ? count - 1 : 0));
-    return msb + 1 + log2_count - lsb <= 53;
-  }
-};
 
 // ---- cuda.3 in place ----
 
@@ -255,53 +219,6 @@ void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8La
   }
 }
 
-// ---- eager.2 ----
-
-// xr = T_x(x_block · H_C) correctly rounded, as rotate_eager. With finite
-// inputs whose bit span plus log2(C) fits 53 bits, the unnormalized fast
-// Walsh-Hadamard butterflies (every output Σ ±x_i, H4 applied per base-4
-// digit, §3.1) add exactly in binary64; the 2^-k scale is exact. Otherwise
-// the block goes through the reference.
-void rotate_eager_block(std::span<const float> x, FloatType t, std::vector<double>& a, std::vector<double>& b,
-                        float* out) {
-  const std::size_t c = x.size();
-  const int k = log4_exact(c).value_or(0);
-  BitSpan span;
-  for (float v : x) span.add(v);
-  if (!span.exact_sum(c)) {
-    const std::vector<float> xr = rotate_eager(x, t);
-    std::copy(xr.begin(), xr.end(), out);
-    return;
-  }
-  if (span.msb == INT_MIN) {
-    // All zeros: ExactSum gives -0 exactly when every term x_i · H[i][j] is -0.
-    for (std::size_t j = 0; j < c; ++j) {
-      bool all_negative = true;
-      for (std::size_t i = 0; i < c && all_negative; ++i)
-        all_negative = std::signbit(x[i]) != (hadamard_entry(c, i, j) < 0);
-      out[j] = all_negative ? -0.0f : 0.0f;
-    }
-    return;
-  }
-  a.assign(x.begin(), x.end());
-  b.resize(c);
-  double* in = a.data();
-  double* nx = b.data();
-  for (std::size_t s = 1; s < c; s *= 4) {
-    for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
-      for (std::size_t base = base0; base < base0 + s; ++base) {
-        const double a0 = in[base], a1 = in[base + s], a2 = in[base + 2 * s], a3 = in[base + 3 * s];
-        nx[base] = a0 + a1 + a2 - a3;  // rows of H4 (§3.1); every sum exact here
-        nx[base + s] = a0 + a1 - a2 + a3;
-        nx[base + 2 * s] = a0 - a1 + a2 + a3;
-        nx[base + 3 * s] = a1 - a0 + a2 + a3;
-      }
-    std::swap(in, nx);
-  }
-  // A non-zero term exists, so an exact zero is +0 (ExactSum's rule).
-  for (std::size_t j = 0; j < c; ++j) out[j] = in[j] == 0.0 ? 0.0f : round_double_to(t, std::ldexp(in[j], -k));
-}
-
 // ---- per-row activation quantization ----
 
 struct RowState {
@@ -310,7 +227,7 @@ struct RowState {
 
 RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, std::span<std::int8_t> xq,
                       std::size_t c, FloatType tx, const W4a8Options& o, std::vector<float>& fscratch,
-                      std::vector<double>& d0, std::vector<double>& d1) {
+                      FhtScratch& dscratch) {
   RowState st;
   if (o.semantics == Semantics::Cuda) {
     const CudaF32 f32{o.cuda_flush_subnormals};
@@ -328,13 +245,40 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
     quantize_cuda_row(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq);
   } else {
     for (std::size_t b = 0; b < x_row.size(); b += c)  // eager.2
-      rotate_eager_block(x_row.subspan(b, c), tx, d0, d1, rotated.data() + b);
+      rotate_eager_block(x_row.subspan(b, c), tx, dscratch, rotated.data() + b);
     st.amax = amax_eager(rotated);                          // eager.3
     st.xs = activation_scale_eager(st.amax, o.eager_scale);  // eager.4
     st.divisor = divisor_eager(st.xs, tx);                   // eager.5
     for (std::size_t i = 0; i < rotated.size(); ++i) xq[i] = quantize_eager(rotated[i], st.divisor, tx);  // eager.6
   }
   return st;
+}
+
+// cuda.10 as correction_cuda: y + Σ_g u_g · c_g rounded once to T_o, with
+// u_g = T_o(T_o(S_g) · T_o(xs)) per row and c_g = T_o(corr[g, n]).
+float correct(float y, std::span<const float> u, const std::vector<float>& corr_o, std::size_t n_stride,
+              std::size_t n, FloatType to, std::vector<double>& terms) {
+  terms.clear();
+  BitSpan span;
+  terms.push_back(y);
+  span.add(y);
+  for (std::size_t g = 0; g < u.size(); ++g) {
+    const double p = static_cast<double>(u[g]) * static_cast<double>(corr_o[g * n_stride + n]);  // exact
+    terms.push_back(p);
+    span.add(p);
+  }
+  if (span.exact_sum(terms.size())) {
+    double s = 0.0;
+    bool first = true;
+    for (double t : terms) {
+      s = first ? t : s + t;  // a sequential IEEE sum of exact terms: ExactSum's signed-zero rule
+      first = false;
+    }
+    return round_double_to(to, s);
+  }
+  ExactSum sum;
+  for (double t : terms) sum.add(t);
+  return sum.rounded(to);
 }
 
 // W4A8.1: Wq = decode_weight_element(code, s, codebook), a pure function of
@@ -367,52 +311,28 @@ class DecodeCache {
   Entry entries_[256];
 };
 
+}  // namespace
+
+void decode_weight_rows(const W4a8Layer& l, std::size_t n0, std::size_t n1, std::int8_t* wq) {
+  const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
+  DecodeCache cache(l.codebook);
+  for (std::size_t n = n0; n < n1; ++n)
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);
+      const std::uint8_t* bytes = &l.weight[n * half + g * g_size / 2];
+      std::int8_t* out = wq + (n - n0) * l.k + g * g_size;
+      for (std::size_t j = 0; j < g_size / 2; ++j) {
+        out[2 * j] = table[bytes[j] & 0xF];
+        out[2 * j + 1] = table[bytes[j] >> 4];
+      }
+    }
+}
+
 void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads) {
   wq.resize(l.n * l.k);
-  const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
-  parallel_ranges(l.n, threads, 1, [&](std::size_t n0, std::size_t n1) {
-    DecodeCache cache(l.codebook);
-    for (std::size_t n = n0; n < n1; ++n)
-      for (std::size_t g = 0; g < groups; ++g) {
-        const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);
-        const std::uint8_t* bytes = &l.weight[n * half + g * g_size / 2];
-        std::int8_t* out = &wq[n * l.k + g * g_size];
-        for (std::size_t j = 0; j < g_size / 2; ++j) {
-          out[2 * j] = table[bytes[j] & 0xF];
-          out[2 * j + 1] = table[bytes[j] >> 4];
-        }
-      }
-  });
+  parallel_ranges(l.n, threads, 1,
+                  [&](std::size_t n0, std::size_t n1) { decode_weight_rows(l, n0, n1, wq.data() + n0 * l.k); });
 }
-
-// cuda.10 as correction_cuda: y + Σ_g u_g · c_g rounded once to T_o, with
-// u_g = T_o(T_o(S_g) · T_o(xs)) per row and c_g = T_o(corr[g, n]).
-float correct(float y, std::span<const float> u, const std::vector<float>& corr_o, std::size_t n_stride,
-              std::size_t n, FloatType to, std::vector<double>& terms) {
-  terms.clear();
-  BitSpan span;
-  terms.push_back(y);
-  span.add(y);
-  for (std::size_t g = 0; g < u.size(); ++g) {
-    const double p = static_cast<double>(u[g]) * static_cast<double>(corr_o[g * n_stride + n]);  // exact
-    terms.push_back(p);
-    span.add(p);
-  }
-  if (span.exact_sum(terms.size())) {
-    double s = 0.0;
-    bool first = true;
-    for (double t : terms) {
-      s = first ? t : s + t;  // a sequential IEEE sum of exact terms: ExactSum's signed-zero rule
-      first = false;
-    }
-    return round_double_to(to, s);
-  }
-  ExactSum sum;
-  for (double t : terms) sum.add(t);
-  return sum.rounded(to);
-}
-
-}  // namespace
 
 float round_double_to(FloatType t, double e) {
   const float f = static_cast<float>(e);  // RNE, overflow to ±inf
@@ -445,11 +365,11 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
   t.divisor.resize(M);
   parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
     std::vector<float> fscratch;
-    std::vector<double> d0, d1;
+    FhtScratch dscratch;
     for (std::size_t m = m0; m < m1; ++m) {
       const RowState st = quantize_row(std::span<const float>(x.values).subspan(m * K, K),
                                        std::span<float>(t.rotated).subspan(m * K, K),
-                                       std::span<std::int8_t>(t.xq).subspan(m * K, K), C, x.dtype, o, fscratch, d0, d1);
+                                       std::span<std::int8_t>(t.xq).subspan(m * K, K), C, x.dtype, o, fscratch, dscratch);
       t.amax[m] = st.amax;
       t.xs[m] = st.xs;
       t.divisor[m] = st.divisor;

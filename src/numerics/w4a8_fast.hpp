@@ -13,7 +13,8 @@
 // - the eager rotation (eager.2) and the cuda correction (cuda.10) are
 //   correctly rounded exact sums: summed in binary64 where a bound on the
 //   terms' bit span proves every partial sum exact, rounded once to T; any
-//   block or output outside that bound goes through the reference's ExactSum;
+//   block or output outside that bound goes through the reference's ExactSum
+//   (the rotation: src/numerics/hadamard_fast.hpp);
 // - cuda.7 / eager.7 is the blocked int8 GEMM (exact int32 arithmetic, so
 //   any order is the reference's order).
 // The eager path with a correction tensor (eager.C1-C4, unquantized) is the
@@ -32,6 +33,12 @@ struct W4a8FastConfig {
 
 Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& layer, const Activations& x, const W4a8Options& options = {},
                                     const W4a8FastConfig& config = {});
+
+// W4A8.1 for the whole weight, wq [N, K], rows split over `threads`:
+// decode_weight's values (decode_weight_element behind a per-scale cache).
+void decode_weights(const W4a8Layer& layer, std::vector<std::int8_t>& wq, unsigned threads);
+// Rows [n0, n1) of it into wq [n1 - n0, K], on the calling thread.
+void decode_weight_rows(const W4a8Layer& layer, std::size_t n0, std::size_t n1, std::int8_t* wq);
 
 // T(e) for a binary64 value e, one round-to-nearest-even (overflow to ±inf,
 // sign of zero kept): what ExactSum::rounded gives for a sum equal to e.
