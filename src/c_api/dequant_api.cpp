@@ -1,7 +1,9 @@
 // The C API's dequantization of the formats other than W4A8
 // (include/safespec/numerics.h): each operand checked as `safespec dequant`'s
 // reader (src/layer_io.cpp) checks the checkpoint tensor it stands for, then
-// the reference of spec/numerics/dequant.hpp.
+// the fast paths of src/numerics/dequant_fast.hpp, which `safespec dequant`
+// runs too: bit-identical to spec/numerics/dequant.hpp's references, errors
+// included (props/prop_dequant_fast_test.cpp).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -9,6 +11,7 @@
 #include "safespec/safespec.h"
 #include "spec/numerics/dequant.hpp"
 #include "src/c_api/numerics_support.hpp"
+#include "src/numerics/dequant_fast.hpp"
 
 namespace {
 
@@ -65,7 +68,7 @@ safespec_status safespec_dequant_fp8(const safespec_tensor* codes, const safespe
     auto sc = one_value(scale, "scale");
     if (!sc) return sc.error();
     const deq::Fp8 kind = dtype_of(*codes) == Dtype::F8_E5M2 ? deq::Fp8::E5M2 : deq::Fp8::E4M3;
-    return deliver(deq::dequant_fp8({kind, byte_matrix(*codes), sc.value()}, t.value()), t.value(), out);
+    return deliver(numerics::dequant_fp8_fast({kind, byte_matrix(*codes), sc.value()}, t.value()), t.value(), out);
   });
 }
 
@@ -85,7 +88,7 @@ safespec_status safespec_dequant_int8(const safespec_tensor* q, const safespec_t
     std::vector<std::int8_t> v(b.v.size());
     std::memcpy(v.data(), b.v.data(), v.size());
     deq::Int8Weight w{deq::Mat<std::int8_t>(b.rows, b.cols, std::move(v)), floats_of(*scale), convrot_groupsize};
-    return deliver(deq::dequant_int8(w, t.value()), t.value(), out);
+    return deliver(numerics::dequant_int8_fast(w, t.value()), t.value(), out);
   });
 }
 
@@ -98,7 +101,7 @@ safespec_status safespec_dequant_convrot_w4a4(const safespec_tensor* packed, con
     if (auto s = check_tensor(scale, "scale", kFloats); !s) return s;
     if (auto s = expect_shape(*scale, "scale [N]", {packed->shape[0]}); !s) return s;
     deq::W4a4Weight w{byte_matrix(*packed), floats_of(*scale), convrot_groupsize};
-    return deliver(deq::dequant_convrot_w4a4(w, t.value()), t.value(), out);
+    return deliver(numerics::dequant_convrot_w4a4_fast(w, t.value()), t.value(), out);
   });
 }
 
@@ -115,7 +118,7 @@ safespec_status safespec_dequant_nvfp4(const safespec_tensor* packed, const safe
     if (packed->shape[1] > UINT64_MAX / 2) return invalid_input("packed: K = 2 * packed columns overflows 64 bits");
     logical(rows, cols, packed->shape[0], 2 * packed->shape[1]);
     deq::Nvfp4Weight w{byte_matrix(*packed), byte_matrix(*block_scales), g.value(), rows, cols};
-    return deliver(deq::dequant_nvfp4(w, t.value()), t.value(), out);
+    return deliver(numerics::dequant_nvfp4_fast(w, t.value()), t.value(), out);
   });
 }
 
@@ -130,7 +133,7 @@ safespec_status safespec_dequant_mxfp8(const safespec_tensor* codes, const safes
     logical(rows, cols, codes->shape[0], codes->shape[1]);
     deq::Mxfp8Weight w{byte_matrix(*codes), byte_matrix(*block_scales), rows, cols,
                        e8m0 == SAFESPEC_E8M0_OCP ? num::E8M0::Ocp : num::E8M0::Kitchen};
-    return deliver(deq::dequant_mxfp8(w, t.value()), t.value(), out);
+    return deliver(numerics::dequant_mxfp8_fast(w, t.value()), t.value(), out);
   });
 }
 
@@ -149,7 +152,7 @@ safespec_status safespec_dequant_awq(const safespec_tensor* packed, const safesp
     const deq::Mat<float> s(scale->shape[0], scale->shape[1], floats_of(*scale));
     const deq::Mat<float> z(zeros->shape[0], zeros->shape[1], floats_of(*zeros));
     deq::AwqWeight w{byte_matrix(*packed), s, z, group_size, sd};
-    return deliver(deq::dequant_awq_w4a16(w), t.value(), out);
+    return deliver(numerics::dequant_awq_w4a16_fast(w), t.value(), out);
   });
 }
 
