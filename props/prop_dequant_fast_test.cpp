@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/full_range_gen.hpp"
 #include "spec/number_formats.hpp"
 #include "spec/numerics/hadamard.hpp"
 #include "spec/numerics/hadamard_blocks.hpp"
@@ -26,43 +27,10 @@
 
 using namespace safespec;
 using namespace safespec::numerics;
+using namespace safespec::test::full_range;
 using deq::Mat;
 
 namespace {
-
-// RapidCheck scales integer ranges (inRange, element, arbitrary) with the
-// test size, small values first, and the properties cap the size: these draw
-// from the whole range at every size, so every code, shape and option
-// appears (shrinking still goes toward the first).
-template <class T>
-T pick(T lo, T hi_exclusive) {
-  return *rc::gen::resize(100, rc::gen::inRange(lo, hi_exclusive));
-}
-template <class T, class... Ts>
-T one_of(T first, Ts... rest) {
-  return *rc::gen::resize(100, rc::gen::element(first, static_cast<T>(rest)...));
-}
-bool coin() { return pick(0, 2) == 1; }
-// Bulk data (codes, bit patterns) does not shrink: a failure then shrinks
-// its shape and options in seconds instead of every byte for minutes.
-template <class T>
-T bulk(T lo, T hi_exclusive) {
-  return *rc::gen::noShrink(rc::gen::resize(100, rc::gen::inRange(lo, hi_exclusive)));
-}
-template <class T, class... Ts>
-T bulk_one_of(T first, Ts... rest) {
-  return *rc::gen::noShrink(rc::gen::resize(100, rc::gen::element(first, static_cast<T>(rest)...)));
-}
-std::uint8_t any_byte() { return static_cast<std::uint8_t>(bulk(0, 256)); }
-float any_float() {
-  const auto hi = static_cast<std::uint32_t>(bulk(0, 65536)), lo = static_cast<std::uint32_t>(bulk(0, 65536));
-  return std::bit_cast<float>(hi << 16 | lo);
-}
-
-template <class Testable>
-void prop(const std::string& description, int cases, Testable&& testable) {
-  test::capped_prop(description, cases, std::forward<Testable>(testable), 50);
-}
 
 std::string describe(const Error& e) { return std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message; }
 
