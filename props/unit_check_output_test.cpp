@@ -125,6 +125,11 @@ TEST_CASE("check --summary, --quiet and --ignore", "[cli][ST-DUPLICATE-TENSOR]")
   CHECK(r.out.find("\"counts\":{\"ST-HEADER-UNALIGNED\":1,\"ST-METADATA-NULL\":1}") != std::string::npos);
   // A consumer profile still fails a file its consumer rejects.
   CHECK(cli("check --profile sglang --ignore 'ST-*' " + suite_file(kSyntax)).code == 1);
+  // A verdict the full report qualifies is qualified in the summary too.
+  const std::string embedding = test::shell_word(
+      (test::suite_dir().parent_path() / "examples/quant/w4a8_int8_embedding_valid.safetensors").string());
+  CHECK(cli("check --summary " + embedding).out.find(", sglang loads (if the assumed layer kinds hold), ") !=
+        std::string::npos);
   r = cli("check --ignore ST-NO-SUCH " + suite_file(kDuplicate));
   CHECK(r.code == 2);
   CHECK(r.err == "safespec: --ignore: expected a rule id of `safespec rules` or a glob over them, found 'ST-NO-SUCH'\n");

@@ -103,6 +103,18 @@ std::string strict_note(const FileReport& r, Profile profile) {
   return out + "\n";
 }
 
+// One word or so per consumer for --summary, never a bare "loads" where the
+// full report qualifies it: on an assumed layer kind, with something left
+// unchecked, or loading some layer wrong.
+std::string summary_word(const Outcome& o) {
+  if (!o.loads) return "rejects";
+  std::string out = "loads";
+  if (!o.assumes.empty()) out += " (if the assumed layer kinds hold)";
+  if (!o.unchecked.empty()) out += " (not all checked)";
+  if (!o.mis_loads.empty()) out += " (mis-loads)";
+  return out;
+}
+
 std::string counts_text(const FileReport& r, Profile profile) {
   std::size_t errors = 0, warnings = 0;
   for (const Finding& f : r.findings) (f.severity == Severity::Error ? errors : warnings) += 1;
@@ -148,7 +160,7 @@ std::string render_check_summary(const std::vector<FileReport>& reports, Profile
       out += ":";
       for (Consumer c : kConsumers)
         out += fmt::format("{} {} {}", c == Consumer::Safetensors ? "" : ",", consumer_name(c),
-                           r.consumers[c].loads ? "loads" : "rejects");
+                           summary_word(r.consumers[c]));
     }
     out += "\n";
   }
