@@ -30,6 +30,7 @@
 #include "spec/numerics/w4a8_reference.hpp"
 #include "src/layer_io.hpp"
 #include "src/linear_command.hpp"
+#include "props/expect.hpp"
 
 namespace {
 
@@ -37,15 +38,6 @@ using namespace safespec;
 using numerics::FloatType;
 namespace fs = std::filesystem;
 
-int failures = 0;
-#define EXPECT(cond, what)                                                        \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      ++failures;                                                                 \
-      std::fprintf(stderr, "%s:%d: FAILED %s (%s)\n", __FILE__, __LINE__, #cond, \
-                   std::string(what).c_str());                                    \
-    }                                                                             \
-  } while (0)
 
 std::mt19937_64 rng(20240722);
 std::uint64_t pick(std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); }

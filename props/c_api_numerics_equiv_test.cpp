@@ -18,21 +18,13 @@
 #include "spec/numerics/w4a8_reference.hpp"
 #include "src/layer_io.hpp"
 #include "src/linear_command.hpp"
+#include "props/expect.hpp"
 
 namespace {
 
 using namespace safespec;
 using numerics::FloatType;
 
-int failures = 0;
-#define EXPECT(cond, what)                                                        \
-  do {                                                                            \
-    if (!(cond)) {                                                                \
-      ++failures;                                                                 \
-      std::fprintf(stderr, "%s:%d: FAILED %s (%s)\n", __FILE__, __LINE__, #cond, \
-                   std::string(what).c_str());                                    \
-    }                                                                             \
-  } while (0)
 
 // The descriptor read independently of the C API's own reader (the code under test).
 std::vector<float> values_of(const safespec_tensor& t) {
