@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -15,7 +16,29 @@ std::string_view expect_name(Expect e) { return e == Expect::Accept ? "accept" :
 
 Result<Case, std::string> line_error(std::string what) { return std::string("manifest line: ") + std::move(what); }
 
+// One row per prefix; name_prefix picks the row, nothing else spells them.
+constexpr NamePrefix kEveryone{"accept_", "everyone"};
+constexpr NamePrefix kReference{"reject_", "reference"};
+constexpr NamePrefix kLoaders{"loader-reject_", "loaders"};
+constexpr NamePrefix kStrict{"strict-reject_", "strict"};
+constexpr NamePrefix kImpldef{"impldef_", "impldef"};
+constexpr std::array<NamePrefix, 5> kPrefixes{kEveryone, kReference, kLoaders, kStrict, kImpldef};
+
 }  // namespace
+
+NamePrefix name_prefix(const Case& c) {
+  if (c.file.starts_with(kImpldef.prefix)) return kImpldef;
+  if (c.expected(Profile::Safetensors) == Expect::Reject) return kReference;
+  for (Profile p : {Profile::Sglang, Profile::Comfyui, Profile::Kitchen})
+    if (c.expected(p) == Expect::Reject) return kLoaders;
+  return c.expected(Profile::Strict) == Expect::Reject ? kStrict : kEveryone;
+}
+
+std::string_view name_stem(std::string_view file) {
+  for (const NamePrefix& p : kPrefixes)
+    if (file.starts_with(p.prefix)) return file.substr(p.prefix.size());
+  return file;
+}
 
 Expect Case::expected(Profile p) const {
   for (std::size_t i = 0; i < kManifestProfiles.size(); ++i)
@@ -45,7 +68,10 @@ std::string render_case(const Case& c) {
     out += ", \"sglang_message\": ";
     append_json_string(out, c.sglang_message);
   }
-  out += c.data ? ", \"data\": true}" : ", \"data\": false}";
+  out += c.data ? ", \"data\": true" : ", \"data\": false";
+  out += ", \"named_for\": ";
+  append_json_string(out, name_prefix(c).named_for);
+  out += "}";
   return out;
 }
 
@@ -87,6 +113,13 @@ Result<Case, std::string> parse_case(std::string_view line) {
   bool data = false;
   if (top["data"].get_bool().get(data)) return line_error("expected \"data\": true or false in " + c.file);
   c.data = data;
+  const NamePrefix named = name_prefix(c);
+  std::string_view named_for;
+  if (top["named_for"].get_string().get(named_for)) return line_error("expected \"named_for\": a string in " + c.file);
+  if (named_for != named.named_for || !c.file.starts_with(named.prefix))
+    return line_error("expected a name starting \"" + std::string(named.prefix) + "\" and \"named_for\": \"" +
+                      std::string(named.named_for) + "\" for these expectations, found " + c.file +
+                      " and \"named_for\": \"" + std::string(named_for) + "\"");
   return c;
 }
 

@@ -7,13 +7,19 @@
 //    "expect": {"safetensors": "reject", "sglang": "reject", "comfyui": "reject",
 //               "kitchen": "reject", "strict": "reject"},
 //    "sglang_message": "...",      // only where sglang rejects: its exact message
-//    "data": false}                // true: the strict verdict needs tensor values (`check --data`)
+//    "data": false,                // true: the strict verdict needs tensor values (`check --data`)
+//    "named_for": "reference"}     // whose verdict the name's prefix is (below)
 //
 // `file` is relative to the suite directory. The name's prefix tells the
-// expectation at a glance, as JSONTestSuite does: `accept_` (every profile
-// accepts), `reject_` (strict rejects), `impldef_` (the written format spec
-// leaves it open; the expectations are the reference implementation's
-// behaviour and safespec's documented position).
+// expectation at a glance, as JSONTestSuite does, and says whose verdict it
+// is; the manifest's "named_for" says the same in words (name_prefix):
+//   accept_         "everyone": the reference, every loader and strict accept
+//   reject_         "reference": the reference reader (huggingface/safetensors) rejects
+//   loader-reject_  "loaders": the reference reads it; sglang, ComfyUI or comfy-kitchen rejects
+//   strict-reject_  "strict": every consumer loads it; only safespec's strict profile rejects
+//   impldef_        "impldef": the written format spec leaves it open; the expectations are
+//                   the reference implementation's behaviour and safespec's documented position
+
 #pragma once
 
 #include <array>
@@ -44,6 +50,19 @@ struct Case {
   Expect expected(Profile p) const;
   friend bool operator==(const Case&, const Case&) = default;
 };
+
+// The prefix a suite file's name carries, and whose verdict it states. An
+// `impldef_` name is the suite author's mark and is kept; every other prefix
+// follows from the expectations alone, so a name cannot claim a verdict the
+// reference did not give.
+struct NamePrefix {
+  std::string_view prefix;     // "loader-reject_"
+  std::string_view named_for;  // "loaders"
+  friend bool operator==(const NamePrefix&, const NamePrefix&) = default;
+};
+NamePrefix name_prefix(const Case& c);
+// The file name without its prefix ("ST-F1_prefix_short.safetensors").
+std::string_view name_stem(std::string_view file);
 
 // One manifest line, without the newline.
 std::string render_case(const Case& c);

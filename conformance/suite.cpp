@@ -102,6 +102,7 @@ Built build(std::vector<Draft> drafts) {
   const fs::path scratch(pattern);
   const std::string prefix = scratch.string() + "/";
   std::set<std::string> names;
+  std::set<std::string> final_names;
   std::sort(drafts.begin(), drafts.end(), [](const Draft& a, const Draft& b) { return a.name < b.name; });
   for (Draft& d : drafts) {
     const auto problem = [&](const std::string& what) { out.problems.push_back(d.name + ": " + what); };
@@ -113,13 +114,13 @@ Built build(std::vector<Draft> drafts) {
       if (!put(path.parent_path() / name, bytes)) problem("cannot write " + name);
 
     Case c;
-    c.file = d.name;
+    c.file = d.name;  // until the verdicts name it
     c.description = d.description;
     std::vector<RuleId> found;
     for (std::size_t i = 0; i < kManifestProfiles.size(); ++i) {
       const Run run = run_check(path.string(), kManifestProfiles[i]);
       c.expect[i] = run.accepts ? Expect::Accept : Expect::Reject;
-      if (kManifestProfiles[i] == Profile::Sglang) c.sglang_message = replace_all(run.sglang_message, prefix, "");
+      if (kManifestProfiles[i] == Profile::Sglang) c.sglang_message = run.sglang_message;
       if (kManifestProfiles[i] == Profile::Strict) found = run.rules;
     }
     std::vector<RuleId> want = d.rules;
@@ -141,13 +142,22 @@ Built build(std::vector<Draft> drafts) {
     if (d.name.starts_with("accept_") ? !all_accept
         : d.name.starts_with("reject_") ? !strict_rejects
                                         : !d.name.starts_with("impldef_"))
-      problem("the name's prefix disagrees with the expectations");
+      problem("the draft's accept_/reject_ disagrees with the expectations");
     if (d.description.empty()) problem("no description");
+    // The name states whose verdict rejects it (manifest.hpp); the draft's
+    // own accept_/reject_ only said what its author meant, checked above.
+    c.file = std::string(name_prefix(c).prefix) + std::string(name_stem(d.name));
+    if (!final_names.insert(c.file).second) problem("a second file named " + c.file);
+    // Only the first path component carries the prefix; sglang's message
+    // names the file (or the index folder) as it was written here.
+    const auto first_component = [](const std::string& n) { return n.substr(0, n.find('/')); };
+    c.sglang_message =
+        replace_all(replace_all(c.sglang_message, prefix, ""), first_component(d.name), first_component(c.file));
 
     out.files.push_back(SuiteFile{c, d.bytes});
     for (auto& [name, bytes] : d.beside) {
       Case shard;
-      shard.file = (fs::path(d.name).parent_path() / name).string();
+      shard.file = (fs::path(c.file).parent_path() / name).string();
       out.files.push_back(SuiteFile{shard, std::move(bytes)});
     }
   }

@@ -19,7 +19,11 @@ namespace safespec::conformance::detail {
 using Bytes = std::vector<std::uint8_t>;
 
 struct Draft {
-  std::string name;  // path under the suite directory; the prefix says the expectation
+  // Path under the suite directory. Its accept_/reject_ is what the author
+  // means (accept_: every consumer reads it; reject_: strict rejects it),
+  // checked when the suite is built; the file's final prefix comes from the
+  // verdicts (conformance::name_prefix). impldef_ is kept as written.
+  std::string name;
   std::string description;
   Bytes bytes;
   // Index cases: further files beside `name` (paths relative to its folder).

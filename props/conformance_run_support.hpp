@@ -55,7 +55,7 @@ struct Suite {
               {A, A, A, A, R}, ""),
         entry("reject_abort_gap.safetensors", "a gap of one byte before the first tensor", {"ST-OFFSET-GAP"},
               {R, R, R, R, R}, kGapMessage),
-        entry("reject_slow_no_convrot.safetensors", "a W4A8 layer\nwithout convrot", {"CQ-W4A8-CONVROT"},
+        entry("loader-reject_slow_no_convrot.safetensors", "a W4A8 layer\nwithout convrot", {"CQ-W4A8-CONVROT"},
               {A, R, A, A, R}, "ValueError: Serialized W4A8 layer 'lin' must set convrot=true"),
     };
     std::ofstream manifest(dir / "manifest.jsonl", std::ios::binary);

@@ -23,7 +23,7 @@ std::string suite_file(const std::string& name) { return test::shell_word((test:
 Run cli(const std::string& args) { return test::run_cli(std::filesystem::temp_directory_path().string(), args); }
 
 // A file every consumer loads that strict fails (a repeated tensor name).
-const std::string kDuplicate = "reject_ST-DUPLICATE-TENSOR_decorated_01.safetensors";
+const std::string kDuplicate = "strict-reject_ST-DUPLICATE-TENSOR_decorated_01.safetensors";
 // A header that is not JSON: no consumer gets past the container.
 const std::string kSyntax = "reject_ST-JSON-SYNTAX_X12_reference_writer_empty_metadata.safetensors";
 

@@ -55,9 +55,9 @@ TEST_CASE("conformance run: accept_all under strict accepts what it should rejec
                      "  reject_abort_gap.safetensors: expected reject, got exit status 0\n"
                      "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
                      "    printed: accepted reject_abort_gap.safetensors\n"
-                     "  reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
+                     "  loader-reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
-                     "    printed: accepted reject_slow_no_convrot.safetensors\n"
+                     "    printed: accepted loader-reject_slow_no_convrot.safetensors\n"
                      "\n"
                      "FAIL: disagrees on 2 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 0 of 1 agree\n");
 }
@@ -93,10 +93,10 @@ TEST_CASE("conformance run: the profile picks the expectations, sglang's shows i
                      "    a gap of one byte before the first tensor [ST-OFFSET-GAP]\n"
                      "    sglang: " + kGapMessage + "\n"
                      "    printed: accepted reject_abort_gap.safetensors\n"
-                     "  reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
+                     "  loader-reject_slow_no_convrot.safetensors: expected reject, got exit status 0\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
                      "    sglang: ValueError: Serialized W4A8 layer 'lin' must set convrot=true\n"
-                     "    printed: accepted reject_slow_no_convrot.safetensors\n"
+                     "    printed: accepted loader-reject_slow_no_convrot.safetensors\n"
                      "\n"
                      "FAIL: disagrees on 2 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 1 of 1 agree\n");
 }
@@ -123,9 +123,9 @@ TEST_CASE("conformance run: reject_all rejects what it should accept", "[conform
                      "  impldef_leading_space.safetensors [impldef]: expected accept, got exit status 1\n"
                      "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
                      "    printed: rejected impldef_leading_space.safetensors\n"
-                     "  reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
+                     "  loader-reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
-                     "    printed: rejected reject_slow_no_convrot.safetensors\n"
+                     "    printed: rejected loader-reject_slow_no_convrot.safetensors\n"
                      "\n"
                      "FAIL: disagrees on 3 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 0 of 1 agree\n");
 }
@@ -144,7 +144,7 @@ TEST_CASE("conformance run: a signal is a crash, whatever file it is on", "[conf
                      "rejects what it should accept (2):\n"
                      "  impldef_leading_space.safetensors [impldef]: expected accept, got exit status 1\n"
                      "    a space before the header's { [ST-HEADER-LEADING-SPACE]\n"
-                     "  reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
+                     "  loader-reject_slow_no_convrot.safetensors: expected accept, got exit status 1\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
                      "\n"
                      "crashed (2):\n"
@@ -168,7 +168,7 @@ TEST_CASE("conformance run: the time limit kills the whole process group", "[con
                      "timed out                           1        0\n"
                      "\n"
                      "timed out (1):\n"
-                     "  reject_slow_no_convrot.safetensors: expected reject, got no exit within 2 s\n"
+                     "  loader-reject_slow_no_convrot.safetensors: expected reject, got no exit within 2 s\n"
                      "    a W4A8 layer\\nwithout convrot [CQ-W4A8-CONVROT]\n"
                      "\n"
                      "FAIL: disagrees on 1 of 4 files; impldef files (reported, not counted; --impldef fail counts them): 1 of 1 agree\n");
@@ -214,10 +214,10 @@ TEST_CASE("conformance run: --json writes every file's result", "[conformance]")
                    "\"sglang_message\":\"" + kGapMessage + "\",\"got\":"
                    "\"reject\",\"class\":\"agrees\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
                    "\"rejected reject_abort_gap.safetensors\\n\",\"output_truncated\":false},\n"
-                   "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],\"expected\":\"reject\","
+                   "{\"file\":\"loader-reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],\"expected\":\"reject\","
                    "\"sglang_message\":\"ValueError: Serialized W4A8 layer 'lin' must set convrot=true\",\"got\":"
                    "\"reject\",\"class\":\"agrees\",\"exit\":1,\"signal\":null,\"seconds\":S,\"output\":"
-                   "\"rejected reject_slow_no_convrot.safetensors\\n\",\"output_truncated\":false}\n"
+                   "\"rejected loader-reject_slow_no_convrot.safetensors\\n\",\"output_truncated\":false}\n"
                    "]}\n");
 }
 
@@ -245,8 +245,8 @@ TEST_CASE("conformance run: --json records signals, timeouts and a bounded outpu
         "{\"file\":\"accept_segv_metadata.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"one tensor and string metadata\",\"rules\":[],\"expected\":\"accept\",\"got\":\"crash\","
         "\"class\":\"crashed\",\"exit\":null,\"signal\":11,\"seconds\":S,\"output\":\"" + ys +
         "\",\"output_truncated\":true},");
-  CHECK(line("reject_slow_no_convrot.safetensors") ==
-        "{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],\"expected\":\"reject\",\"got\":"
+  CHECK(line("loader-reject_slow_no_convrot.safetensors") ==
+        "{\"file\":\"loader-reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],\"expected\":\"reject\",\"got\":"
         "\"timeout\",\"class\":\"timed_out\",\"exit\":null,\"signal\":null,\"seconds\":S,\"output\":\"" + ys +
         "\",\"output_truncated\":true}");
 }
@@ -292,10 +292,10 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
         "safespec: " + s.dir.string() +
             ": manifest.jsonl lists 'accept_zero_tensors.safetensors', which is not a file there\n");
   std::ofstream(s.dir / "manifest.jsonl", std::ios::binary)
-      << conformance::render_case(entry("../escape.safetensors", "", {}, {A, A, A, A, A}, "")) << "\n";
+      << conformance::render_case(entry("accept_x/../../escape.safetensors", "", {}, {A, A, A, A, A}, "")) << "\n";
   usage(suite + " --profile strict" + ok_impl,
         "safespec: " + s.dir.string() +
-            ": manifest: expected a path inside the suite directory, found '../escape.safetensors'\n");
+            ": manifest: expected a path inside the suite directory, found 'accept_x/../../escape.safetensors'\n");
   std::ofstream(s.dir / "manifest.jsonl", std::ios::binary) << "{\"file\": 1}\n";
   usage(suite + " --profile strict" + ok_impl, "safespec: " + (s.dir / "manifest.jsonl").string() +
                                                    ":1: manifest line: expected \"file\": a non-empty string\n");

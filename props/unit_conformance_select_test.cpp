@@ -140,7 +140,7 @@ TEST_CASE("conformance run: --json carries each file's rules, description and wh
   CHECK(doc.find("{\"file\":\"impldef_leading_space.safetensors\",\"impldef\":true,\"counted\":false,\"description\":"
                  "\"a space before the header's {\",\"rules\":[\"ST-HEADER-LEADING-SPACE\"],\"expected\":\"reject\"") !=
         std::string::npos);
-  CHECK(doc.find("{\"file\":\"reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":"
+  CHECK(doc.find("{\"file\":\"loader-reject_slow_no_convrot.safetensors\",\"impldef\":false,\"counted\":true,\"description\":"
                  "\"a W4A8 layer\\nwithout convrot\",\"rules\":[\"CQ-W4A8-CONVROT\"],") != std::string::npos);
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("conformance run: --junit writes one test case per file", "[conformanc
         "      <error message=\"expected reject, got killed by SIGABRT\" type=\"crashed\">a gap of one byte before the "
         "first tensor [ST-OFFSET-GAP]\nsglang: " + test::kGapMessage + "\n</error>\n"
         "    </testcase>\n"
-        "    <testcase classname=\"" + suite + "\" name=\"reject_slow_no_convrot.safetensors\" time=\"T\">\n"
+        "    <testcase classname=\"" + suite + "\" name=\"loader-reject_slow_no_convrot.safetensors\" time=\"T\">\n"
         "      <failure message=\"expected accept, got exit status 1\" type=\"rejects_accept\">a W4A8 layer\nwithout "
         "convrot [CQ-W4A8-CONVROT]\nsglang: ValueError: Serialized W4A8 layer &apos;lin&apos; must set "
         "convrot=true\n</failure>\n"

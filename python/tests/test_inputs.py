@@ -149,7 +149,7 @@ def test_a_nan_s_channel_reaches_its_output_column_only():
 
 
 def test_a_checkpoint_with_a_nan_s_rel_is_rejected_by_the_value_rules():
-    path = ROOT / "corpus/conformance/reject_CQ-DATA-S-REL_w4a8_s_rel_nan.safetensors"
+    path = ROOT / "corpus/conformance/strict-reject_CQ-DATA-S-REL_w4a8_s_rel_nan.safetensors"
     rules = [f["rule"] for f in safespec.check(str(path), data=True)["files"][0]["findings"]]
     assert "CQ-DATA-S-REL" in rules
     assert safespec.check(str(path))["files"][0]["findings"] == []  # only --data reads values
