@@ -116,13 +116,15 @@ TEST_CASE("check --summary, --quiet and --ignore", "[cli][ST-DUPLICATE-TENSOR]")
   // Ignoring the one error makes the strict-only file pass; warnings stay.
   r = cli("check --summary --ignore ST-DUPLICATE-TENSOR " + suite_file(kDuplicate));
   CHECK(r.code == 0);
-  CHECK(r.out.find(": OK (0 errors, 4 warnings, profile strict)") != std::string::npos);
+  CHECK(r.out.find(": OK (0 errors, 4 warnings, 1 ignored, profile strict)") != std::string::npos);
   r = cli("check -q --ignore 'ST-*' " + suite_file(kDuplicate));
   CHECK(r.code == 0);
   r = cli("check --json --ignore 'ST-TENSOR-*' --ignore ST-DUPLICATE-TENSOR " + suite_file(kDuplicate));
   CHECK(r.code == 0);
   CHECK(r.out.find("ST-TENSOR-UNALIGNED") == std::string::npos);
-  CHECK(r.out.find("\"counts\":{\"ST-HEADER-UNALIGNED\":1,\"ST-METADATA-NULL\":1}") != std::string::npos);
+  CHECK(r.out.find("\"counts\":{\"ST-HEADER-UNALIGNED\":1,\"ST-METADATA-NULL\":1},\"ignored\":3,") != std::string::npos);
+  // Without --ignore nothing is dropped, and the report says 0.
+  CHECK(cli("check --json " + suite_file(kDuplicate)).out.find("},\"ignored\":0,\"complete\":") != std::string::npos);
   // A consumer profile still fails a file its consumer rejects.
   CHECK(cli("check --profile sglang --ignore 'ST-*' " + suite_file(kSyntax)).code == 1);
   // A verdict the full report qualifies is qualified in the summary too.
@@ -160,6 +162,13 @@ TEST_CASE("check --format sarif: SARIF 2.1.0 with every rule and every finding",
   CHECK(std::uint64_t(where["region"]["byteOffset"]) == 10);
   const simdjson::dom::element named = results.at(1)["locations"].at(0);
   CHECK(std::string_view(named["logicalLocations"].at(0)["kind"]) == "tensor");
+  CHECK(std::uint64_t(run["properties"]["ignored"]) == 0);
+  // --ignore says in the run's properties how many findings it took out.
+  const Run fewer = cli("check --format sarif --ignore 'ST-*' " + suite_file(kDuplicate));
+  simdjson::dom::element fewer_doc;
+  REQUIRE(parser.parse(simdjson::padded_string(fewer.out)).get(fewer_doc) == simdjson::SUCCESS);
+  CHECK(std::uint64_t(fewer_doc["runs"].at(0)["properties"]["ignored"]) == 5);
+  CHECK(simdjson::dom::array(fewer_doc["runs"].at(0)["results"]).size() == 0);
   // An unreadable path is a tool notification, not a result.
   const Run missing = cli("check --format sarif /nonexistent/safespec.safetensors");
   CHECK(missing.code == 2);

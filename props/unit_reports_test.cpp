@@ -52,7 +52,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
   const Run r = s.run("check --json " + quoted(good));
   CHECK(r.code == 0);
   CHECK(r.out == R"({"schema":1,"profile":"strict","files":[{"path":)" + ("\"" + good + "\"") +
-                     R"(,"ok":true,"hint":null,"findings":[],"counts":{},"complete":true,"unchecked":[],"consumers":)" + all_load() + "}]}\n");
+                     R"(,"ok":true,"hint":null,"findings":[],"counts":{},"ignored":0,"complete":true,"unchecked":[],"consumers":)" + all_load() + "}]}\n");
 
   const auto bad = s.file("gap.safetensors", gap());
   for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {

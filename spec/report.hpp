@@ -72,6 +72,9 @@ struct FileReport {
   // Every finding the profile shows, per rule, listed or only counted past
   // the bound (spec/finding_sink.hpp).
   RuleCounts counts{};
+  // Findings `check --ignore` took out (counted, so a report never hides
+  // that it hides something); 0 without --ignore.
+  std::uint64_t ignored = 0;
 
   // Readable, and nothing left unchecked.
   bool complete() const { return !io_error && unchecked.empty(); }

@@ -18,7 +18,9 @@ namespace safespec {
 // a typo never ignores nothing silently.
 Result<std::vector<RuleId>, std::string> rules_matching(const std::vector<std::string>& patterns);
 
-// Drops the findings of `rules` from every report, and their counts.
+// Drops the findings of `rules` from every report, and their counts, and
+// records in each report how many it dropped (FileReport::ignored): those
+// past the findings bound too, from the counts.
 void ignore_rules(std::vector<FileReport>& reports, const std::vector<RuleId>& rules);
 
 }  // namespace safespec

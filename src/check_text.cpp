@@ -118,8 +118,9 @@ std::string summary_word(const Outcome& o) {
 std::string counts_text(const FileReport& r, Profile profile) {
   std::size_t errors = 0, warnings = 0;
   for (const Finding& f : r.findings) (f.severity == Severity::Error ? errors : warnings) += 1;
-  return fmt::format("{} ({} error{}, {} warning{}, profile {})", r.ok() ? "OK" : "FAIL", errors,
-                     errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", profile_name(profile));
+  const std::string ignored = r.ignored == 0 ? "" : fmt::format(", {} ignored", r.ignored);
+  return fmt::format("{} ({} error{}, {} warning{}{}, profile {})", r.ok() ? "OK" : "FAIL", errors,
+                     errors == 1 ? "" : "s", warnings, warnings == 1 ? "" : "s", ignored, profile_name(profile));
 }
 
 }  // namespace

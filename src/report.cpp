@@ -116,7 +116,8 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
       out += fmt::format("{}{}:{}", first ? "" : ",", json_string(info.name), n);
       first = false;
     }
-    out += fmt::format("}},\"complete\":{},\"unchecked\":{}", r.complete() ? "true" : "false", unchecked_json(r.unchecked));
+    out += fmt::format("}},\"ignored\":{},\"complete\":{},\"unchecked\":{}", r.ignored, r.complete() ? "true" : "false",
+                       unchecked_json(r.unchecked));
     if (r.judged) {
       out += ",\"consumers\":" + consumers_json(r);
     }

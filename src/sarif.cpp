@@ -43,7 +43,9 @@ std::string location_json(const FileReport& r, const Finding& f) {
 
 std::string render_check_sarif(const std::vector<FileReport>& reports, Profile profile, std::string_view version) {
   std::string results = "[", notifications = "[";
+  std::uint64_t ignored = 0;  // by --ignore, over all files: a run never hides that it hides something
   for (const FileReport& r : reports) {
+    ignored += r.ignored;
     if (r.io_error) {
       notifications += fmt::format("{}{{\"level\":\"error\",\"message\":{{\"text\":{}}},\"locations\":[{{"
                                    "\"physicalLocation\":{{\"artifactLocation\":{{\"uri\":{}}}}}}}]}}",
@@ -62,8 +64,8 @@ std::string render_check_sarif(const std::vector<FileReport>& reports, Profile p
       "{{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{{"
       "\"tool\":{{\"driver\":{{\"name\":\"safespec\",\"version\":{},\"rules\":{}}}}},"
       "\"invocations\":[{{\"executionSuccessful\":true,\"toolExecutionNotifications\":{}]}}],"
-      "\"properties\":{{\"profile\":\"{}\"}},\"results\":{}]}}]}}\n",
-      json_string(version), rules_json(), notifications, profile_name(profile), results);
+      "\"properties\":{{\"profile\":\"{}\",\"ignored\":{}}},\"results\":{}]}}]}}\n",
+      json_string(version), rules_json(), notifications, profile_name(profile), ignored, results);
 }
 
 }  // namespace safespec
