@@ -1,7 +1,7 @@
 // The W4A8 weight in the original basis and `linear --dump` at the fast
 // path's speed are the references' (quant-numerics.md §5.10, eager.C2-C3):
-// - w4a8_dequant_fast and w4a8_dequant_f32 (`safespec dequant`) ==
-//   w4a8_dequant bit for bit, NaN bits included;
+// - w4a8_dequant_fast, w4a8_dequant_f32 and W4a8DequantRows over any row
+//   blocks (`safespec dequant`) == w4a8_dequant bit for bit, NaN bits included;
 // - w4a8_ideal_fast == w4a8_ideal bit for bit, for every lane width (the GEMM
 //   kernel choice), thread count, and with or without the trace's Wq;
 // - the dump's tensors from the fast path (w4a8_dump_tensors) == the tensors
@@ -167,6 +167,28 @@ TEST_CASE("W4A8 fast dequantization == w4a8_dequant bit for bit (§5.10, eager.C
     RC_ASSERT(bits_differ(ref, w4a8_dequant_fast(l, gen_config())) == "");
     const auto cli = w4a8_dequant_f32(l);
     RC_ASSERT(bits_differ(ref, cli.ok() ? Result<std::vector<float>>(cli.value().v) : Result<std::vector<float>>(cli.error())) == "");
+    // W4a8DequantRows (`safespec dequant` streams it): the same refusal, or
+    // the same bits over any split into row blocks; a range past the layer
+    // or a block too small writes nothing.
+    const auto rows = W4a8DequantRows::make(l, gen_config());
+    RC_ASSERT(rows.ok() == ref.ok());
+    if (!ref.ok()) {
+      RC_ASSERT(rows.error() == ref.error());
+      return;
+    }
+    std::vector<float> joined;
+    for (std::size_t n = 0; n < l.n;) {
+      const std::size_t end = std::min(l.n, n + pick<std::size_t>(1, 9));
+      std::vector<float> block((end - n) * l.k);
+      RC_ASSERT(rows.value().rows(n, end, block));
+      joined.insert(joined.end(), block.begin(), block.end());
+      n = end;
+    }
+    RC_ASSERT(bits_differ(ref, Result<std::vector<float>>(joined)) == "");
+    std::vector<float> one_short(l.n * l.k - 1, 7.0f);
+    RC_ASSERT(!rows.value().rows(0, l.n, one_short));
+    RC_ASSERT(!rows.value().rows(0, l.n + 1, joined));
+    RC_ASSERT(std::all_of(one_short.begin(), one_short.end(), [](float v) { return v == 7.0f; }));
   });
 }
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <tuple>
@@ -189,6 +190,31 @@ TEST_CASE("dequant (issue 4, §5.10): the W4A8 weight as F32 [N, K] in the origi
   }
   CHECK(s.run("dequant " + q(kSmallC / "layer.safetensors") + " --layer other --out " + q(s.path("w.safetensors")))
             .code == 2);
+}
+
+// Issue 13: W4A8 `dequant` to safetensors is written 4 MiB of rows at a
+// time; the .npy output is the whole matrix at once (dequant_as). A layer of
+// K = 16 and 66,000 rows spans two blocks (65,536 rows each); both files
+// carry the same F32 bytes.
+TEST_CASE("dequant (issue 13): W4A8 streamed in row blocks is the whole matrix's bytes", "[cli]") {
+  Scratch s;
+  REQUIRE(s.run("vectors --m 1 --n 66000 --k 16 --group-size 16 --convrot-groupsize 16 --dtype bf16 --seed 3 " +
+                q(s.path("v")))
+              .code == 0);
+  const std::string layer = q(s.path("v/layer.safetensors"));
+  REQUIRE(s.run("dequant " + layer + " --layer lin --out " + q(s.path("w.safetensors"))).code == 0);
+  REQUIRE(s.run("dequant " + layer + " --layer lin --out " + q(s.path("w.npy"))).code == 0);
+  const auto bytes = [&](const std::string& name) {
+    std::ifstream in(s.dir / name, std::ios::binary);
+    return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::vector<std::uint8_t> st = bytes("w.safetensors"), npy = bytes("w.npy");
+  const std::size_t data = std::size_t{66000} * 16 * 4;
+  REQUIRE(st.size() > data);
+  REQUIRE(npy.size() > data);
+  CHECK(only_tensor(s.path("w.safetensors")).shape == std::vector<std::uint64_t>{66000, 16});
+  CHECK(std::equal(st.end() - static_cast<std::ptrdiff_t>(data), st.end(), npy.end() - static_cast<std::ptrdiff_t>(data)));
+  CHECK(std::any_of(st.end() - static_cast<std::ptrdiff_t>(data), st.end(), [](std::uint8_t b) { return b != 0; }));
 }
 
 TEST_CASE("compare (issue 4): report format and exit status 0 / 1 / 2", "[cli]") {

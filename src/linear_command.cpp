@@ -348,6 +348,42 @@ CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, co
   return {kExitOk, "", ""};
 }
 
+// W4A8 to a safetensors file, a block of rows at a time (the other formats'
+// layers are a quarter the size at most): the F32 matrix is 8 times the
+// packed layer, and faulting in a buffer that size costs more than the
+// dequantization itself. The bytes are dequant_as's (W4a8DequantRows is
+// w4a8_dequant_fast's rows).
+CommandOutcome dequant_w4a8_streamed(const DequantRequest& r, const CheckpointReader& c, const quant::Layer& l) {
+  if (std::endian::native != std::endian::little || is_npy_path(r.out))
+    return dequant_as<numerics::W4a8Layer, read_w4a8, w4a8_dequant_f32>(r, c, l);
+  auto stored = read_w4a8(c, l);
+  if (!stored) return from(stored.error());
+  const numerics::W4a8Layer& w = stored.value();
+  auto rows = numerics::W4a8DequantRows::make(w);
+  if (!rows) return refused(r.layer, rows.error());
+  auto prefix = serialize_prefix({{"weight", Dtype::F32, {w.n, w.k}, {}}}, std::nullopt);
+  if (!prefix) return usage(r.out + ": " + prefix.error().message);
+  constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
+  const std::size_t block_rows = std::max<std::size_t>(1, kBlockBytes / std::max<std::size_t>(1, w.k * 4));
+  std::vector<float> block(std::min(block_rows, w.n) * w.k);
+  bool prefix_given = false;
+  std::size_t next_row = 0;
+  const auto next = [&]() -> std::span<const std::uint8_t> {
+    if (!prefix_given) {
+      prefix_given = true;
+      return prefix.value();
+    }
+    if (next_row >= w.n || w.k == 0) return {};
+    const std::size_t end = std::min(w.n, next_row + block_rows);
+    static_cast<void>(rows.value().rows(next_row, end, block));  // [next_row, end) fits block by its size
+    const std::size_t bytes = (end - next_row) * w.k * 4;
+    next_row = end;
+    return {reinterpret_cast<const std::uint8_t*>(block.data()), bytes};
+  };
+  if (auto e = write_file(r.out, next); !e) return usage(r.out + ": " + e.error().message);
+  return {kExitOk, "", ""};
+}
+
 // The fast dequantizations, the references' bits (prop_dequant_fast_test).
 Result<deq::Mat<float>> fp8_f32(const deq::Fp8Weight& s) { return numerics::dequant_fp8_fast(s, Dtype::F32); }
 Result<deq::Mat<float>> int8_f32(const deq::Int8Weight& s) { return numerics::dequant_int8_fast(s, Dtype::F32); }
@@ -374,7 +410,7 @@ constexpr FormatNumerics kNumerics[] = {
     {Q::Mxfp8, dequant_as<deq::Mxfp8Weight, read_mxfp8, mxfp8_f32>, nullptr},
     {Q::Int8, dequant_as<deq::Int8Weight, read_int8, int8_f32>, linear_int},
     {Q::W4a4, dequant_as<deq::W4a4Weight, read_w4a4, w4a4_f32>, linear_int},
-    {Q::W4a8, dequant_as<numerics::W4a8Layer, read_w4a8, w4a8_dequant_f32>, linear_w4a8},
+    {Q::W4a8, dequant_w4a8_streamed, linear_w4a8},
     {Q::Awq, dequant_as<deq::AwqWeight, read_awq, awq_f32>, nullptr},
 };
 static_assert(std::size(kNumerics) == quant::kQuantFormatCount);

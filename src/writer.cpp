@@ -86,7 +86,12 @@ std::string canonical_header_json(const Header& h) {
   return std::move(obj).finish();
 }
 
-Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
+namespace {
+
+// serialize_parts and serialize_prefix: check_sizes is W3 against each
+// view's data.
+Result<SerializedParts> serialize_checked(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata,
+                                          bool check_sizes) {
   std::sort(tensors.begin(), tensors.end(), [](const TensorView& a, const TensorView& b) {
     return canonical_less(a.dtype, a.name, b.dtype, b.name);
   });
@@ -127,7 +132,7 @@ Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const s
     for (auto f : {rule_shape_overflow(probe), rule_nbits_overflow(probe), rule_misaligned_bits(probe)})
       if (f) return Error{f->rule, f->where, f->message};
     const std::uint64_t bytes = *tensor_byte_size(t.shape, t.dtype);
-    if (bytes != t.data.size())
+    if (check_sizes && bytes != t.data.size())
       return Error{RuleId::SizeMismatch, Place::tensor(t.name),
                    "expected " + count_of(bytes, "byte") + " of data for the shape and dtype, found " +
                        std::to_string(t.data.size())};
@@ -145,8 +150,21 @@ Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const s
   parts.prefix.reserve(8 + header.size());
   for (int i = 0; i < 8; ++i) parts.prefix.push_back(static_cast<std::uint8_t>(header.size() >> (8 * i)));
   parts.prefix.insert(parts.prefix.end(), header.begin(), header.end());
-  for (const TensorView& t : tensors) parts.data.push_back(t.data);
+  if (check_sizes)
+    for (const TensorView& t : tensors) parts.data.push_back(t.data);
   return parts;
+}
+
+}  // namespace
+
+Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
+  return serialize_checked(std::move(tensors), metadata, true);
+}
+
+Result<std::vector<std::uint8_t>> serialize_prefix(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
+  auto parts = serialize_checked(std::move(tensors), metadata, false);
+  if (!parts) return parts.error();
+  return std::move(parts.value().prefix);
 }
 
 Result<std::vector<std::uint8_t>> serialize(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata) {
@@ -166,10 +184,18 @@ Result<Unit, IoError> write_file(const std::string& path, std::span<const std::u
 }
 
 Result<Unit, IoError> write_file(const std::string& path, std::span<const std::span<const std::uint8_t>> parts) {
+  std::size_t i = 0;
+  return write_file(path, [&]() {
+    while (i < parts.size() && parts[i].empty()) ++i;  // an empty piece would end the source
+    return i < parts.size() ? parts[i++] : std::span<const std::uint8_t>();
+  });
+}
+
+Result<Unit, IoError> write_file(const std::string& path, const PieceSource& next) {
   const std::string tmp = path + ".tmp-safespec";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return IoError{"cannot create " + tmp + ": " + std::strerror(errno)};
-  for (const std::span<const std::uint8_t> bytes : parts) {
+  for (std::span<const std::uint8_t> bytes = next(); !bytes.empty(); bytes = next()) {
     std::size_t done = 0;
     while (done < bytes.size()) {
       const ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);

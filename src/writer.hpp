@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,11 @@ struct SerializedParts {
   std::vector<std::span<const std::uint8_t>> data;
 };
 Result<SerializedParts> serialize_parts(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata);
+// Only that prefix, for tensors whose bytes the caller produces as the file
+// is written (write_file with a PieceSource): every refusal but W3, which
+// the caller keeps by producing exactly each tensor's byte size, in W1
+// order. The views' `data` is not read.
+Result<std::vector<std::uint8_t>> serialize_prefix(std::vector<TensorView> tensors, const std::optional<Metadata>& metadata);
 
 // The header JSON (W4, unpadded) of a model's tensors in W1 order with their
 // own data_offsets; metadata sorted; a null __metadata__ is omitted (X8).
@@ -49,6 +55,11 @@ std::string canonical_header_json(const Header& h);
 Result<Unit, IoError> write_file(const std::string& path, std::span<const std::uint8_t> bytes);
 // The same for bytes given as consecutive parts.
 Result<Unit, IoError> write_file(const std::string& path, std::span<const std::span<const std::uint8_t>> parts);
+// The same for bytes produced as they are written, so a large output is never
+// held whole: each call gives the next piece (valid until the next call), an
+// empty piece the end.
+using PieceSource = std::function<std::span<const std::uint8_t>()>;
+Result<Unit, IoError> write_file(const std::string& path, const PieceSource& next);
 
 // W1: dtype descending, then name ascending in byte order.
 bool canonical_less(Dtype da, std::string_view na, Dtype db, std::string_view nb);

@@ -182,26 +182,40 @@ void ideal_row(const W4a8Layer& l, const std::int8_t* wq, std::size_t n, std::ve
 
 }  // namespace
 
-Result<std::vector<float>> w4a8_dequant_fast(const W4a8Layer& l, const W4a8FastConfig& config) {
+Result<W4a8DequantRows> W4a8DequantRows::make(const W4a8Layer& l, const W4a8FastConfig& config) {
   W4a8Options o;
   o.semantics = Semantics::Eager;  // as w4a8_dequant: no C == 256 restriction
   if (Status s = validate(l, Activations{0, FloatType::F32, {}}, o); !s) return s.error();
+  return W4a8DequantRows(l, resolve_threads(config.threads));
+}
+
+bool W4a8DequantRows::rows(std::size_t first, std::size_t last, std::span<float> out) const {
+  const W4a8Layer& l = *layer_;
   const std::size_t K = l.k, C = l.convrot_groupsize;
-  std::vector<float> w(l.n * K);
-  parallel_ranges(l.n, resolve_threads(config.threads), 1, [&](std::size_t n0, std::size_t n1) {
+  if (first > last || last > l.n || (K != 0 && out.size() / K < last - first)) return false;
+  parallel_ranges(last - first, threads_, 1, [&](std::size_t r0, std::size_t r1) {
     FhtScratch s;
     std::vector<float> wrot(K);
     std::vector<std::int8_t> wq(kDecodeRows * K);
-    for (std::size_t nb = n0; nb < n1; nb += kDecodeRows) {
-      const std::size_t ne = std::min(n1, nb + kDecodeRows);
+    for (std::size_t nb = first + r0; nb < first + r1; nb += kDecodeRows) {
+      const std::size_t ne = std::min(first + r1, nb + kDecodeRows);
       decode_weight_rows(l, nb, ne, wq.data());  // W4A8.1
       for (std::size_t n = nb; n < ne; ++n) {
         rotated_row_f32(l, wq.data() + (n - nb) * K, n, wrot.data());
+        float* row = out.data() + (n - first) * K;
         for (std::size_t b = 0; b < K; b += C)  // eager.C3: H_C is symmetric, the un-rotation is the rotation
-          rotate_eager_block(std::span<const float>(wrot).subspan(b, C), FloatType::F32, s, w.data() + n * K + b);
+          rotate_eager_block(std::span<const float>(wrot).subspan(b, C), FloatType::F32, s, row + b);
       }
     }
   });
+  return true;
+}
+
+Result<std::vector<float>> w4a8_dequant_fast(const W4a8Layer& l, const W4a8FastConfig& config) {
+  auto rows = W4a8DequantRows::make(l, config);
+  if (!rows) return rows.error();
+  std::vector<float> w(l.n * l.k);
+  static_cast<void>(rows.value().rows(0, l.n, w));  // [0, N) always fits w
   return w;
 }
 

@@ -24,6 +24,25 @@ namespace safespec::numerics {
 
 Result<std::vector<float>> w4a8_dequant_fast(const W4a8Layer& layer, const W4a8FastConfig& config = {});
 
+// w4a8_dequant_fast a block of rows at a time, so a writer streams a layer
+// without holding it whole (a 4096 x 14336 layer is 235 MB of F32, and the
+// page faults of a buffer that size cost more than computing it): make()
+// validates once, as w4a8_dequant_fast does; rows(n0, n1, out) fills out
+// [(n1 - n0) * K] with rows [n0, n1) of w4a8_dequant_fast's matrix, bit for
+// bit (w4a8_dequant_fast is rows(0, N)). The layer must outlive it.
+class W4a8DequantRows {
+ public:
+  static Result<W4a8DequantRows> make(const W4a8Layer& layer, const W4a8FastConfig& config = {});
+  // False, and nothing written, when [n0, n1) is not rows of the layer or
+  // out is too small for them.
+  [[nodiscard]] bool rows(std::size_t n0, std::size_t n1, std::span<float> out) const;
+
+ private:
+  W4a8DequantRows(const W4a8Layer& layer, unsigned threads) : layer_(&layer), threads_(threads) {}
+  const W4a8Layer* layer_;
+  unsigned threads_;
+};
+
 // `decoded`: decode_weight(layer) [N, K] when the caller has it (a traced
 // call's wq), to skip W4A8.1; empty (or of another size): decoded here.
 Result<std::vector<double>> w4a8_ideal_fast(const W4a8Layer& layer, const Activations& x,
