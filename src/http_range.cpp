@@ -1,0 +1,326 @@
+#include "src/http_range.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "spec/limits.hpp"
+
+namespace safespec {
+
+namespace {
+
+struct Timeouts {
+  long connect_ms = kHttpConnectTimeoutMs;
+  long total_ms = kHttpRequestTimeoutMs;
+};
+
+Timeouts timeouts() {
+  Timeouts t;
+  const char* v = std::getenv(std::string(kHttpTimeoutEnv).c_str());
+  if (!v) return t;
+  long ms = 0;
+  const char* end = v + std::strlen(v);
+  const auto [p, ec] = std::from_chars(v, end, ms);
+  if (ec != std::errc() || p != end || ms <= 0) return t;
+  t.total_ms = std::min(t.total_ms, ms);
+  t.connect_ms = std::min(t.connect_ms, ms);
+  return t;
+}
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+bool iequals_prefix(std::string_view line, std::string_view prefix) {
+  if (line.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(line[i])) != prefix[i]) return false;
+  return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::uint64_t> number(std::string_view s) {
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// "bytes A-B/T" or "bytes */T"; T may be "*" (unknown).
+struct ContentRange {
+  std::optional<std::uint64_t> first, last;  // absent in "bytes */T"
+  std::optional<std::uint64_t> total;        // absent for "*"
+};
+
+std::optional<ContentRange> parse_content_range(std::string_view v) {
+  if (!v.starts_with("bytes ")) return std::nullopt;
+  v.remove_prefix(6);
+  const auto slash = v.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  ContentRange r;
+  const std::string_view range = v.substr(0, slash), total = v.substr(slash + 1);
+  if (total != "*") {
+    r.total = number(total);
+    if (!r.total) return std::nullopt;
+  }
+  if (range == "*") return r;
+  const auto dash = range.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  r.first = number(range.substr(0, dash));
+  r.last = number(range.substr(dash + 1));
+  if (!r.first || !r.last || *r.last < *r.first) return std::nullopt;
+  return r;
+}
+
+// One ranged GET: bytes [first, first + out.size()) asked; what came back.
+struct Transfer {
+  std::uint64_t first = 0;
+  std::span<std::uint8_t> out;
+  std::size_t received = 0;
+  std::string content_range;  // of the latest response
+  std::string location;       // of the latest redirect
+  std::optional<ContentRange> range;
+  long status = 0;
+  std::string refusal;      // why the transfer was stopped at the headers
+  bool transient = false;   // the refusal is worth another attempt
+  bool past_end = false;    // HTTP 416: the file ends before `first`
+  std::optional<std::uint64_t> size;  // the total of a 416's "bytes */T"
+};
+
+std::string asked(const Transfer& t) {
+  return "bytes=" + std::to_string(t.first) + "-" + std::to_string(t.first + t.out.size() - 1);
+}
+
+// The headers of the final response decide: a 206 for the range asked is
+// read; anything else stops the transfer before its body is downloaded.
+bool judge_headers(Transfer& t) {
+  if (t.status < 200 || (t.status >= 300 && t.status < 400)) return true;  // 1xx, or a redirect curl follows
+  if (t.status == 200) {
+    t.refusal = "the server ignores Range requests (it answered HTTP 200, the whole file, to 'Range: " + asked(t) +
+                "'): refused, not downloaded";
+    return false;
+  }
+  if (t.status == 416) {
+    const auto r = parse_content_range(t.content_range);
+    t.past_end = true;
+    if (r && r->total) t.size = r->total;
+    return false;  // its body is an error page
+  }
+  if (t.status != 206) {
+    t.refusal = "the server answered HTTP " + std::to_string(t.status);
+    t.transient = t.status == 429 || t.status == 500 || t.status == 502 || t.status == 503 || t.status == 504;
+    return false;
+  }
+  t.range = parse_content_range(t.content_range);
+  const std::uint64_t want_last = t.first + t.out.size() - 1;
+  // A range that ends early is the end of the file, which only its total can say.
+  const bool ok = t.range && t.range->first == t.first && t.range->last &&
+                  (*t.range->last == want_last ||
+                   (*t.range->last < want_last && t.range->total && *t.range->total == *t.range->last + 1)) &&
+                  (!t.range->total || *t.range->total > *t.range->last);
+  if (!ok) {
+    t.refusal = "the server answered 'Range: " + asked(t) + "' with Content-Range '" + t.content_range +
+                "', not the bytes asked: refused";
+    return false;
+  }
+  return true;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const std::string_view line(data, size * n);
+  if (line.starts_with("HTTP/")) {  // a new response (after a redirect, or a 100)
+    t.content_range.clear();
+    t.range.reset();
+    const auto space = line.find(' ');
+    t.status = space == std::string_view::npos ? 0 : static_cast<long>(number(line.substr(space + 1, 3)).value_or(0));
+  } else if (iequals_prefix(line, "content-range:")) {
+    t.content_range = std::string(trim(line.substr(14)));
+  } else if (iequals_prefix(line, "location:")) {
+    t.location = std::string(trim(line.substr(9)));
+  } else if (trim(line).empty() && !judge_headers(t)) {
+    return 0;  // stops the transfer (CURLE_WRITE_ERROR)
+  }
+  return size * n;
+}
+
+std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
+  auto& t = *static_cast<Transfer*>(user);
+  const std::size_t len = size * n;
+  if (len > t.out.size() - t.received) {
+    t.refusal = "the server sent more than the " + std::to_string(t.out.size()) + " bytes asked ('Range: " +
+                asked(t) + "'): refused";
+    return 0;
+  }
+  std::memcpy(t.out.data() + t.received, data, len);
+  t.received += len;
+  return len;
+}
+
+bool transient_code(CURLcode c) {
+  return c == CURLE_COULDNT_CONNECT || c == CURLE_OPERATION_TIMEDOUT || c == CURLE_PARTIAL_FILE ||
+         c == CURLE_RECV_ERROR || c == CURLE_SEND_ERROR || c == CURLE_GOT_NOTHING;
+}
+
+// A server, with the connection kept between requests.
+class HttpSource final : public ByteSource {
+ public:
+  explicit HttpSource(std::string url) : url_(std::move(url)), curl_(curl_easy_init()) {}
+  ~HttpSource() override {
+    if (curl_) curl_easy_cleanup(curl_);
+  }
+  HttpSource(const HttpSource&) = delete;
+  HttpSource& operator=(const HttpSource&) = delete;
+
+  // The first bytes, kept; the file's size from Content-Range.
+  Result<Unit, IoError> start() {
+    head_.resize(kHttpFirstReadBytes);
+    Transfer t;
+    auto r = request(0, head_, t);
+    if (!r) return r.error();
+    if (t.past_end) {  // "bytes */0": an empty file
+      if (!t.size || *t.size != 0) return IoError{"the server answered HTTP 416 to 'Range: " + asked(t) + "'"};
+      head_.clear();
+      size_ = 0;
+      return Unit{};
+    }
+    if (!t.range->total)
+      return IoError{"the server does not say the file's size (Content-Range '" + t.content_range +
+                     "'): the container rules need it, so the file is not checked"};
+    head_.resize(t.received);
+    size_ = *t.range->total;
+    return Unit{};
+  }
+
+  std::uint64_t size() const { return size_; }
+
+  Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const override {
+    if (out.empty()) return Unit{};
+    if (offset <= head_.size() && out.size() <= head_.size() - offset) {
+      std::memcpy(out.data(), head_.data() + offset, out.size());
+      return Unit{};
+    }
+    Transfer t;
+    auto r = request(offset, out, t);
+    if (!r) return r.error();
+    if (t.past_end || t.received < out.size())
+      return IoError{"the file ends before the bytes asked ('Range: " + asked(t) + "')"};
+    return Unit{};
+  }
+
+ private:
+  // Up to kHttpMaxAttempts tries of one ranged GET; fills `out` from `first`
+  // (a short answer only where the file ends, which `t` then says).
+  Result<Unit, IoError> request(std::uint64_t first, std::span<std::uint8_t> out, Transfer& t) const {
+    IoError last{""};
+    for (int attempt = 1; attempt <= kHttpMaxAttempts; ++attempt) {
+      if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(kHttpRetryDelayMs * (attempt - 1)));
+      t = Transfer{};
+      t.first = first;
+      t.out = out;
+      bool transient = false;
+      auto r = attempt_once(t, transient);
+      if (r) return r;
+      last = r.error();
+      if (!transient) break;
+    }
+    return last;
+  }
+
+  Result<Unit, IoError> attempt_once(Transfer& t, bool& transient) const {
+    if (!curl_) return IoError{"cannot start libcurl"};
+    const Timeouts to = timeouts();
+    const std::string range = asked(t).substr(6);
+    std::array<char, CURL_ERROR_SIZE>& buf = errbuf_;
+    buf.fill('\0');
+    const char* errbuf = buf.data();
+    CURL* c = curl_;
+    curl_easy_reset(c);  // keeps the connection, forgets the last request's options
+    curl_easy_setopt(c, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(kHttpMaxRedirects));
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, to.connect_ms);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, to.total_ms);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "safespec");
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, buf.data());
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+    const CURLcode res = curl_easy_perform(c);
+    if (!t.refusal.empty()) {
+      transient = t.transient;
+      return IoError{t.refusal};
+    }
+    if (res == CURLE_WRITE_ERROR && t.past_end) return Unit{};  // stopped at a 416's headers
+    const auto truncated = [&] {
+      return IoError{"truncated body: expected " + std::to_string(expected(t)) + " bytes ('Range: " + asked(t) +
+                     "'), received " + std::to_string(t.received)};
+    };
+    if (res == CURLE_PARTIAL_FILE) {
+      transient = true;
+      return truncated();
+    }
+    if (res == CURLE_OPERATION_TIMEDOUT) {
+      transient = true;
+      return IoError{"no complete answer within " + std::to_string(to.total_ms) + " ms"};
+    }
+    if (res == CURLE_TOO_MANY_REDIRECTS)
+      return IoError{"more than " + std::to_string(kHttpMaxRedirects) + " redirects"};
+    if (res == CURLE_UNSUPPORTED_PROTOCOL)  // the first URL is http(s) (is_url), so a redirect left them
+      return IoError{"a redirect to a URL that is not http:// or https:// (" + t.location + ")"};
+    if (res != CURLE_OK) {
+      transient = transient_code(res);
+      return IoError{std::string("cannot read the URL: ") + (errbuf[0] ? errbuf : curl_easy_strerror(res))};
+    }
+    if (t.status != 206) return IoError{"the server answered HTTP " + std::to_string(t.status)};
+    if (t.received < expected(t)) return truncated();
+    return Unit{};
+  }
+
+  // The body's length that the final 206's Content-Range announced.
+  static std::uint64_t expected(const Transfer& t) {
+    if (!t.range || !t.range->first || !t.range->last) return t.out.size();
+    return *t.range->last - *t.range->first + 1;
+  }
+
+  std::string url_;
+  CURL* curl_;
+  // curl writes its message here until the handle is reset or cleaned up.
+  mutable std::array<char, CURL_ERROR_SIZE> errbuf_{};
+  std::vector<std::uint8_t> head_;
+  std::uint64_t size_ = 0;
+};
+
+}  // namespace
+
+Result<ByteFile, IoError> open_url(const std::string& url) {
+  global_init();
+  auto source = std::make_shared<HttpSource>(url);
+  if (auto r = source->start(); !r) return r.error();
+  const std::uint64_t size = source->size();
+  return ByteFile::over(std::move(source), size);
+}
+
+}  // namespace safespec
