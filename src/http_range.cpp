@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -130,10 +131,11 @@ bool judge_headers(Transfer& t) {
   }
   t.range = parse_content_range(t.content_range);
   const std::uint64_t want_last = t.first + t.out.size() - 1;
-  // A range that ends early is the end of the file, which only its total can say.
+  // A range that ends early is the end of the file, which its total says
+  // (a total of "*" says nothing: the opener refuses such a file).
   const bool ok = t.range && t.range->first == t.first && t.range->last &&
                   (*t.range->last == want_last ||
-                   (*t.range->last < want_last && t.range->total && *t.range->total == *t.range->last + 1)) &&
+                   (*t.range->last < want_last && (!t.range->total || *t.range->total == *t.range->last + 1))) &&
                   (!t.range->total || *t.range->total > *t.range->last);
   if (!ok) {
     t.refusal = "the server answered 'Range: " + asked(t) + "' with Content-Range '" + t.content_range +
@@ -179,6 +181,12 @@ bool transient_code(CURLcode c) {
          c == CURLE_RECV_ERROR || c == CURLE_SEND_ERROR || c == CURLE_GOT_NOTHING;
 }
 
+// The first bytes of a URL and its size, as the first request gave them.
+struct Head {
+  std::vector<std::uint8_t> bytes;
+  std::uint64_t size = 0;
+};
+
 // A server, with the connection kept between requests.
 class HttpSource final : public ByteSource {
  public:
@@ -191,30 +199,37 @@ class HttpSource final : public ByteSource {
 
   // The first bytes, kept; the file's size from Content-Range.
   Result<Unit, IoError> start() {
-    head_.resize(kHttpFirstReadBytes);
+    auto head = std::make_shared<Head>();
+    head->bytes.resize(kHttpFirstReadBytes);
     Transfer t;
-    auto r = request(0, head_, t);
+    auto r = request(0, head->bytes, t);
     if (!r) return r.error();
     if (t.past_end) {  // "bytes */0": an empty file
       if (!t.size || *t.size != 0) return IoError{"the server answered HTTP 416 to 'Range: " + asked(t) + "'"};
-      head_.clear();
-      size_ = 0;
+      head->bytes.clear();
+      head_ = std::move(head);
       return Unit{};
     }
     if (!t.range->total)
       return IoError{"the server does not say the file's size (Content-Range '" + t.content_range +
                      "'): the container rules need it, so the file is not checked"};
-    head_.resize(t.received);
-    size_ = *t.range->total;
+    head->bytes.resize(t.received);
+    head->bytes.shrink_to_fit();
+    head->size = *t.range->total;
+    head_ = std::move(head);
     return Unit{};
   }
+  // Or what an earlier start() of the same URL read.
+  void start_from(std::shared_ptr<const Head> head) { head_ = std::move(head); }
 
-  std::uint64_t size() const { return size_; }
+  std::shared_ptr<const Head> head() const { return head_; }
+  std::uint64_t size() const { return head_->size; }
 
   Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const override {
     if (out.empty()) return Unit{};
-    if (offset <= head_.size() && out.size() <= head_.size() - offset) {
-      std::memcpy(out.data(), head_.data() + offset, out.size());
+    const std::vector<std::uint8_t>& head = head_->bytes;
+    if (offset <= head.size() && out.size() <= head.size() - offset) {
+      std::memcpy(out.data(), head.data() + offset, out.size());
       return Unit{};
     }
     Transfer t;
@@ -309,16 +324,30 @@ class HttpSource final : public ByteSource {
   CURL* curl_;
   // curl writes its message here until the handle is reset or cleaned up.
   mutable std::array<char, CURL_ERROR_SIZE> errbuf_{};
-  std::vector<std::uint8_t> head_;
-  std::uint64_t size_ = 0;
+  std::shared_ptr<const Head> head_;
 };
 
 }  // namespace
 
 Result<ByteFile, IoError> open_url(const std::string& url) {
   global_init();
+  // The checker opens a file again right after reading its header (for its
+  // marker tensors, or its hint): the latest URL's head is kept, one only,
+  // so that costs no second request and memory stays one head.
+  static std::mutex mutex;
+  static std::string last_url;
+  static std::shared_ptr<const Head> last_head;
   auto source = std::make_shared<HttpSource>(url);
-  if (auto r = source->start(); !r) return r.error();
+  {
+    std::lock_guard lock(mutex);
+    if (last_head && last_url == url) source->start_from(last_head);
+  }
+  if (!source->head()) {
+    if (auto r = source->start(); !r) return r.error();
+    std::lock_guard lock(mutex);
+    last_url = url;
+    last_head = source->head();
+  }
   const std::uint64_t size = source->size();
   return ByteFile::over(std::move(source), size);
 }
