@@ -6,7 +6,8 @@
 Serves the files of DIR on 127.0.0.1 only, on a port the system picks, which
 it prints as its first line. Every request's path and Range header go to LOG,
 one line each ("GET /range/a.safetensors bytes=0-99999"), so a test can say
-which bytes were asked for. The first part of the path picks how it answers:
+which bytes were asked for, and "aborted PATH" when the client hung up before
+a body was sent whole. The first part of the path picks how it answers:
 
   /range/NAME      Range as RFC 9110 says: 206 with Content-Range, 416 past the end
   /star/NAME       the same, but Content-Range's total is '*' (size unknown)
@@ -47,7 +48,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client hung up before the whole body: logged, so a test
+            # can tell a refused transfer from a downloaded one.
+            with LOCK:
+                LOG.write(f"aborted {self.path}\n")
+            self.close_connection = True
 
     def do_GET(self):
         rng = self.headers.get("Range", "")

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -87,10 +88,13 @@ struct Server : test::TempDir {
   }
   std::string url(const std::string& mode, const std::string& name) const { return base + "/" + mode + "/" + name; }
   // The requests so far, one "GET PATH RANGE" line each.
-  std::vector<std::string> log() const {
+  std::vector<std::string> log() const { return lines("GET "); }
+  // The log's lines that start with `what`.
+  std::vector<std::string> lines(const std::string& what) const {
     std::vector<std::string> out;
     std::istringstream in(read_text(dir / "log.txt"));
-    for (std::string l; std::getline(in, l);) out.push_back(l);
+    for (std::string l; std::getline(in, l);)
+      if (l.starts_with(what)) out.push_back(l);
     return out;
   }
   // `safespec ARGS` (shell words; may redirect stdin) without any proxy.
@@ -220,6 +224,17 @@ TEST_CASE("remote: a server that ignores Range is refused, not downloaded", "[re
   CHECK(got.out == s.url("norange", "a.safetensors") +
                        ": cannot check: the server ignores Range requests (it answered HTTP 200, the whole file, to "
                        "'Range: bytes=0-99999'): refused, not downloaded\n");
+  // 64 MiB, more than the loopback's socket buffers hold: the server sees the
+  // client hang up at the headers instead of sending the body.
+  s.file("big.safetensors", std::vector<std::uint8_t>(std::size_t{64} << 20, 0));
+  const Run big = s.run("check " + s.url("norange", "big.safetensors"));
+  CHECK(big.code == 2);
+  std::vector<std::string> aborted;
+  for (int i = 0; i < 100 && aborted.empty(); ++i) {  // the server logs it when its write fails
+    aborted = s.lines("aborted ");
+    if (aborted.empty()) ::usleep(50'000);
+  }
+  CHECK(aborted == std::vector<std::string>{"aborted /norange/big.safetensors"});
 }
 
 TEST_CASE("remote: a Content-Range other than the bytes asked is refused", "[remote]") {
