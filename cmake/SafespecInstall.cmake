@@ -51,8 +51,8 @@ install(FILES ${PROJECT_BINARY_DIR}/safespecConfig.cmake ${PROJECT_BINARY_DIR}/s
 # (${pcfiledir}), so an install with `cmake --install --prefix P` works.
 file(RELATIVE_PATH safespec_pc_prefix /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 string(REGEX REPLACE "/$" "" safespec_pc_prefix "${safespec_pc_prefix}")
-# A static libsafespec: every library under it (fmt, simdjson and libcurl
-# through their own .pc files), and the C++ runtime for a C program's link; a shared one:
+# A static libsafespec: every library under it (fmt and simdjson through their
+# own .pc files), and the C++ runtime for a C program's link; a shared one:
 # only itself. It holds safespec_lib and safespec_spec and records fmt,
 # simdjson and the C++ runtime as its own dependencies (DT_NEEDED), and a
 # shared build installs no static archives, so a Libs.private naming them
@@ -66,7 +66,7 @@ if(BUILD_SHARED_LIBS)
 else()
   set(SAFESPEC_PC_LIBS "-lsafespec -lsafespec_lib -lsafespec_spec -lstdc++ -lm")
   set(SAFESPEC_PC_LIBS_PRIVATE "")
-  set(SAFESPEC_PC_REQUIRES "fmt simdjson libcurl")
+  set(SAFESPEC_PC_REQUIRES "fmt simdjson")
   set(SAFESPEC_PC_REQUIRES_PRIVATE "")
 endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/safespec.pc.in ${PROJECT_BINARY_DIR}/safespec.pc @ONLY)

@@ -1,6 +1,9 @@
 #include "src/http_range.hpp"
 
+// The prototypes only: libcurl is loaded with dlopen (see curl_lib).
+#define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <array>
@@ -39,9 +42,49 @@ Timeouts timeouts() {
   return t;
 }
 
-void global_init() {
+// libcurl, loaded on the first URL, not linked: a local check maps and
+// starts exactly as before (no 30 more shared libraries, whose address space
+// the memory bound of README "Hardening" would have to absorb). The headers
+// are Debian's libcurl4-openssl-dev; the library its libcurl4.
+struct Curl {
+  decltype(&curl_global_init) global_init = nullptr;
+  decltype(&curl_easy_init) easy_init = nullptr;
+  decltype(&curl_easy_cleanup) easy_cleanup = nullptr;
+  decltype(&curl_easy_reset) easy_reset = nullptr;
+  decltype(&curl_easy_setopt) easy_setopt = nullptr;
+  decltype(&curl_easy_perform) easy_perform = nullptr;
+  decltype(&curl_easy_strerror) easy_strerror = nullptr;
+};
+
+template <typename F>
+bool find(void* lib, const char* name, F& out) {
+  out = reinterpret_cast<F>(::dlsym(lib, name));
+  return out != nullptr;
+}
+
+// Loaded once per process and never unloaded.
+Result<const Curl*, IoError> curl_lib() {
   static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  static Curl curl;
+  static std::string error;
+  std::call_once(once, [] {
+    void* lib = ::dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = ::dlerror();
+      error = std::string("reading a URL needs libcurl (Debian: libcurl4): ") + (why ? why : "libcurl.so.4 not found");
+      return;
+    }
+    if (!find(lib, "curl_global_init", curl.global_init) || !find(lib, "curl_easy_init", curl.easy_init) ||
+        !find(lib, "curl_easy_cleanup", curl.easy_cleanup) || !find(lib, "curl_easy_reset", curl.easy_reset) ||
+        !find(lib, "curl_easy_setopt", curl.easy_setopt) || !find(lib, "curl_easy_perform", curl.easy_perform) ||
+        !find(lib, "curl_easy_strerror", curl.easy_strerror)) {
+      error = "reading a URL needs libcurl: libcurl.so.4 lacks curl_easy_* functions";
+      return;
+    }
+    if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) error = "libcurl failed to initialise";
+  });
+  if (!error.empty()) return IoError{error};
+  return &curl;
 }
 
 bool iequals_prefix(std::string_view line, std::string_view prefix) {
@@ -190,9 +233,9 @@ struct Head {
 // A server, with the connection kept between requests.
 class HttpSource final : public ByteSource {
  public:
-  explicit HttpSource(std::string url) : url_(std::move(url)), curl_(curl_easy_init()) {}
+  HttpSource(const Curl& lib, std::string url) : lib_(lib), url_(std::move(url)), curl_(lib.easy_init()) {}
   ~HttpSource() override {
-    if (curl_) curl_easy_cleanup(curl_);
+    if (curl_) lib_.easy_cleanup(curl_);
   }
   HttpSource(const HttpSource&) = delete;
   HttpSource& operator=(const HttpSource&) = delete;
@@ -267,23 +310,23 @@ class HttpSource final : public ByteSource {
     buf.fill('\0');
     const char* errbuf = buf.data();
     CURL* c = curl_;
-    curl_easy_reset(c);  // keeps the connection, forgets the last request's options
-    curl_easy_setopt(c, CURLOPT_URL, url_.c_str());
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(c, CURLOPT_MAXREDIRS, static_cast<long>(kHttpMaxRedirects));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, to.connect_ms);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, to.total_ms);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_RANGE, range.c_str());
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "safespec");
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, buf.data());
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
-    const CURLcode res = curl_easy_perform(c);
+    lib_.easy_reset(c);  // keeps the connection, forgets the last request's options
+    set(c, CURLOPT_URL, url_.c_str());
+    set(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    set(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    set(c, CURLOPT_FOLLOWLOCATION, 1L);
+    set(c, CURLOPT_MAXREDIRS, static_cast<long>(kHttpMaxRedirects));
+    set(c, CURLOPT_CONNECTTIMEOUT_MS, to.connect_ms);
+    set(c, CURLOPT_TIMEOUT_MS, to.total_ms);
+    set(c, CURLOPT_NOSIGNAL, 1L);
+    set(c, CURLOPT_RANGE, range.c_str());
+    set(c, CURLOPT_USERAGENT, "safespec");
+    set(c, CURLOPT_ERRORBUFFER, buf.data());
+    set(c, CURLOPT_HEADERFUNCTION, on_header);
+    set(c, CURLOPT_HEADERDATA, static_cast<void*>(&t));
+    set(c, CURLOPT_WRITEFUNCTION, on_body);
+    set(c, CURLOPT_WRITEDATA, static_cast<void*>(&t));
+    const CURLcode res = lib_.easy_perform(c);
     if (!t.refusal.empty()) {
       transient = t.transient;
       return IoError{t.refusal};
@@ -307,7 +350,7 @@ class HttpSource final : public ByteSource {
       return IoError{"a redirect to a URL that is not http:// or https:// (" + t.location + ")"};
     if (res != CURLE_OK) {
       transient = transient_code(res);
-      return IoError{std::string("cannot read the URL: ") + (errbuf[0] ? errbuf : curl_easy_strerror(res))};
+      return IoError{std::string("cannot read the URL: ") + (errbuf[0] ? errbuf : lib_.easy_strerror(res))};
     }
     if (t.status != 206) return IoError{"the server answered HTTP " + std::to_string(t.status)};
     if (t.received < expected(t)) return truncated();
@@ -320,6 +363,12 @@ class HttpSource final : public ByteSource {
     return *t.range->last - *t.range->first + 1;
   }
 
+  template <typename V>
+  void set(CURL* c, CURLoption option, V value) const {
+    lib_.easy_setopt(c, option, value);
+  }
+
+  const Curl& lib_;
   std::string url_;
   CURL* curl_;
   // curl writes its message here until the handle is reset or cleaned up.
@@ -330,14 +379,15 @@ class HttpSource final : public ByteSource {
 }  // namespace
 
 Result<ByteFile, IoError> open_url(const std::string& url) {
-  global_init();
+  auto lib = curl_lib();
+  if (!lib) return lib.error();
   // The checker opens a file again right after reading its header (for its
   // marker tensors, or its hint): the latest URL's head is kept, one only,
   // so that costs no second request and memory stays one head.
   static std::mutex mutex;
   static std::string last_url;
   static std::shared_ptr<const Head> last_head;
-  auto source = std::make_shared<HttpSource>(url);
+  auto source = std::make_shared<HttpSource>(*lib.value(), url);
   {
     std::lock_guard lock(mutex);
     if (last_head && last_url == url) source->start_from(last_head);
