@@ -48,6 +48,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_diff_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_unchecked_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_rule_coverage_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_remote_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt
@@ -56,6 +57,8 @@ set(SAFESPEC_UNIT_TESTS
 # the binary beside the props/ build directory.
 set(SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_CLI="$<TARGET_FILE:safespec>"
     SAFESPEC_VECTORS_DIR="${PROJECT_SOURCE_DIR}/corpus/vectors")
+# The HTTP server the remote-checkpoint tests start (unit_remote_test.cpp).
+list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_HTTP_SERVER="${CMAKE_CURRENT_SOURCE_DIR}/http_range_server.py")
 # The reference reader's answers on 3,000 headers (unit_reference_answers_test.cpp).
 list(APPEND SAFESPEC_UNIT_TESTS_DEFINITIONS SAFESPEC_REFERENCE_ANSWERS_DIR="${PROJECT_SOURCE_DIR}/corpus/reference_answers")
 # sglang's own answers on the suite and the quant examples (unit_sglang_answers_test.cpp).

@@ -95,4 +95,29 @@ inline constexpr std::uint64_t kMaxNpyHeaderBytes = 10'000;
 // Reference (numpy 2, NPY_MAXDIMS): more dimensions than numpy can hold.
 inline constexpr std::size_t kMaxNpyDims = 64;
 
+// ---- Reading from standard input and from URLs (src/byte_file.hpp, src/http_range.hpp) ----
+
+// Ours: the path `-` reads standard input into memory, at most this much (the
+// data rules of --data need the data bytes, and a pipe cannot be read twice);
+// a longer stream is refused with an I/O error, never buffered further.
+inline constexpr std::uint64_t kMaxStdinBytes = std::uint64_t{1} << 30;
+// Reference (huggingface_hub.get_safetensors_metadata asks for the first
+// 100,000 bytes): the first ranged request for a URL, so that one round trip
+// holds the 8-byte prefix and most headers; a longer header costs one more.
+inline constexpr std::uint64_t kHttpFirstReadBytes = 100'000;
+// Ours: redirects followed by one request (the Hub's resolve URLs redirect
+// once, to their CDN); one more is an I/O error.
+inline constexpr int kHttpMaxRedirects = 5;
+// Ours: connecting to a server, in milliseconds.
+inline constexpr long kHttpConnectTimeoutMs = 10'000;
+// Ours: one whole request, in milliseconds: a header of kMaxHeaderSize or a
+// tensor of kMaxTensorBytes at about 1 MB/s. The environment variable
+// SAFESPEC_HTTP_TIMEOUT_MS lowers both timeouts (the tests' slow server).
+inline constexpr long kHttpRequestTimeoutMs = 300'000;
+// Ours: attempts of one request; only a transient failure (no connection, a
+// timeout, a cut transfer, HTTP 429/500/502/503/504) is tried again.
+inline constexpr int kHttpMaxAttempts = 3;
+// Ours: the wait before attempt k+1 is k times this, in milliseconds.
+inline constexpr long kHttpRetryDelayMs = 200;
+
 }  // namespace safespec

@@ -1,11 +1,16 @@
 // Read-only access to a file by offset (pread): the checker reads the 8-byte
 // length and the header, never the data buffer, so a 50 GB checkpoint costs
-// what its header costs.
+// what its header costs. The same seam reads `-` (standard input, held in
+// memory) and http(s):// URLs (HTTP range requests, src/http_range.hpp), so
+// every command that takes a checkpoint path takes those too.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "spec/result.hpp"
 
@@ -27,11 +32,35 @@ bool is_not_found(const IoError& e);
 using OpenObserver = void (*)(const std::string& path);
 void set_open_observer(OpenObserver observer);
 
+// The path that names standard input: "-", as for most Unix tools (a file
+// named "-" is still reachable as "./-").
+bool is_stdin_path(std::string_view path);
+// "http://..." or "https://...": read with HTTP range requests.
+bool is_url(std::string_view path);
+
+// Bytes that do not come from a local file descriptor: standard input held in
+// memory, or a server. Shared by every ByteFile opened on the same stream.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const = 0;
+};
+
+// Reads `fd` to its end, at most `max_bytes` (a longer stream is an error,
+// and no more than max_bytes + 1 bytes are ever held). The opener of "-"
+// calls it with kMaxStdinBytes; the tests with small bounds.
+Result<std::vector<std::uint8_t>, IoError> read_stream(int fd, std::uint64_t max_bytes);
+
 class ByteFile {
  public:
-  // Refuses anything but a regular file (directories, FIFOs, devices), and
-  // opens non-blocking so a FIFO can never hang the open.
+  // A local path: refuses anything but a regular file (directories, FIFOs,
+  // devices), and opens non-blocking so a FIFO can never hang the open.
+  // "-": standard input, read once (up to kMaxStdinBytes) and shared by every
+  // later open in this process. A URL: one ranged request for the first
+  // kHttpFirstReadBytes, which gives the size (Content-Range's total).
   static Result<ByteFile, IoError> open(const std::string& path);
+  // A ByteFile over any source (tests, and the openers above).
+  static ByteFile over(std::shared_ptr<const ByteSource> source, std::uint64_t size);
 
   ByteFile(ByteFile&& other) noexcept;
   ByteFile& operator=(ByteFile&& other) noexcept;
@@ -47,6 +76,7 @@ class ByteFile {
   ByteFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}
   int fd_ = -1;
   std::uint64_t size_ = 0;
+  std::shared_ptr<const ByteSource> source_;  // null for a local file (fd_)
 };
 
 }  // namespace safespec

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "spec/format_rules.hpp"
+#include "spec/limits.hpp"
 #include "src/byte_file.hpp"
 #include "src/check.hpp"
 #include "src/json_escape.hpp"
@@ -65,6 +66,10 @@ Result<Model, CommandOutcome> load_one(const std::string& path, bool json) {
 Result<std::vector<Listed>, CommandOutcome> load_index(const std::string& path, bool json) {
   auto file = ByteFile::open(path);
   if (!file) return failure(path, file.error().message, nullptr, json);
+  // As check's bound: a URL's size is the server's word, never an allocation.
+  if (file.value().size() > kMaxIndexBytes)
+    return failure(path, "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes",
+                   nullptr, json);
   std::string text(file.value().size(), '\0');
   if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size())); !r)
     return failure(path, r.error().message, nullptr, json);
