@@ -6,12 +6,14 @@
 
 #include "spec/file_prefix.hpp"
 #include "spec/header_reader.hpp"
+#include "src/mapped_header.hpp"
 
 namespace safespec {
 
 namespace {
 
-// The header text plus the parser's padding; never the data buffer.
+// The header text read into memory (plus the parser's padding) when it is
+// not mapped: files in memory, and files that cannot be mapped.
 struct HeaderBuffer {
   explicit HeaderBuffer(std::uint64_t n)
       : size(n), bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n + fast_parser_padding())) {
@@ -58,6 +60,10 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   if (auto r = f.read_at(0, std::span(prefix).first(first)); !r) return r.error();
   auto n = check_prefix(std::span(prefix).first(first), f.size());
   if (!n) return LoadedFile{f.size(), 0, n.error(), reference::read_metadata(std::span(prefix).first(first), f.size())};
+  if (auto mapped = MappedHeader::map(path, 8 + n.value(), f.size(), prefix)) {
+    const std::span<const std::uint8_t> header = mapped->bytes().subspan(8);
+    return read_both(f.size(), n.value(), {reinterpret_cast<const char*>(header.data()), header.size()}, parser);
+  }
   HeaderBuffer buf(n.value());
   if (auto r = f.read_at(8, std::span(buf.bytes.get(), n.value())); !r) return r.error();
   return read_both(f.size(), n.value(), buf.text(), parser);
