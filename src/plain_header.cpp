@@ -66,8 +66,8 @@ class Reader {
     return false;
   }
 
-  // A non-negative integer that fits in u64, as serde_json and simdjson read
-  // it; a sign, a fraction or an exponent is not plain.
+  // A non-negative integer that fits in u64, as serde_json and the reference
+  // reader read it; a sign, a fraction or an exponent is not plain.
   bool u64(std::uint64_t& out) {
     skip_space();
     if (p_ == end_ || *p_ < '0' || *p_ > '9') return false;
