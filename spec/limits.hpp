@@ -30,11 +30,6 @@ inline constexpr std::size_t kMaxRecords = 1000;
 // reference ignores (X3); repeats among keys after this many go unreported.
 inline constexpr std::size_t kMaxKeysChecked = 4096;
 
-// Ours: above this header size the simdjson DOM (about 14 bytes per header
-// byte) would break the 3 x N + 64 MiB memory bound, so such headers go to
-// the streaming reader instead.
-inline constexpr std::uint64_t kFastParserMaxHeader = std::uint64_t{16} << 20;
-
 // Ours: a model.safetensors.index.json over this is refused (ST-INDEX-JSON);
 // the indexes of the largest published models are a few MB.
 inline constexpr std::uint64_t kMaxIndexBytes = std::uint64_t{256} << 20;

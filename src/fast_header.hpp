@@ -1,17 +1,20 @@
-// The fast header parser: simdjson's DOM for the common case, the reference
-// reader for everything else. It produces the same Header or the same Error as
-// read_header_reference for every input (differential_fuzzer, props).
+// The header parser: the plain reader (src/plain_header.hpp) for the common
+// case, the reference reader for everything else. It produces the same Header
+// or the same Error as read_header_reference for every input
+// (differential_fuzzer, props).
 //
 // The fast path only ever *accepts*: whenever the text is not a plain,
-// well-formed header (any simdjson error, any key repeated, any field of the
-// wrong type, an unknown field, "-0" anywhere, a header too large for the
-// DOM's memory budget), it hands the text to the reference reader, which
+// well-formed header (any JSON the plain reader does not read as written,
+// any key repeated, any field of the wrong type, an unknown field, a
+// negative number), it hands the text to the reference reader, which
 // decides. Such texts are rare and cost what the reference reader costs,
-// which is linear.
+// which is linear. Both keep memory in proportion to the header at every
+// size, so there is one path from 1 KB to 100 MB.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "spec/limits.hpp"
@@ -20,8 +23,9 @@
 
 namespace safespec {
 
-// Bytes simdjson may read past the end of the text; buffers handed to
-// FastHeaderParser::parse must have this many readable bytes after the text.
+// Bytes the parser may read past the end of the text; buffers handed to
+// FastHeaderParser::parse must have this many readable bytes after the text
+// (none since the plain reader replaced simdjson; kept for the callers).
 std::size_t fast_parser_padding();
 
 
@@ -34,6 +38,11 @@ class FastHeaderParser {
 
   // `text` must be followed by fast_parser_padding() readable bytes.
   Result<Header> parse(std::string_view text, std::uint64_t base = 8);
+
+  // The fast path alone: the header when the text is plain (as
+  // reference::read_plain_header requires), else nullopt and the caller asks
+  // a reader that decides. Same padding requirement.
+  std::optional<Header> parse_plain(std::string_view text);
 
   // True when the last parse() was decided by the fast path (for tests).
   bool last_was_fast() const { return last_fast_; }

@@ -5,26 +5,46 @@
 #include <memory>
 
 #include "spec/file_prefix.hpp"
+#include "spec/header_reader.hpp"
+#include "src/header_memory.hpp"
 
 namespace safespec {
 
 namespace {
 
-// The header text plus the padding simdjson may read; never the data buffer.
+// The header text read into memory, plus the parser's padding.
 struct HeaderBuffer {
-  explicit HeaderBuffer(std::uint64_t n)
-      : size(n), bytes(std::make_unique_for_overwrite<std::uint8_t[]>(n + fast_parser_padding())) {
-    std::memset(bytes.get() + n, 0, fast_parser_padding());
+  explicit HeaderBuffer(std::uint64_t n) : size(n), bytes(n + fast_parser_padding()) {
+    std::memset(bytes.data() + n, 0, fast_parser_padding());
   }
-  std::string_view text() const { return {reinterpret_cast<const char*>(bytes.get()), size}; }
+  std::string_view text() const { return {reinterpret_cast<const char*>(bytes.data()), size}; }
   std::uint64_t size;
-  std::unique_ptr<std::uint8_t[]> bytes;
+  HeaderMemory bytes;
 };
 
 Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffer& buf, FastHeaderParser& parser) {
   auto header = parser.parse(buf.text());
   if (!header) return header.error();
   return Model{file_size, n, std::move(header).value()};
+}
+
+// The model and the reference's answer from one header buffer after a valid
+// prefix. A plain text is read once: the reference's answer follows from the
+// model (reference::read_plain_header), which saves a second reading of the
+// whole text (half of `check`'s time on a 100,000-tensor header, issue 14).
+// Any other text is read by the reference reader first, so that its working
+// set is freed before the strict reader builds the model (the two never peak
+// together).
+LoadedFile read_both(std::uint64_t file_size, std::uint64_t n, std::string_view text, FastHeaderParser& parser) {
+  if (auto plain = parser.parse_plain(text)) {
+    reference::Answer answer = reference::read_plain_header(*plain, n, file_size);
+    return LoadedFile{file_size, n, Model{file_size, n, std::move(*plain)}, std::move(answer)};
+  }
+  reference::Answer answer = reference::read_header(n, text, file_size);
+  auto header = read_header_reference(text);
+  Result<Model> model = header ? Result<Model>(Model{file_size, n, std::move(header).value()}) : Result<Model>(header.error());
+  if (!model && !answer.failure) answer = reference::read_header(n, text, file_size, true);
+  return LoadedFile{file_size, n, std::move(model), std::move(answer)};
 }
 
 }  // namespace
@@ -39,13 +59,8 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   auto n = check_prefix(std::span(prefix).first(first), f.size());
   if (!n) return LoadedFile{f.size(), 0, n.error(), reference::read_metadata(std::span(prefix).first(first), f.size())};
   HeaderBuffer buf(n.value());
-  if (auto r = f.read_at(8, std::span(buf.bytes.get(), n.value())); !r) return r.error();
-  // The reference's reading first, so its working set is freed before the
-  // fast parser builds the model (the two never peak together).
-  reference::Answer answer = reference::read_header(n.value(), buf.text(), f.size());
-  Result<Model> model = finish(f.size(), n.value(), buf, parser);
-  if (!model && !answer.failure) answer = reference::read_header(n.value(), buf.text(), f.size(), true);
-  return LoadedFile{f.size(), n.value(), std::move(model), std::move(answer)};
+  if (auto r = f.read_at(8, std::span(buf.bytes.data(), n.value())); !r) return r.error();
+  return read_both(f.size(), n.value(), buf.text(), parser);
 }
 
 LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
@@ -56,17 +71,21 @@ LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
 
 LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
   const auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
-  reference::Answer answer = reference::read_metadata(file, file.size());
-  Result<Model> model = read_model_fast(file, parser);
-  if (!model && !answer.failure) answer = reference::read_metadata(file, file.size(), true);
-  return LoadedFile{file.size(), n ? n.value() : 0, std::move(model), std::move(answer)};
+  if (!n) {
+    reference::Answer answer = reference::read_metadata(file, file.size());
+    if (!answer.failure) answer = reference::read_metadata(file, file.size(), true);
+    return LoadedFile{file.size(), 0, n.error(), std::move(answer)};
+  }
+  HeaderBuffer buf(n.value());
+  std::memcpy(buf.bytes.data(), file.data() + 8, n.value());
+  return read_both(file.size(), n.value(), buf.text(), parser);
 }
 
 Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
   auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
   if (!n) return n.error();
   HeaderBuffer buf(n.value());
-  std::memcpy(buf.bytes.get(), file.data() + 8, n.value());
+  std::memcpy(buf.bytes.data(), file.data() + 8, n.value());
   return finish(file.size(), n.value(), buf, parser);
 }
 

@@ -49,6 +49,13 @@ std::optional<std::string> parsers_disagree(std::span<const std::uint8_t> file, 
   const Result<Model> reference = read_model_reference(file);
   if (fast != reference)
     return "fast parser gives " + describe(fast) + "; reference reader gives " + describe(reference);
+  // The reference's answer as `check` works it out (from the model when the
+  // text is plain) is the reference reader's own.
+  const reference::Answer loaded = read_file_memory(file, parser).reference;
+  const reference::Answer own = reference::read_metadata(file, file.size());
+  if (loaded.failure != own.failure || loaded.alternatives != own.alternatives)
+    return "check's reference answer is " + (loaded.failure ? loaded.failure->display : std::string("success")) +
+           "; the reference reader's is " + (own.failure ? own.failure->display : std::string("success"));
   // strict forbids everything the reference reader does: a file strict
   // finds clean is one the emulated reference reads.
   if (fast && !has_errors(check_model(fast.value(), Profile::Strict))) {

@@ -168,16 +168,6 @@ struct Member {
   std::size_t value_begin;
 };
 
-std::uint8_t size_status(const TensorInfo& t) {
-  std::uint64_t n = 1;
-  for (const std::uint64_t d : t.shape)
-    if (__builtin_mul_overflow(n, d, &n)) return 1;
-  std::uint64_t bits = 0;
-  if (__builtin_mul_overflow(n, std::uint64_t{dtype_bits(t.dtype)}, &bits)) return 1;
-  if (bits % 8 != 0) return 2;
-  return t.end - t.begin != bits / 8 ? 3 : 0;
-}
-
 // Option<HashMap<String, String>> straight from the reader.
 SerdeStatus read_metadata_value(JsonReader& r, HashMetadata& out) {
   if (r.parse_whitespace() == 'n') {
@@ -262,7 +252,7 @@ SerdeStatus visit(JsonReader& r, HashMetadata& out, std::string_view header, boo
     TensorInfo t;
     if (auto e = to_tensor_info(c, t); !e) return e;
     t.name_view = name;
-    t.size_status = size_status(t);
+    t.size_status = size_status(t.shape, t.dtype, t.begin, t.end);
     if (keep_model) t.name = std::string(name);
     else t.shape = {};
     const auto [it, fresh] = slot.emplace(name, out.tensors.size());
@@ -275,6 +265,16 @@ SerdeStatus visit(JsonReader& r, HashMetadata& out, std::string_view header, boo
 }
 
 }  // namespace
+
+std::uint8_t size_status(std::span<const std::uint64_t> shape, Dtype dtype, std::uint64_t begin, std::uint64_t end) {
+  std::uint64_t n = 1;
+  for (const std::uint64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return 1;
+  std::uint64_t bits = 0;
+  if (__builtin_mul_overflow(n, std::uint64_t{dtype_bits(dtype)}, &bits)) return 1;
+  if (bits % 8 != 0) return 2;
+  return end - begin != bits / 8 ? 3 : 0;
+}
 
 SerdeResult<HashMetadata> deserialize_hash_metadata(std::string_view header, bool keep_model) {
   JsonReader r(header);

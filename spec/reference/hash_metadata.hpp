@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,5 +53,9 @@ struct HashMetadata {
 // the reference read); without it the result holds what validate needs, in
 // a fraction of the header's size.
 SerdeResult<HashMetadata> deserialize_hash_metadata(std::string_view header, bool keep_model);
+
+// Metadata::validate's per-tensor verdict after the offset check (see
+// TensorInfo::size_status), from a tensor's shape, dtype and offsets.
+std::uint8_t size_status(std::span<const std::uint64_t> shape, Dtype dtype, std::uint64_t begin, std::uint64_t end);
 
 }  // namespace safespec::reference

@@ -27,8 +27,8 @@ Failure fail(Variant v) {
 }
 
 // The per-tensor checks of Metadata::validate after the offset check.
-std::optional<Failure> size_check(const TensorInfo& t) {
-  switch (t.size_status) {
+std::optional<Failure> size_check(std::uint8_t size_status) {
+  switch (size_status) {
     case 1: return fail(Variant::ValidationOverflow);
     case 2: return fail(Variant::MisalignedSlice);
     case 3: return fail(Variant::TensorInvalidInfo);
@@ -36,8 +36,15 @@ std::optional<Failure> size_check(const TensorInfo& t) {
   }
 }
 
-Failure invalid_offset(const TensorInfo& t) {
-  return {Variant::InvalidOffset, "invalid offset for tensor `" + std::string(t.name_view) + "`"};
+// What the walk reads of one tensor, whichever reading it came from.
+struct Checked {
+  std::string_view name;
+  std::uint64_t begin;
+  std::uint64_t end;
+};
+
+Failure invalid_offset(const Checked& t) {
+  return {Variant::InvalidOffset, "invalid offset for tensor `" + std::string(t.name) + "`"};
 }
 
 // Metadata::validate over tensors sorted by data_offsets. Equal offsets sort
@@ -54,31 +61,46 @@ void add(std::vector<Failure>& answers, Failure f) {
   if (std::find(answers.begin(), answers.end(), f) == answers.end()) answers.push_back(std::move(f));
 }
 
-Walk validate(std::vector<const TensorInfo*> sorted) {
+// `count` tensors, `at(i)` the i-th in document order as a Checked and
+// `status(i)` its size_status (asked only of the tensors the walk reaches). The sort
+// is over 4-byte indices so that a million tensors cost 4 MB here (a header
+// holds fewer than 2^32 members: it is at most kMaxHeaderSize bytes).
+template <class At, class Status>
+Walk validate(std::size_t count, const At& at, const Status& status) {
+  static_assert(kMaxHeaderSize < 0xFFFFFFFFu);
+  std::vector<std::uint32_t> order(count);
+  for (std::size_t i = 0; i < count; ++i) order[i] = static_cast<std::uint32_t>(i);
+  const auto offsets = [&](std::uint32_t i) {
+    const Checked t = at(i);
+    return std::pair{t.begin, t.end};
+  };
+  const auto less = [&](std::uint32_t x, std::uint32_t y) { return offsets(x) < offsets(y); };
+  // Writers lay tensors out in offset order: then the order is the document's.
+  if (!std::is_sorted(order.begin(), order.end(), less)) std::stable_sort(order.begin(), order.end(), less);
   Walk w;
   std::uint64_t start = 0;
-  for (std::size_t i = 0; i < sorted.size();) {
-    std::size_t j = i;
-    while (j < sorted.size() && sorted[j]->begin == sorted[i]->begin && sorted[j]->end == sorted[i]->end) ++j;
-    const TensorInfo& head = *sorted[i];
+  for (std::size_t i = 0; i < order.size();) {
+    const Checked head = at(order[i]);
+    std::size_t j = i + 1;
+    while (j < order.size() && offsets(order[j]) == std::pair{head.begin, head.end}) ++j;
     if (head.begin != start || head.end < head.begin) {
-      for (std::size_t k = i; k < j; ++k) add(w.answers, invalid_offset(*sorted[k]));
+      for (std::size_t k = i; k < j; ++k) add(w.answers, invalid_offset(at(order[k])));
       return w;
     }
     if (j - i > 1 && head.end > head.begin) {
       // Whichever member comes first is checked; the next one fails its offset.
       for (std::size_t k = i; k < j; ++k) {
-        if (auto f = size_check(*sorted[k])) add(w.answers, *f);
+        if (auto f = size_check(status(order[k]))) add(w.answers, *f);
         else
           for (std::size_t o = i; o < j; ++o)
-            if (o != k) add(w.answers, invalid_offset(*sorted[o]));
+            if (o != k) add(w.answers, invalid_offset(at(order[o])));
       }
       return w;
     }
     // One tensor, or several empty ones (each passes the offset check): any
     // failing member can be the first checked.
     for (std::size_t k = i; k < j; ++k)
-      if (auto f = size_check(*sorted[k])) add(w.answers, *f);
+      if (auto f = size_check(status(order[k]))) add(w.answers, *f);
     if (!w.answers.empty()) return w;
     start = head.end;
     i = j;
@@ -86,6 +108,16 @@ Walk validate(std::vector<const TensorInfo*> sorted) {
   w.buffer_end = start;
   w.passed = true;
   return w;
+}
+
+// The answer once the header deserialized: the walk, then the buffer's end.
+void judge(Answer& a, const Walk& w, std::uint64_t n, std::uint64_t file_size) {
+  if (!w.passed) {
+    a.failure = w.answers.front();
+    a.alternatives.assign(w.answers.begin() + 1, w.answers.end());
+  } else if (w.buffer_end + kPrefix + n != file_size) {  // usize arithmetic: wraps in a release build
+    a.failure = fail(Variant::MetadataIncompleteBuffer);
+  }
 }
 
 }  // namespace
@@ -128,23 +160,32 @@ Answer read_header(std::uint64_t n, std::string_view text, std::uint64_t file_si
     a.failure = Failure{Variant::InvalidHeaderDeserialization, "invalid JSON in header: " + meta.error().display()};
     return a;
   }
-  std::vector<const TensorInfo*> sorted;
-  sorted.reserve(meta.value().tensors.size());
-  for (const TensorInfo& t : meta.value().tensors) sorted.push_back(&t);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const TensorInfo* x, const TensorInfo* y) {
-    return x->begin != y->begin ? x->begin < y->begin : x->end < y->end;
-  });
-  Walk w = validate(std::move(sorted));
-  if (!w.passed) {
-    a.failure = w.answers.front();
-    a.alternatives.assign(w.answers.begin() + 1, w.answers.end());
-  } else if (w.buffer_end + kPrefix + n != file_size) {  // usize arithmetic: wraps in a release build
-    a.failure = fail(Variant::MetadataIncompleteBuffer);
-  }
+  const std::vector<TensorInfo>& tensors = meta.value().tensors;
+  judge(a, validate(tensors.size(), [&](std::size_t i) {
+          const TensorInfo& t = tensors[i];
+          return Checked{t.name_view, t.begin, t.end};
+        }, [&](std::size_t i) { return tensors[i].size_status; }), n, file_size);
   if (keep_model) {
     for (TensorInfo& t : meta.value().tensors) t.name_view = {};  // the header text is the caller's
     a.metadata = std::move(meta).value();
   }
+  return a;
+}
+
+}  // namespace safespec::reference
+
+namespace safespec::reference {
+
+Answer read_plain_header(const Header& h, std::uint64_t n, std::uint64_t file_size) {
+  // A plain text deserializes: every tensor in document order, none repeated.
+  Answer a;
+  judge(a, validate(h.tensors.size(), [&](std::size_t i) {
+          const TensorEntry& t = h.tensors[i];
+          return Checked{t.name, t.begin, t.end};
+        }, [&](std::size_t i) {
+          const TensorEntry& t = h.tensors[i];
+          return size_status(t.shape, t.dtype, t.begin, t.end);
+        }), n, file_size);
   return a;
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/model.hpp"
 #include "spec/reference/hash_metadata.hpp"
 
 namespace safespec::reference {
@@ -56,5 +57,18 @@ struct Answer {
 Answer read_metadata(std::span<const std::uint8_t> head, std::uint64_t file_size, bool keep_model = false);
 // The same after a valid length prefix: N and the N header bytes.
 Answer read_header(std::uint64_t n, std::string_view text, std::uint64_t file_size, bool keep_model = false);
+
+// The same answer (without the model) for a header whose text is plain: valid
+// UTF-8 and JSON that serde_json reads as written, an object whose members are
+// each a tensor object of exactly "dtype" (a name), "shape" and "data_offsets"
+// (arrays of integers in 0..2^64-1 written without sign, fraction or
+// exponent, two offsets), plus at most one "__metadata__" (null, or an object
+// of strings), no key repeated at any level, no lone surrogate escape. `h`
+// is that text read (in document order). For such a text the
+// deserialization cannot fail and keeps every tensor, so only
+// Metadata::validate is left to run, and it needs no second reading of the
+// text (src/plain_header.hpp reads plain texts; src/oracles.cpp checks that
+// the two answers agree).
+Answer read_plain_header(const Header& h, std::uint64_t n, std::uint64_t file_size);
 
 }  // namespace safespec::reference

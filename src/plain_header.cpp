@@ -1,0 +1,309 @@
+#include "src/plain_header.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "spec/json_text.hpp"
+#include "spec/utf8.hpp"
+
+namespace safespec {
+
+namespace {
+
+// A text cursor; every method returns false (and leaves the Header half
+// built) as soon as the text is not plain: the caller then discards it all.
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  void skip_space() {
+    while (p_ < end_ && is_json_space(*p_)) ++p_;
+  }
+  bool at_end() const { return p_ == end_; }
+  // The next byte after whitespace is `c`; consumes it.
+  bool eat(char c) {
+    skip_space();
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+  // After whitespace, the next byte is `c` (not consumed).
+  bool peek(char c) {
+    skip_space();
+    return p_ < end_ && *p_ == c;
+  }
+  // A literal word (null) at the cursor, after whitespace.
+  bool word(std::string_view w) {
+    skip_space();
+    if (static_cast<std::size_t>(end_ - p_) < w.size() || std::string_view(p_, w.size()) != w) return false;
+    p_ += w.size();
+    return true;
+  }
+
+  // A JSON string, decoded. The view points into the text when the string
+  // has no escape (nearly always), else into scratch_, valid until the next
+  // call. Raw bytes must be UTF-8 and no control character (F5, JSON).
+  bool string(std::string_view& out) {
+    if (!eat('"')) return false;
+    const char* start = p_;
+    bool high = false;
+    while (p_ < end_) {
+      skip_plain_words();
+      if (p_ == end_) break;
+      const unsigned char c = static_cast<unsigned char>(*p_);
+      if (c == '"') {
+        out = std::string_view(start, static_cast<std::size_t>(p_ - start));
+        ++p_;
+        return !high || !first_invalid_utf8(out);
+      }
+      if (c == '\\') return escaped(start, high, out);
+      if (c < 0x20) return false;
+      high |= c >= 0x80;
+      ++p_;
+    }
+    return false;
+  }
+
+  // A non-negative integer that fits in u64, as serde_json and the reference
+  // reader read it; a sign, a fraction or an exponent is not plain.
+  bool u64(std::uint64_t& out) {
+    skip_space();
+    if (p_ == end_ || *p_ < '0' || *p_ > '9') return false;
+    std::uint64_t v = 0;
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
+        if (__builtin_mul_overflow(v, std::uint64_t{10}, &v) ||
+            __builtin_add_overflow(v, static_cast<std::uint64_t>(*p_ - '0'), &v))
+          return false;
+        ++p_;
+      }
+    }
+    if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E' || (*p_ >= '0' && *p_ <= '9'))) return false;
+    out = v;
+    return true;
+  }
+
+  const char* position() const { return p_; }
+
+  // After an array's '[' (and a first element): how many elements it holds if
+  // it is plain, counting commas up to the ']' (an upper bound otherwise, and
+  // never more than the bytes left; the reading then decides).
+  std::size_t count_elements() const {
+    std::size_t n = 1;
+    for (const char* q = p_; q < end_ && *q != ']'; ++q) n += *q == ',';
+    return n;
+  }
+
+  // Moves past 8-byte words that hold no byte ending a plain run of string
+  // ('"', '\\', a control character, a non-ASCII byte): names are most of a
+  // header, and this reads them a word at a time. (Any byte < n, for n <= 128:
+  // (x - n * ones) & ~x & high is non-zero exactly then.)
+  void skip_plain_words() {
+    constexpr std::uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    const auto any_below = [](std::uint64_t x, std::uint64_t n) { return (x - n * ones) & ~x & high; };
+    while (end_ - p_ >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p_, 8);
+      if ((w & high) | any_below(w, 0x20) | any_below(w ^ ('"' * ones), 1) | any_below(w ^ ('\\' * ones), 1)) return;
+      p_ += 8;
+    }
+  }
+
+ private:
+  const char* p_;
+  const char* end_;
+  std::string scratch_;
+
+  bool hex4(std::uint32_t& out) {
+    if (end_ - p_ < 4) return false;
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = *p_++;
+      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) return false;
+      out = out * 16 + static_cast<std::uint32_t>(d);
+    }
+    return true;
+  }
+
+  // The rest of a string from its first backslash, decoded into scratch_.
+  // A lone surrogate is not plain (the readers disagree on it at most in
+  // their messages, which the reference reader writes).
+  bool escaped(const char* start, bool high, std::string_view& out) {
+    scratch_.assign(start, static_cast<std::size_t>(p_ - start));
+    std::size_t raw_from = 0;  // where the raw bytes not yet validated begin
+    bool raw_high = high;
+    const auto check_raw = [&] { return !raw_high || !first_invalid_utf8(std::string_view(scratch_).substr(raw_from)); };
+    while (p_ < end_) {
+      const unsigned char c = static_cast<unsigned char>(*p_);
+      if (c == '"') {
+        ++p_;
+        if (!check_raw()) return false;
+        out = scratch_;
+        return true;
+      }
+      if (c < 0x20) return false;
+      if (c != '\\') {
+        raw_high |= c >= 0x80;
+        scratch_ += static_cast<char>(c);
+        ++p_;
+        continue;
+      }
+      if (!check_raw()) return false;
+      if (++p_ == end_) return false;
+      const char e = *p_++;
+      switch (e) {
+        case '"': scratch_ += '"'; break;
+        case '\\': scratch_ += '\\'; break;
+        case '/': scratch_ += '/'; break;
+        case 'b': scratch_ += '\b'; break;
+        case 'f': scratch_ += '\f'; break;
+        case 'n': scratch_ += '\n'; break;
+        case 'r': scratch_ += '\r'; break;
+        case 't': scratch_ += '\t'; break;
+        case 'u': {
+          std::uint32_t cp = 0;
+          if (!hex4(cp)) return false;
+          if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            std::uint32_t low = 0;
+            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
+            p_ += 2;
+            if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(scratch_, cp);
+          break;
+        }
+        default: return false;
+      }
+      raw_from = scratch_.size();
+      raw_high = false;
+    }
+    return false;
+  }
+};
+
+// [d, d, ...] into `shape`, sized exactly: the elements are counted first
+// (a plain array holds digits, commas and whitespace up to its ']'), so a
+// shape costs one allocation of 8 bytes a dimension and nothing more, even
+// for a hostile header of millions of dimensions.
+bool read_shape(Reader& r, std::vector<std::uint64_t>& shape) {
+  if (!r.eat('[')) return false;
+  if (r.eat(']')) return true;
+  shape.reserve(r.count_elements());
+  do {
+    std::uint64_t v = 0;
+    if (!r.u64(v)) return false;
+    shape.push_back(v);
+  } while (r.eat(','));
+  return r.eat(']');
+}
+
+bool read_offsets(Reader& r, TensorEntry& t) {
+  return r.eat('[') && r.u64(t.begin) && r.eat(',') && r.u64(t.end) && r.eat(']');
+}
+
+// {"dtype": NAME, "shape": [...], "data_offsets": [b, e]} in any order, each
+// field once, no other field (X3: an unknown one is the reference's to read).
+bool read_tensor(Reader& r, TensorEntry& t) {
+  if (!r.eat('{')) return false;
+  bool has_dtype = false, has_shape = false, has_offsets = false;
+  if (r.peek('}')) return false;
+  do {
+    std::string_view key;
+    if (!r.string(key) || !r.eat(':')) return false;
+    if (key == "dtype") {
+      std::string_view name;
+      if (has_dtype || !r.string(name)) return false;
+      const auto d = dtype_from_name(name);
+      if (!d) return false;
+      t.dtype = *d;
+      has_dtype = true;
+    } else if (key == "shape") {
+      if (has_shape || !read_shape(r, t.shape)) return false;
+      has_shape = true;
+    } else if (key == "data_offsets") {
+      if (has_offsets || !read_offsets(r, t)) return false;
+      has_offsets = true;
+    } else {
+      return false;
+    }
+  } while (r.eat(','));
+  return r.eat('}') && has_dtype && has_shape && has_offsets;
+}
+
+// null, or an object of strings with no key repeated.
+bool read_metadata(Reader& r, Header& h, NameIndex& keys) {
+  if (r.word("null")) {
+    h.metadata_state = MetadataState::Null;
+    return true;
+  }
+  if (!r.eat('{')) return false;
+  h.metadata_state = MetadataState::Present;
+  if (!r.eat('}')) {
+    do {
+      std::string_view key, value;
+      if (!r.string(key)) return false;
+      std::string k(key);
+      if (!r.eat(':') || !r.string(value)) return false;
+      h.metadata.emplace_back(std::move(k), std::string(value));
+    } while (r.eat(','));
+    if (!r.eat('}')) return false;
+  }
+  const auto key_at = [&](std::size_t i) -> std::string_view { return h.metadata[i].first; };
+  return keys.first_duplicate(h.metadata.size(), key_at) == NameIndex::npos;
+}
+
+// How many tensors to reserve room for: a plain tensor holds exactly two '['
+// (its shape and its offsets), so half the text's '[' is an upper bound
+// (counted in a loop the compiler vectorizes), and an entry is at least
+// {"dtype":"I8","shape":[],"data_offsets":[0,0]} with its key and a comma,
+// 49 bytes, which caps the reservation within the memory bound even for
+// metadata full of brackets.
+constexpr std::size_t kMinEntryBytes = 49;
+
+std::size_t expected_tensors(std::string_view text) {
+  std::size_t brackets = 0;
+  for (const char c : text) brackets += c == '[';
+  return std::min(brackets / 2, text.size() / kMinEntryBytes + 1);
+}
+
+}  // namespace
+
+std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names) {
+  Header h;
+  Reader r(text);
+  r.skip_space();
+  h.leading_whitespace = static_cast<std::uint64_t>(r.position() - text.data());
+  if (!r.eat('{')) return std::nullopt;
+  h.tensors.reserve(expected_tensors(text));
+  bool metadata_seen = false;
+  if (!r.eat('}')) {
+    do {
+      std::string_view key;
+      if (!r.string(key) || !r.eat(':')) return std::nullopt;
+      if (key == "__metadata__") {
+        if (metadata_seen || !read_metadata(r, h, names)) return std::nullopt;
+        metadata_seen = true;
+        continue;
+      }
+      if (h.tensors.size() >= 0xFFFFFFFFu) return std::nullopt;
+      TensorEntry& t = h.tensors.emplace_back();
+      t.name.assign(key);
+      if (!read_tensor(r, t)) return std::nullopt;
+    } while (r.eat(','));
+    if (!r.eat('}')) return std::nullopt;
+  }
+  r.skip_space();
+  if (!r.at_end()) return std::nullopt;
+  const auto name_at = [&](std::size_t i) -> std::string_view { return h.tensors[i].name; };
+  if (names.first_duplicate(h.tensors.size(), name_at) != NameIndex::npos) return std::nullopt;
+  return h;
+}
+
+}  // namespace safespec
