@@ -337,6 +337,26 @@ TEST_CASE("stdin: check - reads a piped checkpoint and names it -", "[stdin]") {
   CHECK(s.log().empty());
 }
 
+TEST_CASE("stdin: table, diff and dequant read - as they read the file", "[stdin]") {
+  Server s;
+  const std::string local = s.copy("corpus/examples/quant/fp8_e4m3fn_valid.safetensors", "fp8.safetensors");
+  Run want = s.run("table '" + local + "'");
+  Run got = s.run("table - < '" + local + "'");
+  CHECK(got.code == want.code);
+  CHECK(got.out.find("\n-  ") != std::string::npos);
+  CHECK(got.out.find("loads (ComfyFp8Config)") != std::string::npos);
+  // The same bytes on both sides: no difference, exit 0.
+  got = s.run("diff - '" + local + "' < '" + local + "'");
+  CHECK(got.code == 0);
+  const std::string layer = "model.layers.0.mlp.down_proj";
+  REQUIRE(s.run("dequant '" + local + "' --layer " + layer + " --out '" + (s.dir / "want.safetensors").string() + "'")
+              .code == 0);
+  REQUIRE(s.run("dequant - --layer " + layer + " --out '" + (s.dir / "got.safetensors").string() + "' < '" + local + "'")
+              .code == 0);
+  CHECK(read_text(s.dir / "got.safetensors") == read_text(s.dir / "want.safetensors"));
+  CHECK(s.log().empty());
+}
+
 TEST_CASE("stdin: a stream over the bound is refused, one at the bound is read", "[stdin]") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
