@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "spec/limits.hpp"
 #include "spec/profile_choice.hpp"
 #include "src/check.hpp"
+#include "src/check_files.hpp"
 #include "src/check_filter.hpp"
 #include "src/layer_kinds_option.hpp"
 #include "src/load.hpp"
@@ -99,6 +101,11 @@ Command register_check(CLI::App& app) {
                     "verdict on int8 embedding markers beside W4A8/NVFP4 layers depends on it");
   check->add_option("--layers", a->layers_file, "a JSON object mapping layer names to \"linear\" or \"embedding\"");
   check->add_flag("--all-linear", a->all_linear, "every marked layer not named by --layer/--layers is a Linear layer");
+  a->options.jobs = default_check_jobs();
+  check->add_option("--jobs,-j", a->options.jobs,
+                    "threads that read and parse the files (default: one per CPU); 1 reads them one at a time. The "
+                    "report is the same for every count")
+      ->check(CLI::Range(1u, kMaxCheckJobs));
   return Command{check, [a] { return run_check(*a); }};
 }
 

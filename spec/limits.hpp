@@ -34,6 +34,11 @@ inline constexpr std::size_t kMaxKeysChecked = 4096;
 // the indexes of the largest published models are a few MB.
 inline constexpr std::uint64_t kMaxIndexBytes = std::uint64_t{256} << 20;
 
+// Ours: threads that read and parse the files of one `check` (--jobs; the
+// default is one per hardware thread, up to this). Each holds one header
+// being parsed, so this also bounds how many headers are in flight at once.
+inline constexpr unsigned kMaxCheckJobs = 64;
+
 // ---- Markers and Python's json (comfy-quant-markers.md M3) ----
 
 // Ours: real markers are under 200 bytes; a larger marker tensor is reported

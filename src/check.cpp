@@ -12,6 +12,7 @@
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quote.hpp"
+#include "src/check_files.hpp"
 #include "src/load.hpp"
 #include "src/marker_reader.hpp"
 #include "src/shard_index.hpp"
@@ -262,7 +263,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   std::map<std::pair<std::string, std::string>, std::size_t> series;  // shard series -> group
   const auto add_index = [&](const std::string& path) {
     std::vector<std::string> absent;
-    std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser, &absent);
+    std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser, &absent, o.jobs);
     std::vector<std::size_t> group;
     for (std::size_t i = 0; i < shard_reports.size(); ++i) {
       if (i > 0) group.push_back(reports.size());  // the index's own report is not a safetensors file
@@ -274,32 +275,52 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     missing.back() = std::move(absent);
     named(quote_name(path));
   };
+  // What each path is (an index, a directory's files, one file), then every
+  // file that is no shard of an index read and parsed at once (on o.jobs
+  // threads), then the reports put together in the order of the paths.
+  struct Planned {
+    std::string index;               // set: a shard index (given, or found in a directory)
+    std::vector<std::string> files;  // else: a directory's .safetensors files, or the path itself
+    bool directory = false;
+  };
+  std::vector<Planned> plan;
+  std::vector<std::string> loose;
   for (const std::string& path : paths) {
     if (is_index_path(path)) {
-      add_index(path);
+      plan.push_back(Planned{path, {}, false});
       continue;
     }
     std::error_code ec;
     bool is_index = false;
-    const std::vector<std::string> inside =
+    std::vector<std::string> inside =
         fs::is_directory(path, ec) ? directory_paths(path, is_index) : std::vector<std::string>{};
     // A directory without a checkpoint in it is refused as the path it is.
-    if (!inside.empty()) {
-      if (is_index) {
-        add_index(inside.front());
-        continue;
-      }
+    if (inside.empty()) plan.push_back(Planned{{}, {path}, false});
+    else if (is_index) plan.push_back(Planned{inside.front(), {}, false});
+    else plan.push_back(Planned{{}, std::move(inside), true});
+    loose.insert(loose.end(), plan.back().files.begin(), plan.back().files.end());
+  }
+  std::vector<FileReport> loaded = check_files(loose, o.profile, o.jobs, parser);
+  std::size_t next_loaded = 0;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    const std::string& path = paths[k];
+    Planned& p = plan[k];
+    if (!p.index.empty()) {
+      add_index(p.index);
+      continue;
+    }
+    if (p.directory) {
       groups.emplace_back();
       indexed.push_back(false);
       named(quote_name(path));
-      for (const std::string& p : inside) {
+      for (std::size_t f = 0; f < p.files.size(); ++f) {
         groups.back().push_back(reports.size());
-        reports.push_back(check_safetensors(p, o.profile, parser));
+        reports.push_back(std::move(loaded[next_loaded++]));
       }
       continue;
     }
     const std::size_t at = reports.size();
-    reports.push_back(check_safetensors(path, o.profile, parser));
+    reports.push_back(std::move(loaded[next_loaded++]));
     if (o.checkpoint) {
       together.push_back(at);
       continue;

@@ -29,6 +29,10 @@ struct CheckOptions {
   FailOn fail_on = FailOn::Error;  // the CLI's default is MisLoad for the consumer profiles
   quant::LayerKinds kinds{};        // --layer, --layers, --all-linear
   bool checkpoint = false;          // all loose paths are one checkpoint (--checkpoint)
+  // Threads that read and parse the files (--jobs; src/check_files.hpp): 1
+  // reads them one after another on the calling thread. The reports are the
+  // same, in the same order, for every count.
+  unsigned jobs = 1;
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one

@@ -2,12 +2,14 @@
 
 #include <simdjson.h>
 
+#include <memory>
 #include <set>
 #include <unordered_set>
 
 #include "spec/limits.hpp"
 #include "spec/quote.hpp"
 #include "src/byte_file.hpp"
+#include "src/check_files.hpp"
 
 namespace safespec {
 
@@ -61,7 +63,7 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
 }
 
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
-                                          std::vector<std::string>* missing) {
+                                          std::vector<std::string>* missing, unsigned jobs) {
   std::vector<FileReport> reports;
   reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}});
   auto file = ByteFile::open(path);
@@ -88,18 +90,37 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   std::set<std::string> shard_names;
   for (const auto& entry : index.value().weight_map) shard_names.insert(entry.second);
+  // Every shard's entry exists before the threads start: each then writes
+  // only its own ShardState (a map's values stay put), the model copy included.
   ShardContents contents;
+  std::vector<ShardState*> states;
+  std::vector<std::string> shard_paths;
   for (const std::string& shard : shard_names) {
-    FileReport r = check_safetensors(dir + shard, profile, parser);
-    ShardState& state = contents[shard];
-    state.model = r.model;
+    states.push_back(&contents[shard]);
+    shard_paths.push_back(dir + shard);
+  }
+  // A report is kilobytes (its per-rule counts): of a shard that cannot be
+  // read only the error is kept, so an index naming 100,000 missing shards
+  // costs little more than their paths (the adversarial corpus's case).
+  std::vector<std::unique_ptr<FileReport>> readable(shard_paths.size());
+  for_each_file(shard_paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) {
+    FileReport r = check_safetensors(shard_paths[i], profile, p);
+    ShardState& state = *states[i];
     if (r.io_error) {  // the index's finding; the index itself was readable
-      if (missing && is_not_found(IoError{*r.io_error})) missing->push_back(dir + shard);
-      state.problem = *r.io_error;
-      continue;
+      state.problem = std::move(*r.io_error);
+      return;
     }
+    state.model = r.model;
     if (!r.model) state.problem = "its header does not parse (see its report)";
-    reports.push_back(std::move(r));
+    readable[i] = std::make_unique<FileReport>(std::move(r));
+  });
+  for (std::size_t i = 0; i < shard_paths.size(); ++i) {
+    if (readable[i]) {
+      reports.push_back(std::move(*readable[i]));
+      readable[i].reset();
+    } else if (missing && is_not_found(IoError{states[i]->problem})) {
+      missing->push_back(std::move(shard_paths[i]));
+    }
   }
   reports[0].findings = check_index(index.value(), contents);
   if (auto u = index_total_size_unchecked(index.value(), contents)) reports[0].unchecked.push_back(std::move(*u));

@@ -17,8 +17,9 @@ Result<ShardIndex> parse_shard_index(std::string_view text);
 // The index's report first (index findings), then one report per shard in
 // sorted order.
 // `missing` (optional) receives the paths of listed shards that do not exist,
-// which every Python consumer fails on (FileNotFoundError).
+// which every Python consumer fails on (FileNotFoundError). The shards are
+// read and parsed on up to `jobs` threads (src/check_files.hpp).
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
-                                          std::vector<std::string>* missing = nullptr);
+                                          std::vector<std::string>* missing = nullptr, unsigned jobs = 1);
 
 }  // namespace safespec

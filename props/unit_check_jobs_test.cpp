@@ -1,0 +1,227 @@
+// `check --jobs N` (issue 14, "Many files"): the files of a directory, of a
+// list of paths and of an index's shards are read and parsed on N threads
+// (src/check_files.hpp), and the report is the same, byte for byte and in the
+// same order, as the one thread's. The files are many and of every kind a
+// report tells apart (clean, breaking a container rule, no safetensors file at
+// all, missing, quantized, colliding), so a report put in the wrong slot, or
+// a thread that shares a parser, shows as a difference.
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "props/catch.hpp"
+#include "props/unit_support.hpp"
+#include "src/byte_file.hpp"
+#include "src/check.hpp"
+#include "src/check_files.hpp"
+#include "src/report.hpp"
+#include "src/writer.hpp"
+
+using namespace safespec;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+const fs::path kQuant = fs::path("corpus") / "examples" / "quant";  // ctest runs in the source tree
+
+void write_bytes(const fs::path& p, const Bytes& b) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+void write_text(const fs::path& p, const std::string& t) { std::ofstream(p, std::ios::binary) << t; }
+
+// A clean file of `n` U8 tensors named after `stem`.
+Bytes clean_file(const std::string& stem, std::size_t n) {
+  std::vector<Bytes> data;
+  data.reserve(n);
+  std::vector<TensorView> views;
+  for (std::size_t t = 0; t < n; ++t) {
+    data.emplace_back(t + 1, static_cast<std::uint8_t>(t));
+    views.push_back(TensorView{stem + ".t" + std::to_string(t), Dtype::U8, {t + 1}, data.back()});
+  }
+  auto bytes = serialize(views, std::nullopt);
+  REQUIRE(bytes.ok());
+  return bytes.value();
+}
+
+// A file whose one tensor starts one byte into the buffer (a gap, an error).
+Bytes gap_file(const std::string& name) {
+  const std::string h = test::pad8(R"({")" + name + R"(":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})");
+  Bytes b(8, 0);
+  for (std::size_t i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(h.size() >> (8 * i));
+  b.insert(b.end(), h.begin(), h.end());
+  b.insert(b.end(), {0, 0});
+  return b;
+}
+
+// The i-th file of a generated set: mostly clean, every few one of the other kinds.
+void write_kind(const fs::path& p, const std::string& stem, std::size_t i) {
+  switch (i % 11) {
+    case 3: write_bytes(p, gap_file(stem + ".gap")); break;
+    case 5: write_text(p, "version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 1\n"); break;  // a hint
+    case 7: write_bytes(p, Bytes{1, 2, 3}); break;  // shorter than the 8-byte prefix
+    case 9: fs::copy_file(kQuant / (i % 2 ? "w4a8_valid.safetensors" : "nvfp4_valid.safetensors"), p); break;
+    case 10: write_bytes(p, clean_file("shared", 2)); break;  // the same names in several files
+    default: write_bytes(p, clean_file(stem, 1 + i % 4)); break;
+  }
+}
+
+std::string name_of(std::size_t i, std::size_t n) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "model-%05zu-of-%05zu.safetensors", i + 1, n);
+  return buf;
+}
+
+// A directory of `n` files as `from_pretrained(dir)` finds them (one checkpoint).
+void make_directory(const fs::path& dir, std::size_t n) {
+  fs::create_directories(dir);
+  for (std::size_t i = 0; i < n; ++i) write_kind(dir / ("f" + std::to_string(i) + ".safetensors"), "f" + std::to_string(i), i);
+}
+
+// An index of `n` shards; every 37th listed shard is not written (missing).
+std::string make_index(const fs::path& dir, std::size_t n) {
+  fs::create_directories(dir);
+  std::string map;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string shard = name_of(i, n);
+    map += (map.empty() ? "" : ",") + ("\"s" + std::to_string(i) + ".t0\":\"" + shard + "\"");
+    if (i % 37 != 36) write_kind(dir / shard, "s" + std::to_string(i), i);
+  }
+  const fs::path index = dir / "model.safetensors.index.json";
+  write_text(index, R"({"metadata":{"total_size":1},"weight_map":{)" + map + "}}");
+  return index.string();
+}
+
+std::vector<FileReport> check(const std::vector<std::string>& paths, unsigned jobs) {
+  FastHeaderParser parser;
+  return check_paths(paths, CheckOptions{.jobs = jobs}, parser);
+}
+
+// The threads that opened a .safetensors file, and a rendezvous: the first
+// opener waits (up to a minute) until another thread opens one, so a run on
+// two threads shows two whatever the scheduler does, and one that never
+// starts a second thread fails here instead of passing by luck.
+std::mutex seen_mutex;
+std::set<std::thread::id> seen;
+bool rendezvous = false;
+
+void record_thread(const std::string& path) {
+  if (!path.ends_with(".safetensors")) return;  // the index itself is read on the calling thread
+  std::unique_lock lock(seen_mutex);
+  seen.insert(std::this_thread::get_id());
+  if (!rendezvous || seen.size() > 1) return;
+  lock.unlock();
+  for (int waited = 0; waited < 60'000; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const std::lock_guard again(seen_mutex);
+    if (seen.size() > 1) return;
+  }
+}
+
+std::size_t threads_seen(const std::vector<std::string>& paths, unsigned jobs) {
+  {
+    const std::lock_guard lock(seen_mutex);
+    seen.clear();
+    rendezvous = jobs > 1;
+  }
+  set_open_observer(record_thread);
+  (void)check(paths, jobs);
+  set_open_observer(nullptr);
+  const std::lock_guard lock(seen_mutex);
+  return seen.size();
+}
+
+void require_same_reports(const std::vector<std::string>& paths) {
+  const std::vector<FileReport> one = check(paths, 1);
+  const std::string json = render_check_json(one, Profile::Strict);
+  const std::string text = render_check_text(one, Profile::Strict);
+  for (const unsigned jobs : {2u, 3u, 16u}) {
+    INFO("--jobs " << jobs);
+    const std::vector<FileReport> many = check(paths, jobs);
+    REQUIRE(many.size() == one.size());
+    for (std::size_t i = 0; i < one.size(); ++i) CHECK(many[i].path == one[i].path);
+    CHECK(render_check_json(many, Profile::Strict) == json);
+    CHECK(render_check_text(many, Profile::Strict) == text);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("check --jobs: a directory of many files reports the same on 1, 2, 3 and 16 threads", "[jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  make_directory(t.dir / "many", 300);
+  const std::vector<std::string> paths{(t.dir / "many").string()};
+  // The set holds what it should: findings, hints, unreadable files, quantized layers.
+  const std::string json = render_check_json(check(paths, 1), Profile::Strict);
+  CHECK(json.find("ST-OFFSET-GAP") != std::string::npos);
+  CHECK(json.find("ST-INDEX-TENSOR-IN-TWO-SHARDS") != std::string::npos);
+  CHECK(json.find("Git LFS") != std::string::npos);
+  CHECK(json.find("CQ-MARKER-CONFLICT") != std::string::npos);  // markers read from two formats
+  require_same_reports(paths);
+  CHECK(threads_seen(paths, 1) == 1);
+  CHECK(threads_seen(paths, 2) == 2);
+}
+
+TEST_CASE("check --jobs: an index of many shards, some missing, reports the same on 1 to 16 threads", "[jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  const std::string index = make_index(t.dir / "sharded", 300);
+  const std::string json = render_check_json(check({index}, 1), Profile::Strict);
+  CHECK(json.find("ST-INDEX-SHARD-MISSING") != std::string::npos);
+  require_same_reports({index});
+  CHECK(threads_seen({index}, 1) == 1);
+  CHECK(threads_seen({index}, 2) == 2);
+}
+
+TEST_CASE("check --jobs: loose paths, series, directories and indexes together keep their order", "[jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  make_directory(t.dir / "dir", 40);
+  const std::string index = make_index(t.dir / "idx", 40);
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < 60; ++i) {
+    // Two shard series, interleaved, and files that belong to none.
+    const fs::path p = t.dir / (i % 3 == 0 ? "loose" + std::to_string(i) + ".safetensors"
+                                           : (i % 3 == 1 ? "a-" : "b-") + name_of(i / 3, 20));
+    write_kind(p, "l" + std::to_string(i), i);
+    paths.push_back(p.string());
+    if (i == 20) paths.push_back(index);
+    if (i == 40) paths.push_back((t.dir / "dir").string());
+  }
+  paths.push_back((t.dir / "absent.safetensors").string());
+  require_same_reports(paths);
+  // And as one checkpoint, and each alone.
+  for (const bool together : {true, false}) {
+    FastHeaderParser parser;
+    const auto one = check_paths(paths, CheckOptions{.separate = !together, .checkpoint = together, .jobs = 1}, parser);
+    const auto two = check_paths(paths, CheckOptions{.separate = !together, .checkpoint = together, .jobs = 2}, parser);
+    CHECK(render_check_json(two, Profile::Strict) == render_check_json(one, Profile::Strict));
+  }
+}
+
+TEST_CASE("check --jobs: the command prints the same bytes and exit status for --jobs 1 and 2", "[jobs][cli]") {
+  test::CliScratch s("safespec_unit_check_jobs");
+  make_directory(s.dir / "many", 120);
+  const std::string index = make_index(s.dir / "sharded", 120);
+  const std::string many = test::shell_word((s.dir / "many").string());
+  for (const std::string format : {"--json", "--format text", "--format sarif", "--summary"}) {
+    const std::string args = format + " " + many + " " + test::shell_word(index);
+    const test::Run one = s.run("check --jobs 1 " + args);
+    const test::Run two = s.run("check -j 2 " + args);
+    const test::Run dflt = s.run("check " + args);
+    INFO(args);
+    CHECK(one.code != 0);  // the findings, and the missing shards
+    CHECK(two.code == one.code);
+    CHECK(two.out == one.out);
+    CHECK(dflt.out == one.out);
+  }
+  CHECK(s.run("check --jobs 0 " + many).code == 2);
+  CHECK(s.run("check --jobs 65 " + many).code == 2);
+}

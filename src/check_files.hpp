@@ -1,0 +1,38 @@
+// Reading and parsing many files at once: `check` over a directory of small
+// checkpoints or an index of many shards spends its time in check_safetensors
+// per file, which touches nothing shared, so a few threads split the files.
+// Everything after (the checkpoint analysis, the verdicts, the report) stays
+// on the calling thread; the results land in slots indexed like the paths,
+// so the output does not depend on the thread count.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "spec/report.hpp"
+#include "src/fast_header.hpp"
+
+namespace safespec {
+
+// The default thread count: one per hardware thread, within kMaxCheckJobs.
+unsigned default_check_jobs();
+
+// work(i, parser) for every i < paths.size(), on at most `jobs` threads: the
+// calling thread is one of them, with `parser`; every other thread has its
+// own, as a FastHeaderParser is one thread's state. `work` must touch only
+// what belongs to its i (its own slot of a result vector). jobs 1, or a single
+// path, runs on the calling thread alone, in order, as does a list holding a
+// URL: a server gets one request at a time, and the one-head cache of
+// src/http_range.cpp keeps serving the reopen that follows a header. An
+// exception thrown by `work` (bad_alloc) stops the others after their current
+// file and is rethrown here.
+void for_each_file(const std::vector<std::string>& paths, unsigned jobs, FastHeaderParser& parser,
+                   const std::function<void(std::size_t, FastHeaderParser&)>& work);
+
+// check_safetensors on every path (for_each_file); reports in path order.
+std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
+                                    FastHeaderParser& parser);
+
+}  // namespace safespec
