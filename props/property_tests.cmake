@@ -7,6 +7,7 @@ set(SAFESPEC_PROPERTY_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_quant_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_w4a8_reference_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_w4a8_fast_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/prop_w4a8_lanes_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_dequant_fast_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_w4a8_dump_fast_test.cpp
 )

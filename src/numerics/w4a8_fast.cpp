@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <climits>
 #include <cmath>
 
 #include "spec/numerics/exact_sum.hpp"
+#include "src/header_memory.hpp"
 #include "src/numerics/hadamard_fast.hpp"
+#include "src/numerics/w4a8_lanes.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -28,12 +31,9 @@ namespace {
 // themselves), then one IEEE binary32 operation. Branch-free, so the
 // compiler can vectorize a stage; element-wise IEEE operations give the same
 // bits in vector registers.
-template <bool Flush>
-float ftz(float v) {
-  if constexpr (!Flush) return v;
-  const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
-  return (u & 0x7F800000u) == 0 ? std::bit_cast<float>(u & 0x80000000u) : v;
-}
+using lanes::ftz;
+using lanes::round_x;
+
 template <bool Flush> float add(float a, float b) { return ftz<Flush>(ftz<Flush>(a) + ftz<Flush>(b)); }
 template <bool Flush> float sub(float a, float b) { return ftz<Flush>(ftz<Flush>(a) - ftz<Flush>(b)); }
 template <bool Flush> float half(float a) { return ftz<Flush>(0.5f * ftz<Flush>(a)); }  // mul(0.5f, a)
@@ -67,13 +67,19 @@ template <bool Flush>
   const __m128 zero_exp = _mm_castsi128_ps(_mm_cmpeq_epi32(exponent, _mm_setzero_si128()));
   return _mm_or_ps(_mm_and_ps(zero_exp, _mm_and_ps(v, _mm_set1_ps(-0.0f))), _mm_andnot_ps(zero_exp, v));
 }
-template <bool Flush> [[gnu::always_inline]] inline __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
-template <bool Flush> [[gnu::always_inline]] inline __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(ftz4<Flush>(a), ftz4<Flush>(b))); }
-template <bool Flush> [[gnu::always_inline]] inline __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), ftz4<Flush>(a))); }
+// CudaF32's operations on operands already flushed: ftz is idempotent
+// (a flushed value is ±0 or has a nonzero exponent field, and ftz returns
+// it unchanged), so flushing each input once and each result once gives the
+// bits of flushing every operand of every operation, at a third of the cost.
+template <bool Flush> [[gnu::always_inline]] inline __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(a, b)); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(a, b)); }
+template <bool Flush> [[gnu::always_inline]] inline __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), a)); }
 
-// o[d] = half(S_d(a0, a1, a2, a3)), lane by lane, as fht_stage.
+// o[d] = half(S_d(a0, a1, a2, a3)), lane by lane, as fht_stage: the inputs
+// flushed once here, every intermediate flushed as it is made.
 template <bool Flush>
 [[gnu::always_inline]] inline void butterfly4(__m128 a0, __m128 a1, __m128 a2, __m128 a3, __m128 (&o)[4]) {
+  a0 = ftz4<Flush>(a0), a1 = ftz4<Flush>(a1), a2 = ftz4<Flush>(a2), a3 = ftz4<Flush>(a3);
   const __m128 p01 = add4<Flush>(a0, a1), m01 = sub4<Flush>(a0, a1), m10 = sub4<Flush>(a1, a0);
   o[0] = half4<Flush>(sub4<Flush>(add4<Flush>(p01, a2), a3));
   o[1] = half4<Flush>(add4<Flush>(sub4<Flush>(p01, a2), a3));
@@ -124,68 +130,6 @@ void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
   if (in != block.data()) std::copy(in, in + c, block.data());
 }
 
-// ---- cuda.4 ----
-
-// amax_cuda without the libm call: m = fmaxf(m, |r|) from m = +0. |r| is
-// never -0, m never NaN; fmaxf keeps m for a NaN |r| and takes the larger
-// otherwise, which is `|r| > m ? |r| : m` (false for NaN, and equal values
-// are the same bits here).
-float amax_cuda_inline(std::span<const float> r) {
-  float m = 0.0f;
-  for (float v : r) {
-    const float a = std::fabs(v);
-    m = a > m ? a : m;
-  }
-  return m;
-}
-
-// ---- cuda.6 ----
-
-// round_to(T, v), bit for bit: the identity for F32; for BF16 the RNE formula
-// of §1.1 that num::f32_to_bf16 uses (a NaN goes to round_to itself); F16
-// calls round_to.
-template <FloatType T>
-float round_x(float v) {
-  if constexpr (T == FloatType::F32) {
-    return v;
-  } else if constexpr (T == FloatType::BF16) {
-    const std::uint32_t u = std::bit_cast<std::uint32_t>(v);
-    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return round_to(T, v);  // NaN: the reference's quiet NaN bits
-    return std::bit_cast<float>((u + 0x7FFFu + (u >> 16 & 1u)) & 0xFFFF0000u);
-  } else {
-    return round_to(T, v);
-  }
-}
-
-// quantize_cuda for one row, inlined: e = T_x(r), q = T_x(ftz(ftz(e) / ftz(d)))
-// (CudaF32::div), NaN -> -128, else rne_int of q clamped to [-128, 127]. The
-// rne_int of a value in [-128, 127] is (q + 1.5·2^23) - 1.5·2^23: binary32
-// spacing there is 1, so the addition rounds to the nearest integer, ties to
-// even, as nearbyintf in the default rounding mode; the subtraction is exact.
-template <bool Flush, FloatType T>
-void quantize_cuda_row(std::span<const float> r, float d, std::span<std::int8_t> xq) {
-  constexpr float kMagic = 12582912.0f;  // 1.5 · 2^23
-  const float df = ftz<Flush>(d);
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    const float q = round_x<T>(ftz<Flush>(ftz<Flush>(round_x<T>(r[i])) / df));
-    if (std::isnan(q)) {
-      xq[i] = -128;
-      continue;
-    }
-    const float c = std::clamp(q, -128.0f, 127.0f);
-    const float rounded = (c + kMagic) - kMagic;
-    xq[i] = static_cast<std::int8_t>(rounded);
-  }
-}
-
-void quantize_cuda_row(std::span<const float> r, float d, FloatType t, bool flush, std::span<std::int8_t> xq) {
-  switch (t) {
-    case FloatType::F32: return flush ? quantize_cuda_row<true, FloatType::F32>(r, d, xq) : quantize_cuda_row<false, FloatType::F32>(r, d, xq);
-    case FloatType::BF16: return flush ? quantize_cuda_row<true, FloatType::BF16>(r, d, xq) : quantize_cuda_row<false, FloatType::BF16>(r, d, xq);
-    case FloatType::F16: return flush ? quantize_cuda_row<true, FloatType::F16>(r, d, xq) : quantize_cuda_row<false, FloatType::F16>(r, d, xq);
-  }
-}
-
 // ---- cuda.8 - cuda.9 ----
 
 // epilogue_cuda inlined: a = f32(acc), t0 = mul(a, xs), then mul(t0, s)
@@ -226,7 +170,7 @@ struct RowState {
 };
 
 RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, std::span<std::int8_t> xq,
-                      std::size_t c, FloatType tx, const W4a8Options& o, std::vector<float>& fscratch,
+                      std::size_t c, FloatType tx, const W4a8Options& o, bool avx2, std::vector<float>& fscratch,
                       FhtScratch& dscratch) {
   RowState st;
   if (o.semantics == Semantics::Cuda) {
@@ -239,10 +183,11 @@ RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, st
       else
         rotate_cuda_block<false>(rotated.subspan(b, c), fscratch);
     }
-    st.amax = amax_cuda_inline(rotated);               // cuda.4
+    st.amax = avx2 ? lanes::amax_avx2(rotated) : lanes::amax_scalar(rotated);  // cuda.4
     st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
     st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
-    quantize_cuda_row(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq);
+    if (!avx2 || !lanes::quantize_cuda_avx2(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq))
+      lanes::quantize_cuda_scalar(rotated, st.divisor, tx, o.cuda_flush_subnormals, xq);
   } else {
     for (std::size_t b = 0; b < x_row.size(); b += c)  // eager.2
       rotate_eager_block(x_row.subspan(b, c), tx, dscratch, rotated.data() + b);
@@ -311,27 +256,76 @@ class DecodeCache {
   Entry entries_[256];
 };
 
+// W4a8FastConfig::phases: each mark() charges the time since the last to one
+// phase. Without a target no clock is read.
+class PhaseClock {
+ public:
+  explicit PhaseClock(W4a8PhaseTimes* target) : target_(target) {
+    if (target_ != nullptr) {
+      *target_ = {};
+      last_ = std::chrono::steady_clock::now();
+    }
+  }
+  void mark(double W4a8PhaseTimes::*phase) {
+    if (target_ == nullptr) return;
+    const auto now = std::chrono::steady_clock::now();
+    target_->*phase += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  W4a8PhaseTimes* target_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+// One untraced call's intermediates (Wq, xq, the int32 sums) in huge pages
+// (src/header_memory.hpp): on these VMs each first touch of a 4 KiB page
+// costs about 13 µs, and at M = 512, K = N = 3072 these are 22 MiB, 5,600
+// pages, more time than decoding or quantizing them. Every element is
+// written before it is read (decode, quantization and the GEMM fill them).
+class Intermediates {
+ public:
+  Intermediates(std::size_t wq, std::size_t xq, std::size_t acc)
+      : wq_(wq), xq_(xq), acc_(acc * sizeof(std::int32_t)) {}
+  std::int8_t* wq() const { return reinterpret_cast<std::int8_t*>(wq_.data()); }
+  std::int8_t* xq() const { return reinterpret_cast<std::int8_t*>(xq_.data()); }
+  std::int32_t* acc() const { return reinterpret_cast<std::int32_t*>(acc_.data()); }
+
+ private:
+  HeaderMemory wq_, xq_, acc_;
+};
+
+// validate(l, x, o), with its element loop (every x representable in x's
+// dtype) done first in vector lanes where they are on. When that scan passes
+// and x has exactly M·K values, validate on an empty x (M = 0) returns what
+// validate on x would: the checks run in the same order, x's size check
+// passes both ways, and the element loop would find nothing. Otherwise
+// validate runs on x itself, so every Error is the reference's.
+Status validate_fast(const W4a8Layer& l, const Activations& x, const W4a8Options& o, bool avx2) {
+  const bool sized = l.k == 0 ? x.values.empty() : x.values.size() % l.k == 0 && x.values.size() / l.k == x.m;
+  if (!avx2 || !sized || !lanes::all_representable_avx2(x.dtype, x.values)) return validate(l, x, o);
+  return validate(l, Activations{0, x.dtype, {}}, o);
+}
+
 }  // namespace
 
-void decode_weight_rows(const W4a8Layer& l, std::size_t n0, std::size_t n1, std::int8_t* wq) {
+void decode_weight_rows(const W4a8Layer& l, std::size_t n0, std::size_t n1, std::int8_t* wq, GemmKernel kernel) {
   const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
+  const auto decode_group = lanes::use_avx2(kernel) ? lanes::decode_group_avx2 : lanes::decode_group_scalar;
   DecodeCache cache(l.codebook);
   for (std::size_t n = n0; n < n1; ++n)
     for (std::size_t g = 0; g < groups; ++g) {
       const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);
       const std::uint8_t* bytes = &l.weight[n * half + g * g_size / 2];
       std::int8_t* out = wq + (n - n0) * l.k + g * g_size;
-      for (std::size_t j = 0; j < g_size / 2; ++j) {
-        out[2 * j] = table[bytes[j] & 0xF];
-        out[2 * j + 1] = table[bytes[j] >> 4];
-      }
+      decode_group(table, bytes, g_size / 2, out);
     }
 }
 
-void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads) {
+void decode_weights(const W4a8Layer& l, std::vector<std::int8_t>& wq, unsigned threads, GemmKernel kernel) {
   wq.resize(l.n * l.k);
   parallel_ranges(l.n, threads, 1,
-                  [&](std::size_t n0, std::size_t n1) { decode_weight_rows(l, n0, n1, wq.data() + n0 * l.k); });
+                  [&](std::size_t n0, std::size_t n1) { decode_weight_rows(l, n0, n1, wq.data() + n0 * l.k, kernel); });
 }
 
 float round_double_to(FloatType t, double e) {
@@ -348,36 +342,56 @@ float round_double_to(FloatType t, double e) {
 Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, const W4a8Options& o,
                                     const W4a8FastConfig& config) {
   if (o.semantics == Semantics::Eager && l.correction) return w4a8_linear(l, x, o);  // eager.C1-C4
-  if (Status s = validate(l, x, o); !s) return s.error();
+  PhaseClock clock(config.phases);
+  const bool avx2 = config.vector_lanes && lanes::use_avx2(config.kernel);
+  if (Status s = validate_fast(l, x, o, avx2); !s) return s.error();
+  clock.mark(&W4a8PhaseTimes::validate);
   const FloatType to = o.out_dtype.value_or(x.dtype);
   const bool cuda = o.semantics == Semantics::Cuda;
+  const bool trace = o.record_trace;
   const unsigned threads = resolve_threads(config.threads);
   const std::size_t M = x.m, N = l.n, K = l.k, C = l.convrot_groupsize, G = l.group_size;
   const std::size_t groups = K / G;
 
+  // Intermediates: the trace's vectors when it is recorded, else huge-page
+  // scratch (Intermediates) and one rotated row per thread.
   W4a8Trace t;
-  decode_weights(l, t.wq, threads);  // W4A8.1
+  Intermediates im(trace ? 0 : N * K, trace ? 0 : M * K, trace ? 0 : M * N);
+  if (trace) {
+    t.wq.resize(N * K);
+    t.rotated.resize(M * K);
+    t.xq.resize(M * K);
+    t.acc.resize(M * N);
+  }
+  std::int8_t* const wq = trace ? t.wq.data() : im.wq();
+  std::int8_t* const xq = trace ? t.xq.data() : im.xq();
+  std::int32_t* const acc = trace ? t.acc.data() : im.acc();
 
-  t.rotated.resize(M * K);
-  t.xq.resize(M * K);
+  parallel_ranges(N, threads, 1, [&](std::size_t n0, std::size_t n1) {  // W4A8.1
+    decode_weight_rows(l, n0, n1, wq + n0 * K, avx2 ? config.kernel : GemmKernel::Scalar);
+  });
+  clock.mark(&W4a8PhaseTimes::decode);
+
   t.amax.resize(M);
   t.xs.resize(M);
   t.divisor.resize(M);
   parallel_ranges(M, threads, 1, [&](std::size_t m0, std::size_t m1) {
-    std::vector<float> fscratch;
+    std::vector<float> fscratch, row(trace ? 0 : K);
     FhtScratch dscratch;
     for (std::size_t m = m0; m < m1; ++m) {
-      const RowState st = quantize_row(std::span<const float>(x.values).subspan(m * K, K),
-                                       std::span<float>(t.rotated).subspan(m * K, K),
-                                       std::span<std::int8_t>(t.xq).subspan(m * K, K), C, x.dtype, o, fscratch, dscratch);
+      const std::span<float> rotated = trace ? std::span<float>(t.rotated).subspan(m * K, K) : std::span<float>(row);
+      const RowState st = quantize_row(std::span<const float>(x.values).subspan(m * K, K), rotated,
+                                       std::span<std::int8_t>(xq + m * K, K), C, x.dtype, o, avx2, fscratch,
+                                       dscratch);
       t.amax[m] = st.amax;
       t.xs[m] = st.xs;
       t.divisor[m] = st.divisor;
     }
   });
+  clock.mark(&W4a8PhaseTimes::quantize);
 
-  t.acc.resize(M * N);
-  gemm_s8s8s32(t.xq, t.wq, t.acc, M, N, K, GemmConfig{threads, config.kernel});  // cuda.7 / eager.7
+  gemm_s8s8s32({xq, M * K}, {wq, N * K}, {acc, M * N}, M, N, K, GemmConfig{threads, config.kernel});  // cuda.7 / eager.7
+  clock.mark(&W4a8PhaseTimes::gemm);
 
   std::vector<float> corr_o;
   if (cuda && l.correction) {
@@ -395,7 +409,7 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
         const float xs_o = round_to(to, xs);
         for (std::size_t g = 0; g < groups; ++g) {
           std::int32_t s = 0;
-          for (std::size_t kk = g * G; kk < (g + 1) * G; ++kk) s += t.xq[m * K + kk];
+          for (std::size_t kk = g * G; kk < (g + 1) * G; ++kk) s += xq[m * K + kk];
           const float s_o = round_to(to, static_cast<float>(s));
           const float prod = s_o * xs_o;  // one binary32 product, rounded to T_o below
           u[g] = round_to(to, prod);
@@ -403,7 +417,7 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
       }
       // cuda.10 runs on cuda.9's T_o output; y_epilogue keeps that output.
       const std::span<float> y_row = std::span<float>(corr_o.empty() ? t.y : t.y_epilogue).subspan(m * N, N);
-      const std::span<const std::int32_t> acc_row = std::span<const std::int32_t>(t.acc).subspan(m * N, N);
+      const std::span<const std::int32_t> acc_row(acc + m * N, N);
       if (cuda) {
         epilogue_cuda_row(acc_row, xs, l, o, to, y_row);
       } else {
@@ -415,10 +429,11 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
         for (std::size_t n = 0; n < N; ++n) t.y[m * N + n] = correct(y_row[n], u, corr_o, N, n, to, terms);
     }
   });
+  clock.mark(&W4a8PhaseTimes::epilogue);
 
   W4a8Output out;
   out.out_dtype = to;
-  if (o.record_trace) {
+  if (trace) {
     if (corr_o.empty()) t.y_epilogue = t.y;
     out.y = t.y;
     out.trace = std::move(t);

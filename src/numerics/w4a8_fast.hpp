@@ -26,9 +26,25 @@
 
 namespace safespec::numerics {
 
+// Wall seconds of one call's phases, for bench/bench_w4a8: the fast path
+// reads the clock only when W4a8FastConfig::phases points at one of these,
+// so an ordinary call pays one null test per phase. `quantize` is cuda.2 -
+// cuda.6 / eager.2 - eager.6; `gemm` includes its operand packing;
+// `epilogue` is cuda.8 - cuda.10 / eager.8 - eager.9.
+struct W4a8PhaseTimes {
+  double validate = 0, decode = 0, quantize = 0, gemm = 0, epilogue = 0;
+};
+
 struct W4a8FastConfig {
   unsigned threads = 0;  // 0: hardware concurrency
+  // Also picks the lane width of validation, decode and activation
+  // quantization (Scalar: the portable loops; anything else: AVX2 where the
+  // CPU has it), so a test can run each against the other.
   GemmKernel kernel = GemmKernel::Auto;
+  // False: the portable loops for those steps whatever the GEMM kernel (the
+  // bench's in-process baseline; a test's second path).
+  bool vector_lanes = true;
+  W4a8PhaseTimes* phases = nullptr;  // filled (overwritten) when set
 };
 
 Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& layer, const Activations& x, const W4a8Options& options = {},
@@ -36,9 +52,12 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& layer, const Activations& x
 
 // W4A8.1 for the whole weight, wq [N, K], rows split over `threads`:
 // decode_weight's values (decode_weight_element behind a per-scale cache).
-void decode_weights(const W4a8Layer& layer, std::vector<std::int8_t>& wq, unsigned threads);
+// `kernel` picks the lane width as W4a8FastConfig::kernel does.
+void decode_weights(const W4a8Layer& layer, std::vector<std::int8_t>& wq, unsigned threads,
+                    GemmKernel kernel = GemmKernel::Auto);
 // Rows [n0, n1) of it into wq [n1 - n0, K], on the calling thread.
-void decode_weight_rows(const W4a8Layer& layer, std::size_t n0, std::size_t n1, std::int8_t* wq);
+void decode_weight_rows(const W4a8Layer& layer, std::size_t n0, std::size_t n1, std::int8_t* wq,
+                        GemmKernel kernel = GemmKernel::Auto);
 
 // T(e) for a binary64 value e, one round-to-nearest-even (overflow to ±inf,
 // sign of zero kept): what ExactSum::rounded gives for a sum equal to e.

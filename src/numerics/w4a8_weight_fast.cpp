@@ -239,7 +239,7 @@ Result<std::vector<double>> w4a8_ideal_fast(const W4a8Layer& l, const Activation
     std::vector<std::int8_t> wq(decoded.empty() ? kTile * K : 0);
     for (std::size_t nb = n0; nb < n1; nb += kTile) {
       const std::size_t cols = std::min(kTile, n1 - nb);
-      if (decoded.empty()) decode_weight_rows(l, nb, nb + cols, wq.data());  // W4A8.1
+      if (decoded.empty()) decode_weight_rows(l, nb, nb + cols, wq.data(), config.kernel);  // W4A8.1
       const std::int8_t* tile_wq = decoded.empty() ? wq.data() : decoded.data() + nb * K;
       // wt [K, kTile]: column j is row nb + j of W. Integer rows first go
       // through their sums (row-major), then one pass writes wt row by row.

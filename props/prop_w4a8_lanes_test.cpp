@@ -1,0 +1,111 @@
+// The W4A8 fast path's AVX2 loops (src/numerics/w4a8_lanes.hpp) give the
+// bits of their portable loops for every input: any binary32 bit pattern
+// (NaN of either sign and any payload, signalling ones included, infinities,
+// subnormals, zeros of both signs), quotients on the rounding ties of the
+// quantizer, divisors that are zero, subnormal, infinite or NaN, both
+// flushes, and lengths that leave every tail. The linear as a whole is
+// checked against the reference by prop_w4a8_fast_test.cpp; these pin each
+// kernel alone, so a failure names the kernel.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "props/full_range_gen.hpp"
+#include "src/numerics/w4a8_lanes.hpp"
+
+using namespace safespec;
+using namespace safespec::numerics;
+using namespace safespec::test::full_range;
+
+namespace {
+
+float any_bits() { return std::bit_cast<float>(static_cast<std::uint32_t>(bulk<std::uint64_t>(0, std::uint64_t{1} << 32))); }
+
+float special() {
+  return bulk_one_of(0.0f, -0.0f, INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN(),
+                     std::bit_cast<float>(0xFF800001u), std::bit_cast<float>(0x7F800001u),  // signalling, tiny payload
+                     std::bit_cast<float>(0x7FFFFFFFu), 1e-40f, -1e-45f, 3.4e38f, -3.4e38f);
+}
+
+// A value for a row quantized by divisor d: mostly q · d near the int8
+// range, some exactly on a tie (k + 0.5) · d, some anything.
+float gen_value(float d) {
+  switch (bulk(0, 10)) {
+    case 0: return any_bits();
+    case 1: return special();
+    case 2: return std::bit_cast<float>(static_cast<std::uint32_t>(bulk(1, 0x800000)) | (coin() ? 0x80000000u : 0u));
+    case 3:
+    case 4: return d * (static_cast<float>(bulk(-140, 140)) + 0.5f);
+    default: return d * static_cast<float>(bulk(-20000, 20000)) / 128.0f;
+  }
+}
+
+std::vector<float> gen_row(float d) {
+  std::vector<float> r(static_cast<std::size_t>(pick(0, 200)));
+  for (float& v : r) v = gen_value(d);
+  return r;
+}
+
+bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+
+bool have_avx2() { return lanes::use_avx2(GemmKernel::Avx2); }
+
+}  // namespace
+
+TEST_CASE("W4A8 lanes: AVX2 quantization is the portable loop's, bit for bit", "[prop][numerics]") {
+  if (!have_avx2()) return;
+  prop("F32 and BF16, both flushes, any divisor", 400, [] {
+    const FloatType t = one_of(FloatType::F32, FloatType::BF16);
+    const bool flush = coin();
+    const float d = pick(0, 8) == 0 ? special() : std::ldexp(1.0f + static_cast<float>(pick(0, 128)) / 128.0f, pick(-140, 20));
+    const std::vector<float> r = gen_row(d);
+    std::vector<std::int8_t> scalar(r.size(), 55), vec(r.size(), 77);
+    lanes::quantize_cuda_scalar(r, d, t, flush, scalar);
+    RC_ASSERT(lanes::quantize_cuda_avx2(r, d, t, flush, vec));
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      RC_LOG() << "i " << i << " r bits " << std::bit_cast<std::uint32_t>(r[i]) << " d " << d << "\n";
+      RC_ASSERT(int{scalar[i]} == int{vec[i]});
+    }
+  });
+  prop("F16 is left to the portable loop", 20, [] {
+    std::vector<float> r(40, 1.0f);
+    std::vector<std::int8_t> xq(40, 9);
+    RC_ASSERT(!lanes::quantize_cuda_avx2(r, 1.0f, FloatType::F16, coin(), xq));
+    RC_ASSERT(xq == std::vector<std::int8_t>(40, 9));
+  });
+}
+
+TEST_CASE("W4A8 lanes: AVX2 amax is the portable loop's, bit for bit", "[prop][numerics]") {
+  if (!have_avx2()) return;
+  prop("any values", 400, [] {
+    const std::vector<float> r = gen_row(std::ldexp(1.0f, pick(-20, 20)));
+    RC_ASSERT(same_bits(lanes::amax_scalar(r), lanes::amax_avx2(r)));
+  });
+}
+
+TEST_CASE("W4A8 lanes: AVX2 representability scan is validate's element loop", "[prop][numerics]") {
+  if (!have_avx2()) return;
+  prop("values of T with now and then one that is not", 400, [] {
+    const FloatType t = one_of(FloatType::F32, FloatType::BF16, FloatType::F16);
+    std::vector<float> x(static_cast<std::size_t>(pick(0, 200)));
+    for (float& v : x) v = round_to(t, gen_value(1.0f));
+    if (!x.empty() && coin()) x[static_cast<std::size_t>(pick<std::size_t>(0, x.size()))] = gen_value(1.0f);
+    RC_ASSERT(lanes::all_representable_scalar(t, x) == lanes::all_representable_avx2(t, x));
+  });
+}
+
+TEST_CASE("W4A8 lanes: AVX2 weight decode is the portable loop's", "[prop][numerics]") {
+  if (!have_avx2()) return;
+  prop("any table, any codes, any group length", 400, [] {
+    std::int8_t table[16];
+    for (std::int8_t& v : table) v = static_cast<std::int8_t>(bulk(-128, 128));
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(pick(0, 150)));
+    for (std::uint8_t& b : bytes) b = any_byte();
+    std::vector<std::int8_t> scalar(2 * bytes.size() + 1, 5), vec(2 * bytes.size() + 1, 5);
+    lanes::decode_group_scalar(table, bytes.data(), bytes.size(), scalar.data());
+    lanes::decode_group_avx2(table, bytes.data(), bytes.size(), vec.data());
+    RC_ASSERT(scalar == vec);  // the byte past the group too: nothing written beyond it
+  });
+}
