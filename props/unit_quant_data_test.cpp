@@ -16,6 +16,7 @@
 #include "spec/file_reader.hpp"
 #include "spec/number_formats.hpp"
 #include "spec/quant/data_rules.hpp"
+#include "spec/quant/data_scan.hpp"
 #include "src/tensor_data.hpp"
 #include "src/writer.hpp"
 
@@ -557,4 +558,35 @@ TEST_CASE("FileTensorData: no read budget, tensors whose bytes overlap another a
   CHECK(scan_all(data, ref(4)).value() == Bytes(4, 7));
   CHECK(data.bytes_read() == 404);
   fs::remove_all(dir);
+}
+
+TEST_CASE("CQ-DATA-W4A4-RANGE, CQ-DATA-INT8-RANGE: the word-at-a-time scans count as a plain loop does",
+          "[quant][CQ-DATA-W4A4-RANGE][CQ-DATA-INT8-RANGE]") {
+  // Every byte value, in an order that puts each at every position of an
+  // 8-byte word, in pieces of 8 and whole, with a tail that is not a word.
+  Bytes b;
+  for (unsigned i = 0; i < 256 * 9 + 5; ++i) b.push_back(static_cast<std::uint8_t>(i * 97 + i / 256));
+  std::uint64_t nibbles = 0, first_nibble = UINT64_MAX, bytes = 0, first_byte = UINT64_MAX;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    const bool lo = (b[i] & 0xF) == 8, hi = (b[i] >> 4) == 8;
+    if ((lo || hi) && first_nibble == UINT64_MAX) first_nibble = 2 * i + (lo ? 0 : 1);
+    nibbles += std::uint64_t{lo} + std::uint64_t{hi};
+    if (b[i] == 0x80 && first_byte == UINT64_MAX) first_byte = i;
+    bytes += b[i] == 0x80;
+  }
+  for (std::size_t piece : {std::size_t{8}, std::size_t{64}, b.size()}) {
+    quant::scan::NibbleScan n;
+    quant::scan::ByteScan c(0x80);
+    for (std::size_t at = 0; at < b.size(); at += piece) {
+      const std::span<const std::uint8_t> s(b.data() + at, std::min(piece, b.size() - at));
+      n(s);
+      c(s);
+    }
+    CHECK(n.result().count == nibbles);
+    CHECK(n.result().first == first_nibble);
+    CHECK(n.result().total == 2 * b.size());
+    CHECK(c.result().count == bytes);
+    CHECK(c.result().first == first_byte);
+    CHECK(c.result().total == b.size());
+  }
 }

@@ -198,7 +198,10 @@ class NibbleScan {
       std::uint64_t y = x ^ 0x8888888888888888ull;
       y |= (y >> 1) & 0x7777777777777777ull;
       y |= (y >> 2) & 0x3333333333333333ull;
-      n += static_cast<std::uint64_t>(std::popcount(~y & 0x1111111111111111ull));
+      // The 16 flag bits summed by bytes (std::popcount is a library call
+      // on the baseline x86-64 target): each byte holds 0..2, the total <= 16.
+      const std::uint64_t z = ~y & 0x1111111111111111ull;
+      n += (((z + (z >> 4)) & 0x0F0F0F0F0F0F0F0Full) * 0x0101010101010101ull) >> 56;
     }
     for (; i < b.size(); ++i) n += static_cast<std::uint64_t>(((b[i] & 0xF) == 8) + ((b[i] >> 4) == 8));
     if (n != 0 && out_.count == 0) {
