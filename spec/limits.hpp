@@ -70,7 +70,8 @@ inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
 // rules stream each tensor (src/tensor_data.hpp) in pieces of
 // kDataChunkBytes, one piece per thread in memory at a time, so a 20 GB
 // checkpoint costs its reading time and a few MiB. What stays bounded:
-// - memory: kDataThreadsMax x kDataChunkBytes of buffers (8 MiB);
+// - memory: kDataThreadsMax x kDataChunkBytes of buffers (8 MiB; a URL's
+//   checkpoint: one kDataChunkBytesRemote piece, on one thread);
 // - time: a tensor whose data_offsets overlap another tensor's in the same
 //   file is not read (unchecked). Valid files have none (F8: the reference
 //   and every consumer reject overlaps), and without this a 100 MB header of
