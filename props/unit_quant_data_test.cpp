@@ -27,15 +27,26 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// TensorData over memory: tensor name -> bytes.
+// TensorData over memory: tensor name -> bytes, handed over in pieces of
+// `piece` bytes (a multiple of kDataChunkAlign), the last one shorter.
 struct MemData final : quant::TensorData {
   std::map<std::string, Bytes> by_name;
-  quant::TensorBytes bytes(const quant::TensorRef& t) const override {
+  std::size_t piece = SIZE_MAX;
+  quant::TensorScan scan(const quant::TensorRef& t, const quant::TensorChunk& chunk) const override {
     auto it = by_name.find(t.entry->name);
     if (it == by_name.end()) return std::string("not in memory");
-    return std::span<const std::uint8_t>(it->second);
+    const std::span<const std::uint8_t> all(it->second);
+    for (std::size_t at = 0; at < all.size(); at += std::min(piece, all.size() - at))
+      chunk(all.subspan(at, std::min(piece, all.size() - at)));
+    return Unit{};
   }
 };
+
+std::string describe(const quant::Sink& sink) {
+  std::string out;
+  for (const auto& lf : sink.findings()) out += std::string(rule_name(lf.finding.rule)) + " " + lf.finding.message + "\n";
+  return out;
+}
 
 Bytes f32s(std::initializer_list<float> vs) {
   Bytes b;
@@ -75,6 +86,14 @@ struct Case {
     auto h = make_layer(prefix, marker, sglang_config, 2);
     quant::Sink sink;
     run_data_rules(h.layer, table, data, sink);
+    // Streamed in pieces of 8 bytes (every element boundary falls between
+    // pieces somewhere), the rules find exactly the same.
+    MemData pieces = data;
+    pieces.piece = quant::kDataChunkAlign;
+    quant::Sink streamed;
+    run_data_rules(h.layer, table, pieces, streamed);
+    CHECK(describe(streamed) == describe(sink));
+    CHECK(streamed.unchecked().size() == sink.unchecked().size());
     return sink;
   }
 };
@@ -410,87 +429,4 @@ TEST_CASE("NUM-K-INT32-OVERFLOW (quant-numerics.md §5.3 cuda.7, §6.2, §6.3, �
   CHECK(c.run(R"({"format": "int8_tensorwise"})").findings().empty());
   Case d;
   CHECK(d.run(R"({"format": "int8_tensorwise"})").findings().empty());
-}
-
-namespace {
-
-fs::path fresh_dir() {
-  static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       ("safespec_unit_data_" + std::to_string(::getpid()) + "_" + std::to_string(++counter));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-}  // namespace
-
-TEST_CASE("FileTensorData: reads a written file, offsets past EOF or overflowing, and the bounds, give the reason", "[quant]") {
-  const Bytes scale = f32s({kNan});
-  const Bytes weight{1, 2, 3, 4, 5, 6};
-  auto file = serialize({TensorView{"p.weight", Dtype::I8, {2, 3}, weight},
-                         TensorView{"p.weight_scale", Dtype::F32, {}, scale}},
-                        std::nullopt);
-  REQUIRE(file.ok());
-  const fs::path dir = fresh_dir();
-  const std::string path = (dir / "m.safetensors").string();
-  REQUIRE(write_file(path, file.value()).ok());
-  auto parsed = read_model_reference(file.value());
-  REQUIRE(parsed.ok());
-  Model model = parsed.value();
-
-  std::vector<quant::CheckpointFile> files(1);
-  files[0].path = path;
-  files[0].model = &model;
-  quant::TensorTable table(files);
-  FileTensorData data(files);
-
-  const quant::TensorRef* w = table.find("p.weight");
-  REQUIRE(w);
-  auto b = data.bytes(*w);
-  REQUIRE(b);
-  CHECK(Bytes(b.value().begin(), b.value().end()) == weight);
-  b = data.bytes(*w);  // cached: not read again
-  REQUIRE(b);
-  CHECK(data.bytes_read() == 6);
-
-  // The rules over real bytes.
-  auto h = make_layer("p", R"({"format": "int8_tensorwise"})");
-  quant::Sink sink;
-  run_data_rules(h.layer, table, data, sink);
-  REQUIRE(sink.findings().size() == 1);
-  CHECK(sink.findings()[0].finding.rule == RuleId::DataScale);
-
-  // Hostile offsets: past EOF, begin > end, 64-bit overflow.
-  TensorEntry past = model.header.tensors[0];
-  past.end = model.buffer_size() + 1;
-  CHECK(data.bytes(quant::TensorRef{&past, 0}).error() == "11 bytes at data_offsets [0, 11], which lie outside the file");
-  TensorEntry inverted = model.header.tensors[0];
-  inverted.begin = inverted.end + 1;
-  CHECK(data.bytes(quant::TensorRef{&inverted, 0}).error() == "its data_offsets [5, 4] are reversed");
-  TensorEntry huge = model.header.tensors[0];
-  huge.begin = UINT64_MAX - 2;
-  huge.end = UINT64_MAX;
-  CHECK_FALSE(data.bytes(quant::TensorRef{&huge, 0}));
-  CHECK_FALSE(data.bytes(quant::TensorRef{&past, 7}));  // no such file index
-
-  // A missing file.
-  std::vector<quant::CheckpointFile> gone(1);
-  gone[0].path = (dir / "absent.safetensors").string();
-  gone[0].model = &model;
-  FileTensorData none(gone);
-  CHECK_FALSE(none.bytes(*w));
-
-  // The per-tensor and per-run bounds.
-  FileTensorData small({FileTensorData::Source{path, &model}}, 4, 8);
-  CHECK(small.bytes(*w).error() == "over the read bound of 4 bytes per tensor: it has 6 bytes");
-  const quant::TensorRef* s = table.find("p.weight_scale");
-  REQUIRE(s);
-  CHECK(small.bytes(*s));  // 4 bytes
-  TensorEntry s2 = *s->entry;  // a distinct entry, same bytes
-  CHECK(small.bytes(quant::TensorRef{&s2, 0}));  // 8 in all
-  TensorEntry s3 = *s->entry;
-  CHECK(small.bytes(quant::TensorRef{&s3, 0}).error() ==
-        "the read budget of 8 bytes per run is spent: 8 bytes read, this tensor has 4");
-  fs::remove_all(dir);
 }

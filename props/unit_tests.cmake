@@ -32,6 +32,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_w4a8_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_awq_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_data_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_quant_data_stream_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_w4a8_reference_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_dequant_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_int_linear_test.cpp

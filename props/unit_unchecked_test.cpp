@@ -10,6 +10,9 @@
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
+#include "src/byte_file.hpp"
+#include "src/check.hpp"
+#include "src/report.hpp"
 
 using namespace safespec;
 using test::Run;
@@ -92,36 +95,81 @@ TEST_CASE("unchecked: compare prints what it compared and names the bound it sto
   CHECK(r.err == "safespec: " + why + "\n");
 }
 
-TEST_CASE("unchecked: check --data lists a tensor over the read bound, a loading consumer says it", "[reports]") {
-  Scratch s;
-  // An fp8 layer whose weight_scale (a hole) is over the 256 MiB bound.
-  const std::uint64_t scale = std::uint64_t{67108865} * 4;
+// An fp8 layer whose weight_scale (a hole of 256 MiB + 4 bytes, zeros) is
+// over the 256 MiB that --data once read of a tensor.
+std::vector<std::uint8_t> big_scale_fp8(std::uint64_t& scale) {
+  scale = std::uint64_t{67108865} * 4;
   const std::string header = test::pad8("{" + entry("p.comfy_quant", "U8", "[26]", 0, 26) + "," +
                                         entry("p.weight", "F8_E4M3", "[4,64]", 26, 282) + "," +
                                         entry("p.weight_scale", "F32", "[67108865]", 282, 282 + scale) + "}");
   std::vector<std::uint8_t> head = gen::file_with_header(header, 0);
   head.insert(head.end(), kMarker.begin(), kMarker.end());
   head.resize(head.size() + 256, 0x38);
+  return head;
+}
+
+// With --data streaming, no tensor is too large to read: the 256 MiB + 4
+// bytes of zero scales are judged, and the report is complete.
+TEST_CASE("unchecked: check --data reads a tensor over the old 256 MiB bound and judges it, complete", "[reports]") {
+  Scratch s;
+  std::uint64_t scale = 0;
+  const std::vector<std::uint8_t> head = big_scale_fp8(scale);
   const auto p = s.file("big_scale.safetensors", head);
   std::filesystem::resize_file(p, head.size() + scale);
   const Run r = s.run("check --data " + test::shell_word(p));
-  const std::string what = "data rules of tensor 'p.weight_scale'";
-  CHECK(r.out.ends_with("  not checked: " + what + " (over the read bound of 256 MiB per tensor: it has 268435460 "
-                        "bytes)\n"
-                        "  verdict safetensors: loads\n"
-                        "  verdict sglang: loads (config ComfyFp8Config); not checked: " + what + "\n"
-                        "  verdict comfyui: loads; not checked: " + what + "\n"
-                        "  verdict kitchen: loads; not checked: " + what + "\n"
-                        "  note: every consumer loads this file as it is; strict fails it for rules no consumer "
-                        "enforces, which guard against: CQ-FP8-SCALE (an fp8 layer's weight_scale and input_scale are "
-                        "single-element floats)\n"));
+  CHECK(r.code == 1);
+  CHECK(r.out.find("  error   CQ-DATA-SCALE at tensor 'p.weight_scale': values must be finite and > 0, read as F32: "
+                   "67108865 of 67108865 fail, the first at index 0 is 0.0") != std::string::npos);
+  CHECK(r.out.find("not checked") == std::string::npos);
   const Run j = s.run("check --data --json " + test::shell_word(p));
-  CHECK(j.out.find(R"("complete":false,"unchecked":[{"what":")" + what +
-                   R"(","why":"over the read bound of 256 MiB per tensor: it has 268435460 bytes"}],)") !=
+  CHECK(j.out.find(R"("complete":true,"unchecked":[])") != std::string::npos);
+}
+
+// What --data cannot read is still listed, and a consumer that loads the
+// file names it: here another process cuts the file while --data streams it
+// (the open observer truncates it right after --data's open took its size),
+// so the first 1 MiB piece of the scale finds nothing: an I/O error, not a
+// crash (a mapped file would have raised SIGBUS here).
+TEST_CASE("unchecked: check --data lists a tensor it cannot read, a loading consumer says it", "[reports]") {
+  Scratch s;
+  std::uint64_t scale = 0;
+  const std::vector<std::uint8_t> head = big_scale_fp8(scale);
+  const auto p = s.file("cut_scale.safetensors", head);
+  std::filesystem::resize_file(p, head.size() + scale);
+  static std::string path;
+  static int opens = 0;
+  static std::uint64_t keep = 0;
+  path = p;
+  opens = 0;
+  keep = head.size();
+  // Opens: the header, the markers, then --data's: cut at that one.
+  set_open_observer([](const std::string& at) {
+    if (at == path && ++opens == 3) std::filesystem::resize_file(at, keep);
+  });
+  CheckOptions o;
+  o.data = true;
+  FastHeaderParser parser;
+  const std::vector<FileReport> reports = check_paths({p}, o, parser);
+  set_open_observer(nullptr);
+  REQUIRE(opens == 3);
+  REQUIRE(reports.size() == 1);
+  const std::string what = "data rules of tensor 'p.weight_scale'";
+  const std::string out = render_check_text(reports, Profile::Strict);
+  INFO(out);
+  CHECK(out.ends_with("  not checked: " + what + " (the file cannot be read: the file shrank while being read: "
+                      "expected 1048576 bytes at offset 514, found 0)\n"
+                      "  verdict safetensors: loads\n"
+                      "  verdict sglang: loads (config ComfyFp8Config); not checked: " + what + "\n"
+                      "  verdict comfyui: loads; not checked: " + what + "\n"
+                      "  verdict kitchen: loads; not checked: " + what + "\n"
+                      "  note: every consumer loads this file as it is; strict fails it for rules no consumer "
+                      "enforces, which guard against: CQ-FP8-SCALE (an fp8 layer's weight_scale and input_scale are "
+                      "single-element floats)\n"));
+  const std::string json = render_check_json(reports, Profile::Strict);
+  CHECK(json.find(R"("complete":false,"unchecked":[{"what":")" + what +
+                  R"(","why":"the file cannot be read: the file shrank while being read: expected 1048576 bytes at )"
+                  R"(offset 514, found 0"}],)") !=
         std::string::npos);
-  CHECK(j.out.find(R"("config":"ComfyFp8Config","mis_loads":[],"warns":[],"alternatives":[],"assumes":[],)"
-                   R"("unchecked":[")" + what + R"("]})") != std::string::npos);
-  // Without --data the data rules are not asked for: nothing is unchecked.
-  CHECK(s.run("check --json " + test::shell_word(p)).out.find(R"("complete":true,"unchecked":[])") !=
-        std::string::npos);
+  CHECK(json.find(R"("config":"ComfyFp8Config","mis_loads":[],"warns":[],"alternatives":[],"assumes":[],)"
+                  R"("unchecked":[")" + what + R"("]})") != std::string::npos);
 }

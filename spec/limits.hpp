@@ -67,10 +67,33 @@ inline constexpr std::size_t kPythonIntMaxStrDigits = 4300;
 
 // ---- Tensor data (--data, compare, dequant, linear) ----
 
-// Ours: a tensor larger than this is not read; its value rules are unchecked.
+// Ours: the most of one tensor that `linear`, `dequant` and `compare` hold in
+// memory (they compute on whole tensors); a larger one is not read.
 inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
-// Ours: once this much tensor data has been read in one run, nothing more is.
-inline constexpr std::uint64_t kMaxRunBytes = std::uint64_t{1} << 30;
+
+// --data has no bound on a tensor's size nor on what a run reads: the value
+// rules stream each tensor (src/tensor_data.hpp) in pieces of
+// kDataChunkBytes, one piece per thread in memory at a time, so a 20 GB
+// checkpoint costs its reading time and a few MiB. What stays bounded:
+// - memory: kDataThreadsMax x kDataChunkBytes of buffers (8 MiB; a URL's
+//   checkpoint: one kDataChunkBytesRemote piece, on one thread);
+// - time: a tensor whose data_offsets overlap another tensor's in the same
+//   file is not read (unchecked). Valid files have none (F8: the reference
+//   and every consumer reject overlaps), and without this a 100 MB header of
+//   a million layers that all claim the same 20 GB would read for weeks;
+//   with it, a run reads each byte of its files at most twice (nvfp4 and
+//   mxfp8 block scales are scanned by two rules).
+// Ours: the bytes one pread() brings in for --data, per thread: big enough
+// that a read costs little more than its copy, small enough to stay in a
+// core's L2 cache while the rules scan it.
+inline constexpr std::uint64_t kDataChunkBytes = std::uint64_t{1} << 20;
+// Ours: the same for an http(s):// checkpoint, where each piece is one
+// ranged request (about 100 ms of latency each): most tensors are then one
+// request, and a 20 GB tensor some 300.
+inline constexpr std::uint64_t kDataChunkBytesRemote = std::uint64_t{64} << 20;
+// Ours: --data runs the layers' value rules on the machine's cores, at most
+// this many threads (a URL's are run on one: one connection).
+inline constexpr unsigned kDataThreadsMax = 8;
 
 // ---- inspect --values (src/tensor_values.hpp) ----
 

@@ -212,9 +212,9 @@ LayerResult<std::vector<std::uint8_t>> CheckpointReader::bytes(const quant::Tens
   const auto expected = count ? checked_mul(*count, dtype_bits(t.entry->dtype)) : std::nullopt;
   if (!expected || *expected % 8 != 0 || t.entry->end < t.entry->begin || t.entry->end - t.entry->begin != *expected / 8)
     return fail(Place::tensor(t.entry->name).text() + ": its data_offsets do not match its shape and dtype");
-  auto b = data_->bytes(t);
+  auto b = data_->whole(t);
   if (!b) return io_fail(Place::tensor(t.entry->name).text() + ": cannot read its data: " + b.error());
-  return std::vector<std::uint8_t>(b.value().begin(), b.value().end());
+  return std::move(b).value();
 }
 
 LayerResult<std::uint64_t> marker_uint(const quant::Layer& l, std::string_view key, std::uint64_t fallback) {

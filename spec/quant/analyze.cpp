@@ -141,7 +141,23 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
   const std::vector<std::string> formats(format_set.begin(), format_set.end());
   const std::string_view config = resolve_config(formats);
   for (Layer& l : collected.layers) l.sglang_config = config;
-  for (const Layer& l : collected.layers) {
+  // The data rules of every layer first, as jobs the TensorData may run on
+  // several threads, each into its own recorder; their calls are replayed
+  // below where a sequential run would have made them. They read only the
+  // layer, the table and the bytes, never what the header rules found.
+  std::vector<Sink> data_out;
+  if (data) {
+    data_out.reserve(collected.layers.size());
+    for (std::size_t i = 0; i < collected.layers.size(); ++i) data_out.push_back(Sink::recorder());
+    data->run_jobs(collected.layers.size(), [&](std::size_t i) {
+      const Layer& l = collected.layers[i];
+      const FormatSpec* format = find_format(l.format);
+      if (!format || !format->data_rules) return;
+      format->data_rules(LayerCheck{l, table, data_out[i], *format}, *data);
+    });
+  }
+  for (std::size_t i = 0; i < collected.layers.size(); ++i) {
+    const Layer& l = collected.layers[i];
     check_orphan(l, table, sink);
     check_format(l, sink);
     check_key_types(l, sink);
@@ -151,7 +167,7 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
     const LayerCheck c{l, table, sink, *format};
     format->header_rules(c);
     check_layer_k_bound(c);
-    if (data && format->data_rules) format->data_rules(c, *data);
+    if (data) std::move(data_out[i]).replay_into(sink);
   }
   check_resolution(collected.layers, table, formats, sink);
   Analysis a;

@@ -9,16 +9,16 @@
 // order) decode to well-defined values and get no verdicts.
 //
 // Each rule reports once per tensor: the count of bad elements, the first
-// one's index and value. Scans are single O(n) passes without allocation;
-// the bytes come from TensorData one tensor at a time.
+// one's index and value. Scans (data_scan.hpp) are single O(n) passes
+// without allocation, fed the bytes piece by piece (TensorData::scan), so no
+// tensor is ever held whole.
 #include "spec/quant/data_rules.hpp"
 
-#include <bit>
 #include <cmath>
 #include <string>
 
 #include "spec/checked_math.hpp"
-#include "spec/number_formats.hpp"
+#include "spec/quant/data_scan.hpp"
 #include "spec/python_repr.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
@@ -31,93 +31,10 @@ namespace {
 
 using Bytes = std::span<const std::uint8_t>;
 
-// ---------------------------------------------------------------- decoding
-
-// How a scale's bytes are read as numbers: the tensor's own dtype, except
-// that a U8 tensor is read as E4M3 where ComfyUI views it so (nvfp4
-// weight_scale, W4A8 weight_s_rel: comfy-quant-markers.md §2.1 "Scales are
-// reinterpreted").
-enum class Reading : unsigned char { E4M3, E5M2, F16, BF16, F32, F64 };
-
-std::optional<Reading> reading_of(Dtype d, bool u8_as_e4m3) {
-  switch (d) {
-    case Dtype::F8_E4M3: return Reading::E4M3;
-    case Dtype::F8_E5M2: return Reading::E5M2;
-    case Dtype::F16: return Reading::F16;
-    case Dtype::BF16: return Reading::BF16;
-    case Dtype::F32: return Reading::F32;
-    case Dtype::F64: return Reading::F64;
-    case Dtype::U8: return u8_as_e4m3 ? std::optional(Reading::E4M3) : std::nullopt;
-    default: return std::nullopt;  // integer scales are value-cast, not floats of these formats
-  }
-}
-
-std::string_view reading_name(Reading r) {
-  switch (r) {
-    case Reading::E4M3: return "F8_E4M3";
-    case Reading::E5M2: return "F8_E5M2";
-    case Reading::F16: return "F16";
-    case Reading::BF16: return "BF16";
-    case Reading::F32: return "F32";
-    case Reading::F64: return "F64";
-  }
-  return "";
-}
-
-std::size_t width(Reading r) {
-  switch (r) {
-    case Reading::E4M3:
-    case Reading::E5M2: return 1;
-    case Reading::F16:
-    case Reading::BF16: return 2;
-    case Reading::F32: return 4;
-    case Reading::F64: return 8;
-  }
-  return 1;
-}
-
-// Little-endian assembly byte by byte: tensor data has no alignment promise.
-std::uint16_t le16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
-std::uint32_t le32(const std::uint8_t* p) {
-  return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
-}
-std::uint64_t le64(const std::uint8_t* p) { return std::uint64_t{le32(p)} | (std::uint64_t{le32(p + 4)} << 32); }
-
-double decode(Reading r, const std::uint8_t* p) {
-  switch (r) {
-    case Reading::E4M3: return num::decode_e4m3fn(p[0]);
-    case Reading::E5M2: return num::decode_e5m2(p[0]);
-    case Reading::F16: return num::f16_to_f32(le16(p));
-    case Reading::BF16: return num::bf16_to_f32(le16(p));
-    case Reading::F32: return std::bit_cast<float>(le32(p));
-    case Reading::F64: return std::bit_cast<double>(le64(p));
-  }
-  return 0;
-}
-
-// The first offending element and how many there are.
-struct Bad {
-  std::uint64_t count = 0;
-  std::uint64_t first = 0;
-  double value = 0;
-  std::uint64_t total = 0;
-};
-
-template <class Pred>
-Bad scan_values(Bytes b, Reading r, Pred bad) {
-  Bad out;
-  const std::size_t w = width(r);
-  out.total = b.size() / w;
-  for (std::uint64_t i = 0; i < out.total; ++i) {
-    const double v = decode(r, b.data() + i * w);
-    if (!bad(v)) continue;
-    if (out.count++ == 0) {
-      out.first = i;
-      out.value = v;
-    }
-  }
-  return out;
-}
+using scan::Bad;
+using scan::Reading;
+using scan::reading_name;
+using scan::reading_of;
 
 std::string n_of(const Bad& b) { return py::repr_uint(b.count) + " of " + py::repr_uint(b.total); }
 
@@ -146,31 +63,20 @@ std::vector<Verdict> misloads(const Layer& l, std::uint32_t step) {
 
 // ---------------------------------------------------------------- rules
 
-struct Found {
-  const TensorRef* ref = nullptr;
-  Bytes bytes;
-};
-
-// A tensor's bytes, or nullopt with the tensor listed as unchecked. `judged`:
-// the rule's findings carry MisLoads verdicts, so the consumers they would
-// name could mis-load unseen (the range warnings name none).
-std::optional<Bytes> read(const Layer& l, const TensorRef& ref, const TensorData& data, Sink& out, bool judged = true) {
-  auto b = data.bytes(ref);
-  if (b) return b.value();
+// Streams a tensor's bytes through `feed`: true when every byte was fed;
+// else the tensor is listed as unchecked and what `feed` saw must be
+// discarded. `judged`: the rule's findings carry MisLoads verdicts, so the
+// consumers they would name could mis-load unseen (the range warnings name
+// none).
+template <class Feed>
+bool stream(const Layer& l, const TensorRef& ref, const TensorData& data, Sink& out, bool judged, Feed& feed) {
+  const TensorScan r = data.scan(ref, [&feed](Bytes b) { feed(b); });
+  if (r) return true;
   std::vector<Consumer> consumers;
   if (judged)
     for (const Verdict& v : misloads(l, 0)) consumers.push_back(v.consumer);
-  out.skip(ref.file, "data rules of tensor " + quote_name(ref.entry->name), b.error(), std::move(consumers));
-  return std::nullopt;
-}
-
-std::optional<Found> load(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out,
-                          std::string_view suffix, bool judged = true) {
-  const TensorRef* ref = t.find(tensor_name(l, suffix));
-  if (!ref) return std::nullopt;
-  auto b = read(l, *ref, data, out, judged);
-  if (!b) return std::nullopt;
-  return Found{ref, *b};
+  out.skip(ref.file, "data rules of tensor " + quote_name(ref.entry->name), r.error(), std::move(consumers));
+  return false;
 }
 
 enum class ScaleKind : unsigned char {
@@ -179,23 +85,26 @@ enum class ScaleKind : unsigned char {
   Ignored,   // loaded and never used by any consumer (mxfp8 input_scale, L13)
 };
 
-// CQ-DATA-SCALE (L10-L16).
+// CQ-DATA-SCALE (L10-L16). A tensor of a dtype no reading applies to is
+// neither read nor listed: no rule would look at its bytes.
 void check_scale(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out, std::string_view suffix,
                  ScaleKind kind, bool u8_as_e4m3, std::uint32_t step) {
-  const auto f = load(l, t, data, out, suffix, kind != ScaleKind::Ignored);
-  if (!f) return;
-  const auto r = reading_of(f->ref->entry->dtype, u8_as_e4m3);
+  const TensorRef* ref = t.find(tensor_name(l, suffix));
+  if (!ref) return;
+  const auto r = reading_of(ref->entry->dtype, u8_as_e4m3);
   if (!r) return;
   // The comfy-kitchen nvfp4 quantizer gives an all-zero block the scale 0
   // (amax 0); only the weight bytes could tell it from a bad one, so block
   // scales need only be finite and not negative. -0.0 == 0 passes.
   const bool block = kind == ScaleKind::Block;
-  const Bad b = scan_values(f->bytes, *r, [block](double v) { return !std::isfinite(v) || (block ? v < 0 : !(v > 0)); });
+  scan::ValueScan s(*r, [block](double v) { return !std::isfinite(v) || (block ? v < 0 : !(v > 0)); });
+  if (!stream(l, *ref, data, out, kind != ScaleKind::Ignored, s)) return;
+  const Bad& b = s.result();
   if (b.count == 0) return;
   std::string msg = block ? "block scale values must be finite and >= 0" : "values must be finite and > 0";
   msg += ", read as " + std::string(reading_name(*r)) + ": " + n_of(b) + " fail, the first at index " +
          py::repr_uint(b.first) + " is " + py::repr_float(b.value);
-  out.add(f->ref->file, RuleId::DataScale, Place::tensor(f->ref->entry->name), std::move(msg),
+  out.add(ref->file, RuleId::DataScale, Place::tensor(ref->entry->name), std::move(msg),
           kind == ScaleKind::Ignored ? std::vector<Verdict>{} : misloads(l, step));
 }
 
@@ -204,14 +113,16 @@ void check_scale(const Layer& l, const TensorTable& t, const TensorData& data, S
 // without a codebook) times inf is NaN in W4A8.1 (quant-numerics.md §5.2).
 // Negative values are allowed: they only flip a group's sign.
 void check_s_rel(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, out, "weight_s_rel");
-  if (!f) return;
-  const Dtype d = f->ref->entry->dtype;
+  const TensorRef* ref = t.find(tensor_name(l, "weight_s_rel"));
+  if (!ref) return;
+  const Dtype d = ref->entry->dtype;
   if (d != Dtype::F8_E4M3 && d != Dtype::U8 && d != Dtype::F32) return;
   const Reading r = d == Dtype::F32 ? Reading::F32 : Reading::E4M3;
-  const Bad b = scan_values(f->bytes, r, [](double v) { return !std::isfinite(v) || v == 0; });
+  scan::ValueScan s(r, [](double v) { return !std::isfinite(v) || v == 0; });
+  if (!stream(l, *ref, data, out, true, s)) return;
+  const Bad& b = s.result();
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataSRel, Place::tensor(f->ref->entry->name),
+  out.add(ref->file, RuleId::DataSRel, Place::tensor(ref->entry->name),
           "values must be finite and non-zero, read as " + std::string(reading_name(r)) + ": " + n_of(b) +
               " fail, the first at index " + py::repr_uint(b.first) + " is " + py::repr_float(b.value),
           misloads(l, kDataStep + 2));
@@ -219,38 +130,52 @@ void check_s_rel(const Layer& l, const TensorTable& t, const TensorData& data, S
 
 // CQ-DATA-CODEBOOK and CQ-DATA-CODEBOOK-ORDER (L16): the codebook is a
 // code -> level table; the kitchen quantizers write an ascending Lloyd-Max
-// table (quant-numerics.md §5.11). Order is only judged on a finite table.
+// table (quant-numerics.md §5.11). Order is only judged on a finite table,
+// so both are counted in one pass and the order kept only for such a table.
 void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, out, "weight_codebook");
-  if (!f) return;
-  const auto r = reading_of(f->ref->entry->dtype, false);
+  const TensorRef* ref = t.find(tensor_name(l, "weight_codebook"));
+  if (!ref) return;
+  const auto r = reading_of(ref->entry->dtype, false);
   if (!r) return;
-  const Place where = Place::tensor(f->ref->entry->name);
-  const Bad b = scan_values(f->bytes, *r, [](double v) { return !std::isfinite(v); });
+  const std::size_t w = scan::width(*r);
+  Bad b;     // not finite
+  Bad o;     // steps that do not increase
+  double prev = 0;
+  double first_prev = 0;
+  auto feed = [&](Bytes bytes) {
+    const std::size_t n = bytes.size() / w;
+    for (std::size_t j = 0; j < n; ++j, ++b.total) {
+      const std::uint8_t* p = bytes.data() + j * w;
+      double v = 0;
+      switch (*r) {
+        case Reading::E4M3: v = scan::decode<Reading::E4M3>(p); break;
+        case Reading::E5M2: v = scan::decode<Reading::E5M2>(p); break;
+        case Reading::F16: v = scan::decode<Reading::F16>(p); break;
+        case Reading::BF16: v = scan::decode<Reading::BF16>(p); break;
+        case Reading::F32: v = scan::decode<Reading::F32>(p); break;
+        case Reading::F64: v = scan::decode<Reading::F64>(p); break;
+      }
+      if (!std::isfinite(v)) b.note(b.total, v);
+      if (b.total > 0 && !(v > prev) && o.count++ == 0) {
+        o.first = b.total;
+        o.value = v;
+        first_prev = prev;
+      }
+      prev = v;
+    }
+  };
+  if (!stream(l, *ref, data, out, true, feed)) return;
+  const Place where = Place::tensor(ref->entry->name);
   if (b.count != 0) {
-    out.add(f->ref->file, RuleId::DataCodebook, where,
+    out.add(ref->file, RuleId::DataCodebook, where,
             "values must be finite, read as " + std::string(reading_name(*r)) + ": " + n_of(b) +
                 " fail, the first at index " + py::repr_uint(b.first) + " is " + py::repr_float(b.value),
             misloads(l, kDataStep + 3));
     return;
   }
-  const std::size_t w = width(*r);
-  const std::uint64_t n = f->bytes.size() / w;
-  Bad o;
-  o.total = n > 0 ? n - 1 : 0;
-  double prev = 0;
-  double first_prev = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const double v = decode(*r, f->bytes.data() + i * w);
-    if (i > 0 && !(v > prev) && o.count++ == 0) {
-      o.first = i;
-      o.value = v;
-      first_prev = prev;
-    }
-    prev = v;
-  }
   if (o.count == 0) return;
-  out.add(f->ref->file, RuleId::DataCodebookOrder, where,
+  o.total = b.total > 0 ? b.total - 1 : 0;
+  out.add(ref->file, RuleId::DataCodebookOrder, where,
           "values must increase strictly (a Lloyd-Max table): " + py::repr_uint(o.count) + " of " +
               py::repr_uint(o.total) + " steps do not, the first at index " + py::repr_uint(o.first) + ": " +
               py::repr_float(o.value) + " after " + py::repr_float(first_prev),
@@ -261,16 +186,15 @@ void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data
 // float8_e8m0fnu and +inf for comfy-kitchen's decoder; the quantizer never
 // writes it. Every cell is scanned, padding included.
 void check_e8m0(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, out, "weight_scale");
-  if (!f) return;
-  const Dtype d = f->ref->entry->dtype;
+  const TensorRef* ref = t.find(tensor_name(l, "weight_scale"));
+  if (!ref) return;
+  const Dtype d = ref->entry->dtype;
   if (d != Dtype::U8 && d != Dtype::F8_E8M0) return;
-  Bad b;
-  b.total = f->bytes.size();
-  for (std::uint64_t i = 0; i < b.total; ++i)
-    if (f->bytes[i] == 0xFF && b.count++ == 0) b.first = i;
+  scan::ByteScan s(0xFF);
+  if (!stream(l, *ref, data, out, true, s)) return;
+  const Bad& b = s.result();
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataE8m0, Place::tensor(f->ref->entry->name),
+  out.add(ref->file, RuleId::DataE8m0, Place::tensor(ref->entry->name),
           "E8M0 block scales must not be 0xFF (NaN): " + n_of(b) + " are, the first at index " +
               py::repr_uint(b.first),
           misloads(l, kDataStep + 4));
@@ -314,35 +238,20 @@ void check_swizzle_padding(const Layer& l, const TensorTable& t, const TensorDat
   if (!rp || !cp || *rp != ss[0] || *cp != ss[1] || *cp == 0) return;
   const auto cells = checked_mul(*rp, *cp);
   if (!cells) return;
-  const auto got = read(l, *s, data, out);
-  if (!got || got->size() != *cells) return;
-  const Bytes b = *got;
-  const std::uint64_t tiles = *cp / 4;  // 128 x 4 cells, 512 bytes each
-  Bad bad;
-  std::uint64_t first_r = 0;
-  std::uint64_t first_c = 0;
-  for (std::uint64_t off = 0; off < b.size(); ++off) {
-    if (b[off] == 0) continue;
-    // The inverse of L3's offset formula (quant-numerics.md §4).
-    const std::uint64_t q = off / 512;
-    const std::uint64_t in = off % 512;
-    const std::uint64_t r = (q / tiles) * 128 + ((in % 16) / 4) * 32 + in / 16;
-    const std::uint64_t c = (q % tiles) * 4 + in % 4;
-    if (r < rows && c < cb) continue;
-    if (bad.count++ == 0) {
-      bad.first = off;
-      bad.value = b[off];
-      first_r = r;
-      first_c = c;
-    }
-  }
+  // Bytes that do not match the shape are left to the offset rules; that is
+  // known from the offsets, before reading.
+  if (s->entry->end < s->entry->begin || s->entry->end - s->entry->begin != *cells) return;
+  scan::PaddingScan p(rows, cb, *cp / 4);
+  if (!stream(l, *s, data, out, true, p) || p.bytes() != *cells) return;
+  Bad bad = p.result();
   if (bad.count == 0) return;
   bad.total = *cells - rows * cb;  // rows <= R', cb <= C': no overflow
   out.add(s->file, RuleId::DataSwizzlePadding, Place::tensor(s->entry->name),
           "padding cells of the swizzled " + shape_repr(ss) + " block scales of " + py::repr_uint(rows) +
               " rows x " + py::repr_uint(cb) + " blocks (L3) must be zero: " + n_of(bad) +
-              " are not, the first at offset " + py::repr_uint(bad.first) + " (row " + py::repr_uint(first_r) +
-              ", column " + py::repr_uint(first_c) + ") is " + py::repr_uint(static_cast<std::uint64_t>(bad.value)),
+              " are not, the first at offset " + py::repr_uint(bad.first) + " (row " + py::repr_uint(p.first_row) +
+              ", column " + py::repr_uint(p.first_col) + ") is " +
+              py::repr_uint(static_cast<std::uint64_t>(bad.value)),
           misloads(l, kDataStep + 5));
 }
 
@@ -350,22 +259,15 @@ void check_swizzle_padding(const Layer& l, const TensorTable& t, const TensorDat
 // quantizer clamps to -7..7 (quant-numerics.md §6.1), so -8 (nibble 8) is
 // decodable but never written by it. Index: the unpacked element index.
 void check_w4a4_range(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, out, "weight", false);
-  if (!f) return;
-  const Dtype d = f->ref->entry->dtype;
+  const TensorRef* ref = t.find(tensor_name(l, "weight"));
+  if (!ref) return;
+  const Dtype d = ref->entry->dtype;
   if (d != Dtype::I8 && d != Dtype::U8) return;
-  Bad b;
-  b.total = std::uint64_t{f->bytes.size()} * 2;
-  for (std::uint64_t i = 0; i < f->bytes.size(); ++i) {
-    const std::uint8_t byte = f->bytes[i];
-    const bool lo = num::signed_int4(num::low_nibble(byte)) == -8;
-    const bool hi = num::signed_int4(num::high_nibble(byte)) == -8;
-    if (!lo && !hi) continue;
-    if (b.count == 0) b.first = lo ? 2 * i : 2 * i + 1;
-    b.count += std::uint64_t{lo} + std::uint64_t{hi};
-  }
+  scan::NibbleScan s;
+  if (!stream(l, *ref, data, out, false, s)) return;
+  const Bad& b = s.result();
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataW4a4Range, Place::tensor(f->ref->entry->name),
+  out.add(ref->file, RuleId::DataW4a4Range, Place::tensor(ref->entry->name),
           "convrot_w4a4 codes must lie in -7..7 (what the quantizer emits): " + n_of(b) +
               " are -8, the first at element " + py::repr_uint(b.first),
           {});
@@ -374,16 +276,15 @@ void check_w4a4_range(const Layer& l, const TensorTable& t, const TensorData& da
 // CQ-DATA-INT8-RANGE (L14): the quantizer emits -127..127; -128 loads fine
 // (symmetric scale, one extra step on the negative side).
 void check_int8_range(const Layer& l, const TensorTable& t, const TensorData& data, Sink& out) {
-  const auto f = load(l, t, data, out, "weight", false);
-  if (!f) return;
-  const Dtype d = f->ref->entry->dtype;
+  const TensorRef* ref = t.find(tensor_name(l, "weight"));
+  if (!ref) return;
+  const Dtype d = ref->entry->dtype;
   if (d != Dtype::I8 && d != Dtype::U8) return;
-  Bad b;
-  b.total = f->bytes.size();
-  for (std::uint64_t i = 0; i < b.total; ++i)
-    if (f->bytes[i] == 0x80 && b.count++ == 0) b.first = i;
+  scan::ByteScan s(0x80);
+  if (!stream(l, *ref, data, out, false, s)) return;
+  const Bad& b = s.result();
   if (b.count == 0) return;
-  out.add(f->ref->file, RuleId::DataInt8Range, Place::tensor(f->ref->entry->name),
+  out.add(ref->file, RuleId::DataInt8Range, Place::tensor(ref->entry->name),
           "int8 weights must lie in -127..127 (what the quantizer emits): " + n_of(b) + " are -128, the first at index " +
               py::repr_uint(b.first),
           {});

@@ -2,7 +2,9 @@
 // bytes. Header-level verdicts never depend on them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,18 +15,31 @@
 
 namespace safespec::quant {
 
-// Tensor bytes on demand. src/ implements it over the files; tests over
-// memory. An error: why the bytes were not read (over src/'s bounds, outside
-// the file, an I/O error), in words; the data rules then skip that tensor and
-// list it as unchecked. The span stays valid until the next call of bytes():
-// the rules scan one tensor at a time, so an implementation need hold only
-// the latest one.
-using TensorBytes = Result<std::span<const std::uint8_t>, std::string>;
+// Tensor bytes on demand, streamed. src/ implements it over the files; tests
+// over memory. scan() hands the tensor's bytes to `chunk` in order, in
+// pieces whose sizes are multiples of kDataChunkAlign except the last, so no
+// element of any dtype (at most 8 bytes) is split between two pieces; a
+// piece is valid only during its call. It returns ok once every byte was
+// handed over, or why the bytes were not read (outside the file, an I/O
+// error, a bound of src/), in words: the rules then discard what they saw of
+// it, skip the tensor and list it as unchecked. Holding one piece at a time
+// is what lets --data read a checkpoint of any size in bounded memory.
+inline constexpr std::size_t kDataChunkAlign = 8;
+using TensorChunk = std::function<void(std::span<const std::uint8_t>)>;
+using TensorScan = Result<Unit, std::string>;
 
 class TensorData {
  public:
   virtual ~TensorData() = default;
-  virtual TensorBytes bytes(const TensorRef& t) const = 0;
+  virtual TensorScan scan(const TensorRef& t, const TensorChunk& chunk) const = 0;
+  // Runs job(0) .. job(n - 1), each once, in any order, and returns when all
+  // have run. An implementation whose scan() may be called concurrently runs
+  // them on several threads; the default runs them in order on this one.
+  // analyze() gives each job its own sink and merges them in layer order, so
+  // the findings do not depend on how the jobs were run.
+  virtual void run_jobs(std::size_t n, const std::function<void(std::size_t)>& job) const {
+    for (std::size_t i = 0; i < n; ++i) job(i);
+  }
 };
 
 // Each format's data rules, the data_rules column of its row (formats.cpp).

@@ -12,6 +12,10 @@ namespace safespec::quant {
 
 void Sink::add(std::size_t file, RuleId rule, Place where, std::string message,
                std::vector<Verdict> verdicts) {
+  if (recording_) {
+    calls_.push_back(Call{false, file, rule, std::move(where), std::move(message), {}, std::move(verdicts), {}});
+    return;
+  }
   if (files_.size() <= file) files_.resize(file + 1);
   files_[file].add(rule, std::move(where), std::move(message), std::move(verdicts));
 }
@@ -26,6 +30,10 @@ std::vector<LocatedFinding> Sink::findings() const {
 }
 
 void Sink::skip(std::size_t file, std::string what, std::string why, std::vector<Consumer> consumers) {
+  if (recording_) {
+    calls_.push_back(Call{true, file, RuleId{}, Place::file(), std::move(what), std::move(why), {}, std::move(consumers)});
+    return;
+  }
   for (LocatedUnchecked& u : unchecked_) {
     if (u.file != file || u.item.what != what) continue;
     for (Consumer c : consumers)
@@ -34,6 +42,20 @@ void Sink::skip(std::size_t file, std::string what, std::string why, std::vector
     return;
   }
   unchecked_.push_back(LocatedUnchecked{file, Unchecked{std::move(what), std::move(why), std::move(consumers)}});
+}
+
+Sink Sink::recorder() {
+  Sink s;
+  s.recording_ = true;
+  return s;
+}
+
+void Sink::replay_into(Sink& to) && {
+  for (Call& c : calls_) {
+    if (c.skip) to.skip(c.file, std::move(c.text), std::move(c.why), std::move(c.consumers));
+    else to.add(c.file, c.rule, std::move(c.where), std::move(c.text), std::move(c.verdicts));
+  }
+  calls_.clear();
 }
 
 std::string LayerCheck::prefix_repr() const { return repr(l.prefix); }

@@ -68,9 +68,28 @@ class Sink {
   void skip(std::size_t file, std::string what, std::string why, std::vector<Consumer> consumers);
   std::vector<LocatedUnchecked>& unchecked() { return unchecked_; }
 
+  // A sink that keeps every add() and skip() in order, to be replayed into
+  // another: the data rules of each layer run on a worker thread into their
+  // own recorder, and analyze() replays them in layer order, so bounds,
+  // counts and the order of findings are those of one sequential run.
+  static Sink recorder();
+  void replay_into(Sink& to) &&;
+
  private:
+  struct Call {
+    bool skip = false;
+    std::size_t file = 0;
+    RuleId rule{};
+    Place where;
+    std::string text;  // add: the message; skip: what was not checked
+    std::string why;
+    std::vector<Verdict> verdicts;
+    std::vector<Consumer> consumers;
+  };
   std::vector<FindingSink> files_;  // indexed by file
   std::vector<LocatedUnchecked> unchecked_;
+  bool recording_ = false;
+  std::vector<Call> calls_;
 };
 
 // The full name of a layer's companion tensor: "P.weight_scale".
