@@ -1,6 +1,7 @@
 #include "props/quant_support.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 #include "props/catch.hpp"
@@ -84,6 +85,15 @@ std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule) {
 std::string message_for(const Finding& f, Consumer c) {
   const Verdict* v = f.verdict(c);
   return v ? v->message : std::string();
+}
+
+std::vector<std::uint8_t> f32s(std::initializer_list<float> vs) {
+  std::vector<std::uint8_t> b;
+  for (float v : vs) {
+    const auto u = std::bit_cast<std::uint32_t>(v);
+    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(u >> (8 * i)));
+  }
+  return b;
 }
 
 }  // namespace safespec::test

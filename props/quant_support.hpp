@@ -3,6 +3,8 @@
 // text, and a Layer as the analysis would build it.
 #pragma once
 
+#include <initializer_list>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,5 +58,8 @@ struct Marked {
 std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule);
 // A verdict's message for one consumer, "" when the finding has none.
 std::string message_for(const Finding& f, Consumer c);
+
+// Little-endian F32 bytes of the values, as a tensor's data holds them.
+std::vector<std::uint8_t> f32s(std::initializer_list<float> vs);
 
 }  // namespace safespec::test

@@ -178,14 +178,6 @@ namespace {
 using Bytes = std::vector<std::uint8_t>;
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
 
-Bytes f32s(std::initializer_list<float> vs) {
-  Bytes b;
-  for (float v : vs) {
-    const auto u = std::bit_cast<std::uint32_t>(v);
-    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(u >> (8 * i)));
-  }
-  return b;
-}
 
 
 fs::path fresh_dir() {

@@ -48,14 +48,6 @@ std::string describe(const quant::Sink& sink) {
   return out;
 }
 
-Bytes f32s(std::initializer_list<float> vs) {
-  Bytes b;
-  for (float v : vs) {
-    const auto u = std::bit_cast<std::uint32_t>(v);
-    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(u >> (8 * i)));
-  }
-  return b;
-}
 
 Bytes u16s(std::initializer_list<std::uint16_t> vs) {
   Bytes b;
