@@ -26,9 +26,17 @@ list(GET pc_files 0 pc_file)
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
 
 # Sanitized libraries need the sanitizers' runtime at the consumer's link.
+# The library is C++, and clang's C driver leaves out UBSan's C++ part (the
+# vptr and function checks) that clang++ links by itself: the C program
+# linked with pkg-config's flags asks for it (c_link_flags).
 set(link_flags "")
+set(c_link_flags "")
 if(SANITIZE)
   set(link_flags "-fsanitize=${SANITIZE}")
+  set(c_link_flags ${link_flags})
+  if(C_COMPILER MATCHES "clang")
+    list(APPEND c_link_flags -fsanitize-link-c++-runtime)
+  endif()
 endif()
 
 # find_package(safespec CONFIG)
@@ -45,7 +53,7 @@ string(STRIP "${last_out}" pc_flags)
 separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
 get_filename_component(libdir ${pc_dir} DIRECTORY)
 list(APPEND pc_flags -Wl,-rpath,${libdir})
-run_ok("cc with pkg-config" ${C_COMPILER} -std=c99 ${SOURCE}/examples/consumer_c/main.c ${pc_flags} ${link_flags}
+run_ok("cc with pkg-config" ${C_COMPILER} -std=c99 ${SOURCE}/examples/consumer_c/main.c ${pc_flags} ${c_link_flags}
        -o ${SCRATCH}/pc_consumer_c)
 run_ok("c++ with pkg-config" ${CXX_COMPILER} -std=c++17 ${SOURCE}/examples/consumer_c/main.cpp ${pc_flags}
        ${link_flags} -o ${SCRATCH}/pc_consumer_cxx)

@@ -1,10 +1,12 @@
 #include "spec/index_rules.hpp"
 
 #include <array>
+#include <string_view>
 #include <unordered_map>
 
 #include "spec/checked_math.hpp"
 #include "spec/finding_sink.hpp"
+#include "spec/name_hash.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
@@ -15,13 +17,34 @@ bool is_plain_shard_name(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
+namespace {
+
+// One entry per tensor name, hashed once for both directions of the check
+// (index -> shard and shard -> index): the index of a 1,000-shard checkpoint
+// names 64,000 tensors, and two string-keyed maps that copied every name were
+// most of check's sequential time (issue 14). The names stay owned by the
+// index and the shard models, which outlive the map. Keyed SipHash
+// (name_hash): an index is input too, and must not be able to make its names
+// collide.
+struct Where {
+  const std::string* listed = nullptr;  // the shard weight_map names (its first entry)
+  const std::string* home = nullptr;    // the shard that holds it (the first one read)
+};
+struct NameHasher {
+  std::size_t operator()(std::string_view s) const { return static_cast<std::size_t>(name_hash(s)); }
+};
+
+}  // namespace
+
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   FindingSink out;
-  std::unordered_map<std::string, const std::string*> listed;  // tensor -> shard
-  for (const auto& [tensor, shard] : index.weight_map) listed.emplace(tensor, &shard);
+  std::unordered_map<std::string_view, Where, NameHasher> where;
+  where.reserve(index.weight_map.size());
+  for (const auto& [tensor, shard] : index.weight_map) {
+    Where& w = where[tensor];
+    if (!w.listed) w.listed = &shard;
+  }
 
-  // Where each tensor actually lives.
-  std::unordered_map<std::string, const std::string*> home;
   std::uint64_t total = 0;
   bool total_overflows = false;
   for (const auto& [shard, state] : shards) {
@@ -36,28 +59,28 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
         if (!sum) total_overflows = true;
         else total = *sum;
       }
-      auto [it, fresh] = home.emplace(t.name, &shard);
-      if (!fresh) {
+      Where& w = where[t.name];
+      if (w.home) {
         out.add(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
-                "expected the tensor in one shard, found it in " + quote_name(*it->second) + " and " +
+                "expected the tensor in one shard, found it in " + quote_name(*w.home) + " and " +
                     quote_name(shard));
         continue;
       }
-      const auto l = listed.find(t.name);
-      if (l == listed.end())
+      w.home = &shard;
+      if (!w.listed)
         out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
                 "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry");
-      else if (*l->second != shard)
+      else if (*w.listed != shard)
         out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
                 "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
-                    quote_name(*l->second));
+                    quote_name(*w.listed));
     }
   }
   for (const auto& [tensor, shard] : index.weight_map) {
     const auto s = shards.find(shard);
     if (s == shards.end() || !s->second.model) continue;  // reported as a missing shard
-    const auto h = home.find(tensor);
-    if (h == home.end() || *h->second != shard)
+    const Where& w = where.find(tensor)->second;  // every weight_map name was entered above
+    if (!w.home || *w.home != shard)
       out.add(RuleId::IndexTensorMissing, Place::tensor(tensor),
               "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there");
   }

@@ -228,6 +228,9 @@ Result<std::vector<double>> w4a8_ideal_fast(const W4a8Layer& l, const Activation
   const std::size_t M = x.m, N = l.n, K = l.k;
   if (!decoded.empty() && decoded.size() != N * K) decoded = {};
   std::vector<double> y(M * N);
+  // No rows (M = 0): nothing to compute, and y.data() + nb would offset a
+  // null pointer (undefined behaviour, which clang's UBSan reports).
+  if (y.empty()) return y;
   const DotFn dot = pick_dot(config.kernel);
   const std::vector<double> xd(x.values.begin(), x.values.end());  // what w4a8_ideal's double{x} gives
   parallel_ranges(N, threads, kTile, [&](std::size_t n0, std::size_t n1) {
