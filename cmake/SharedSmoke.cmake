@@ -11,9 +11,13 @@
 #    props/c_api_numerics_test.c) with the installed header alone; each
 #    program must need libsafespec.so.0 (not a static copy) and pass.
 # ${SCRATCH}/build is kept between runs: a cold run compiles the library
-# once more (unoptimized: 3-4.5 minutes on two busy cores), a warm one only
-# what changed.
+# once more, a warm one only what changed. It is built with the build type
+# and compiler launcher of the build that runs the test: its compile commands
+# are then the same as that build's own library files (PIC there too, for the
+# Python module), so a compiler cache (scripts/test.sh uses ccache) serves
+# them from the objects just made instead of compiling the library again.
 #   -DSOURCE=dir -DSCRATCH=dir -DGENERATOR= -DC_COMPILER= -DCXX_COMPILER= -DNM= -DREADELF=
+#   -DBUILD_TYPE= -DLAUNCHER=
 set(build ${SCRATCH}/build)
 set(prefix ${SCRATCH}/prefix)
 file(REMOVE_RECURSE ${prefix} ${SCRATCH}/consumer ${SCRATCH}/elsewhere)
@@ -21,13 +25,12 @@ file(MAKE_DIRECTORY ${SCRATCH}/elsewhere)
 
 include(${CMAKE_CURRENT_LIST_DIR}/SmokeSupport.cmake)
 
-# No build type: the test is about the package and its linkage, and an
-# unoptimized library compiles in about two thirds of a Release one's time.
 if(NOT EXISTS ${build}/CMakeCache.txt)
   run_ok("configure the shared library"
          ${CMAKE_COMMAND} -S ${SOURCE} -B ${build} -G ${GENERATOR} -DBUILD_SHARED_LIBS=ON -DSAFESPEC_TESTS=OFF
-         -DSAFESPEC_PYTHON=OFF -DCMAKE_BUILD_TYPE= -DCMAKE_C_COMPILER=${C_COMPILER}
-         -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+         -DSAFESPEC_PYTHON=OFF "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}" -DCMAKE_C_COMPILER=${C_COMPILER}
+         -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_C_COMPILER_LAUNCHER=${LAUNCHER}"
+         "-DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER}")
 endif()
 run_ok("build the shared library" ${CMAKE_COMMAND} --build ${build} --target safespec_c)
 run_ok("install the library component" ${CMAKE_COMMAND} --install ${build} --component library --prefix ${prefix})

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages safespec builds with. Idempotent: installs
 # only what is missing, and runs apt-get update only then.
 set -euo pipefail
-packages=(cmake ninja-build g++-12 clang-14 libclang-rt-14-dev libsimdjson-dev libfmt-dev libcli11-dev
+packages=(cmake ninja-build ccache g++-12 clang-14 libclang-rt-14-dev libsimdjson-dev libfmt-dev libcli11-dev
           catch2 librapidcheck-dev libbenchmark-dev libcurl4-openssl-dev
           python3-dev pybind11-dev python3-numpy python3-pytest python3-setuptools python3-pip)
 missing=()

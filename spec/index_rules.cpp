@@ -2,11 +2,11 @@
 
 #include <array>
 #include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "spec/checked_math.hpp"
 #include "spec/finding_sink.hpp"
-#include "spec/name_hash.hpp"
+#include "spec/name_index.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec {
@@ -20,28 +20,53 @@ bool is_plain_shard_name(const std::string& name) {
 namespace {
 
 // One entry per tensor name, hashed once for both directions of the check
-// (index -> shard and shard -> index): the index of a 1,000-shard checkpoint
-// names 64,000 tensors, and two string-keyed maps that copied every name were
-// most of check's sequential time (issue 14). The names stay owned by the
-// index and the shard models, which outlive the map. Keyed SipHash
-// (name_hash): an index is input too, and must not be able to make its names
-// collide.
+// (index -> shard and shard -> index), in a NameIndex (open addressing, keyed
+// SipHash: an index is input too, and must not be able to make its names
+// collide). The index of a 1,000-shard checkpoint names 64,000 tensors, and
+// two node-based maps that copied every name were most of check's sequential
+// time (issue 14). The names stay owned by the index and the shard models,
+// which outlive this. A NameIndex holds fewer than 2^32 - 1 names; these are
+// the tensors of headers held in memory at once, far fewer.
 struct Where {
   const std::string* listed = nullptr;  // the shard weight_map names (its first entry)
   const std::string* home = nullptr;    // the shard that holds it (the first one read)
 };
-struct NameHasher {
-  std::size_t operator()(std::string_view s) const { return static_cast<std::size_t>(name_hash(s)); }
+
+class TensorPlaces {
+ public:
+  explicit TensorPlaces(std::size_t expected) {
+    index_.reset(expected);
+    names_.reserve(expected);
+    where_.reserve(expected);
+  }
+  // The number of `name`'s entry, made empty on its first appearance. (A
+  // number, not a reference: entries move as more names arrive.)
+  std::size_t slot(std::string_view name) {
+    const std::size_t found = index_.find_or_insert(name, names_.size(), [&](std::size_t i) { return names_[i]; });
+    if (found != NameIndex::npos) return found;
+    names_.push_back(name);
+    where_.emplace_back();
+    return where_.size() - 1;
+  }
+  Where& at(std::size_t slot) { return where_[slot]; }
+
+ private:
+  NameIndex index_;
+  std::vector<std::string_view> names_;
+  std::vector<Where> where_;
 };
 
 }  // namespace
 
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   FindingSink out;
-  std::unordered_map<std::string_view, Where, NameHasher> where;
-  where.reserve(index.weight_map.size());
+  TensorPlaces where(index.weight_map.size());
+  // Each weight_map entry's slot, for the last pass (no second lookup).
+  std::vector<std::size_t> entry_slot;
+  entry_slot.reserve(index.weight_map.size());
   for (const auto& [tensor, shard] : index.weight_map) {
-    Where& w = where[tensor];
+    entry_slot.push_back(where.slot(tensor));
+    Where& w = where.at(entry_slot.back());
     if (!w.listed) w.listed = &shard;
   }
 
@@ -59,7 +84,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
         if (!sum) total_overflows = true;
         else total = *sum;
       }
-      Where& w = where[t.name];
+      Where& w = where.at(where.slot(t.name));
       if (w.home) {
         out.add(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
                 "expected the tensor in one shard, found it in " + quote_name(*w.home) + " and " +
@@ -76,10 +101,11 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
                     quote_name(*w.listed));
     }
   }
-  for (const auto& [tensor, shard] : index.weight_map) {
+  for (std::size_t i = 0; i < index.weight_map.size(); ++i) {
+    const auto& [tensor, shard] = index.weight_map[i];
     const auto s = shards.find(shard);
     if (s == shards.end() || !s->second.model) continue;  // reported as a missing shard
-    const Where& w = where.find(tensor)->second;  // every weight_map name was entered above
+    const Where& w = where.at(entry_slot[i]);
     if (!w.home || *w.home != shard)
       out.add(RuleId::IndexTensorMissing, Place::tensor(tensor),
               "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there");

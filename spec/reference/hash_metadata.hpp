@@ -10,7 +10,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,7 +46,10 @@ struct HashMetadata {
   // order of their first occurrence.
   std::vector<TensorInfo> tensors;
   std::optional<std::vector<std::pair<std::string, std::string>>> metadata;
-  std::deque<std::string> escaped_names;  // decoded names whose spelling used escapes
+  // Decoded names whose spelling used escapes. A list: the views above stay
+  // valid as it grows, and it moves without allocating (noexcept), which a
+  // vector of reports needs to move, not copy, them when it grows.
+  std::list<std::string> escaped_names;
 };
 
 // keep_model: also keep shapes and owned names (for a model built from what

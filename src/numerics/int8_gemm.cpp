@@ -1,6 +1,7 @@
 #include "src/numerics/int8_gemm.hpp"
 
 #include "src/header_memory.hpp"
+#include "src/parallel.hpp"
 
 #include <algorithm>
 #include <array>
@@ -277,11 +278,10 @@ void parallel_ranges(std::size_t count, unsigned threads, std::size_t align,
   const std::size_t units = (count + align - 1) / align;
   const std::size_t chunks = std::clamp<std::size_t>(units, 1, std::max(1u, threads));
   const std::size_t chunk = (units + chunks - 1) / chunks * align;
-  std::vector<std::thread> pool;
-  for (std::size_t begin = chunk; begin < count; begin += chunk)
-    pool.emplace_back(body, begin, std::min(count, begin + chunk));
-  body(0, std::min(count, chunk));
-  for (std::thread& t : pool) t.join();
+  const std::size_t ranges = (count + chunk - 1) / chunk;
+  parallel_for(ranges, static_cast<unsigned>(ranges), [&](std::size_t r, unsigned) {
+    body(r * chunk, std::min(count, (r + 1) * chunk));
+  });
 }
 
 void gemm_s8s8s32(std::span<const std::int8_t> a, std::span<const std::int8_t> b, std::span<std::int32_t> c,
