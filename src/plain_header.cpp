@@ -5,6 +5,10 @@
 #include <cstring>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "spec/json_text.hpp"
 #include "spec/utf8.hpp"
 
@@ -98,11 +102,26 @@ class Reader {
     return n;
   }
 
-  // Moves past 8-byte words that hold no byte ending a plain run of string
-  // ('"', '\\', a control character, a non-ASCII byte): names are most of a
-  // header, and this reads them a word at a time. (Any byte < n, for n <= 128:
-  // (x - n * ones) & ~x & high is non-zero exactly then.)
+  // Moves past bytes that cannot end a plain run of string ('"', '\\', a
+  // control character, a non-ASCII byte) and stops at the first that can:
+  // names are most of a header. SSE2 (every x86-64) takes 16 bytes a step,
+  // and one signed compare finds both control and non-ASCII bytes (as signed
+  // chars both are below 0x20); elsewhere 8-byte words (any byte < n, for
+  // n <= 128: (x - n * ones) & ~x & high is non-zero exactly then).
   void skip_plain_words() {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
+    while (end_ - p_ >= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p_));
+      const __m128i stop =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), _mm_cmplt_epi8(v, space));
+      if (const int mask = _mm_movemask_epi8(stop); mask != 0) {
+        p_ += __builtin_ctz(static_cast<unsigned>(mask));
+        return;
+      }
+      p_ += 16;
+    }
+#endif
     constexpr std::uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
     const auto any_below = [](std::uint64_t x, std::uint64_t n) { return (x - n * ones) & ~x & high; };
     while (end_ - p_ >= 8) {
