@@ -12,8 +12,10 @@
 #include "gen/layout.hpp"
 #include "props/catch.hpp"
 #include "spec/index_rules.hpp"
+#include "spec/limits.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
+#include "src/inspect_command.hpp"
 #include "src/shard_index.hpp"
 #include "src/writer.hpp"
 
@@ -143,6 +145,31 @@ TEST_CASE("ST-INDEX-JSON (index): reported on the index file's report", "[ST-IND
         std::vector<std::string>{"ST-INDEX-JSON | weight_map['a'] | expected a file name beside the index, found the path "
                                  "'../s1.safetensors'"});
   CHECK_FALSE(reports[0].ok());
+}
+
+// kMaxIndexBytes: an index is read whole, so a larger one is refused before
+// any allocation, with the same finding by check and by inspect (one reader,
+// read_index_file). The file is sparse: nothing of it is written or read.
+TEST_CASE("ST-INDEX-JSON (index): an index over 256 MiB is refused unread by check and inspect", "[ST-INDEX-JSON]") {
+  Checkpoint c("too_large");
+  const std::string path = c.index("{}");
+  fs::resize_file(path, kMaxIndexBytes + 1);
+  const std::string message = "expected an index of at most 256 MiB, found 268435457 bytes";
+  FastHeaderParser parser;
+  const auto reports = check_shard_index(path, Profile::Strict, parser);
+  REQUIRE(reports.size() == 1);
+  CHECK_FALSE(reports[0].io_error.has_value());
+  CHECK(lines(reports[0].findings) == std::vector<std::string>{"ST-INDEX-JSON | index | " + message});
+  const CommandOutcome inspect = run_inspect(InspectOptions{path, false, {}, kInspectValuesDefault});
+  CHECK(inspect.exit_code == kExitFindings);
+  CHECK(inspect.err == "safespec: " + path + ": ST-INDEX-JSON at index: " + message + "\n");
+  // A missing index is an I/O error for both, not a finding.
+  const std::string gone = (c.dir / "absent.safetensors.index.json").string();
+  const auto none = check_shard_index(gone, Profile::Strict, parser);
+  REQUIRE(none.size() == 1);
+  CHECK(none[0].io_error.has_value());
+  CHECK(none[0].findings.empty());
+  CHECK(run_inspect(InspectOptions{gone, false, {}, kInspectValuesDefault}).exit_code == kExitUsage);
 }
 
 TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist", "[ST-INDEX-SHARD-MISSING]") {

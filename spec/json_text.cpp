@@ -250,36 +250,52 @@ std::string_view JsonCursor::read_raw_string() {
 
 std::string JsonCursor::read_string() { return decode_string(read_raw_string()); }
 
+std::optional<JsonEscape> read_json_escape(std::string_view after) {
+  if (after.empty()) return std::nullopt;
+  switch (after[0]) {
+    case '"': return JsonEscape{'"', 1};
+    case '\\': return JsonEscape{'\\', 1};
+    case '/': return JsonEscape{'/', 1};
+    case 'b': return JsonEscape{'\b', 1};
+    case 'f': return JsonEscape{'\f', 1};
+    case 'n': return JsonEscape{'\n', 1};
+    case 'r': return JsonEscape{'\r', 1};
+    case 't': return JsonEscape{'\t', 1};
+    case 'u': break;
+    default: return std::nullopt;
+  }
+  // \uXXXX at `at` (the 'u'): its code unit, or -1.
+  const auto unit = [&](std::size_t at) -> long {
+    if (after.size() - at < 5 || after[at] != 'u') return -1;
+    long v = 0;
+    for (std::size_t k = 1; k <= 4; ++k) {
+      const int h = hex_value(after[at + k]);
+      if (h < 0) return -1;
+      v = v * 16 + h;
+    }
+    return v;
+  };
+  const long high = unit(0);
+  if (high < 0 || (high >= 0xDC00 && high <= 0xDFFF)) return std::nullopt;
+  if (high < 0xD800 || high > 0xDBFF) return JsonEscape{static_cast<std::uint32_t>(high), 5};
+  const long low = after.size() > 6 && after[5] == '\\' ? unit(6) : -1;
+  if (low < 0xDC00 || low > 0xDFFF) return std::nullopt;
+  return JsonEscape{static_cast<std::uint32_t>(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)), 11};
+}
+
 std::string JsonCursor::decode_string(std::string_view raw) {
   std::string out;
   out.reserve(raw.size() - 2);
   for (std::size_t i = 1; i + 1 < raw.size(); ++i) {
-    if (raw[i] != '\\') { out += raw[i]; continue; }
-    const char e = raw[++i];
-    switch (e) {
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        auto unit = [&](std::size_t at) {
-          std::uint32_t v = 0;
-          for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(hex_value(raw[at + k]));
-          return v;
-        };
-        std::uint32_t cp = unit(i + 1);
-        i += 4;
-        if (cp >= 0xD800 && cp <= 0xDBFF) {  // validated: a low surrogate escape follows
-          const std::uint32_t low = unit(i + 3);
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          i += 6;
-        }
-        append_utf8(out, cp);
-        break;
-      }
-      default: out += e; break;  // " \ /
+    if (raw[i] != '\\') {
+      out += raw[i];
+      continue;
     }
+    // Validated: every escape reads (read_json_escape accepts what
+    // validate_json_text accepts).
+    const JsonEscape e = *read_json_escape(raw.substr(i + 1, raw.size() - 1 - (i + 1)));
+    append_utf8(out, e.code_point);
+    i += e.length;
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,19 @@ constexpr bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n'
 // escaped lone surrogates, and nesting within kMaxJsonDepth. Error offsets are
 // relative to the header text; `base` is added to them for messages.
 Status validate_json_text(std::string_view text, std::uint64_t base);
+
+// One escape inside a JSON string, `after` starting just past its backslash:
+// the code point it stands for and how many bytes it spans after the
+// backslash (1; 5 for \uXXXX; 11 for a surrogate pair), or nullopt when it is
+// not one serde_json accepts: an unknown letter, fewer than four hex digits,
+// or a lone surrogate. The one decoder of escapes (JsonCursor::decode_string,
+// the plain reader in src/); validate_json_text says which of these failures
+// a text has, with its message.
+struct JsonEscape {
+  std::uint32_t code_point;
+  std::size_t length;
+};
+std::optional<JsonEscape> read_json_escape(std::string_view after);
 
 enum class JsonKind : unsigned char { Null, Bool, Number, String, Array, Object };
 std::string_view json_kind_phrase(JsonKind k);  // "a number", "an object", ...

@@ -1,7 +1,5 @@
 #include "src/inspect_command.hpp"
 
-#include <set>
-
 #include <fmt/format.h>
 
 #include "spec/format_rules.hpp"
@@ -64,26 +62,17 @@ Result<Model, CommandOutcome> load_one(const std::string& path, bool json) {
 
 // A shard index's shards, in sorted order, beside the index.
 Result<std::vector<Listed>, CommandOutcome> load_index(const std::string& path, bool json) {
-  auto file = ByteFile::open(path);
-  if (!file) return failure(path, file.error().message, nullptr, json);
-  // As check's bound: a URL's size is the server's word, never an allocation.
-  if (file.value().size() > kMaxIndexBytes)
-    return failure(path, "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes",
-                   nullptr, json);
-  std::string text(file.value().size(), '\0');
-  if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size())); !r)
-    return failure(path, r.error().message, nullptr, json);
-  auto index = parse_shard_index(text);
-  if (!index) return failure(path, "", &index.error(), json);
-  std::set<std::string> names;
-  for (const auto& entry : index.value().weight_map) names.insert(entry.second);
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  auto read = read_index_file(path);
+  if (!read) {
+    const IndexFailure& why = read.error();
+    if (why.io) return failure(path, why.io->message, nullptr, json);
+    return failure(path, "", &*why.finding, json);
+  }
   std::vector<Listed> out;
-  for (const std::string& name : names) {
-    auto m = load_one(dir + name, json);
+  for (const std::string& shard : read.value().shard_paths) {
+    auto m = load_one(shard, json);
     if (!m) return std::move(m).error();
-    out.push_back(Listed{dir + name, std::move(m).value()});
+    out.push_back(Listed{shard, std::move(m).value()});
   }
   return out;
 }

@@ -137,18 +137,6 @@ class Reader {
   const char* end_;
   std::string scratch_;
 
-  bool hex4(std::uint32_t& out) {
-    if (end_ - p_ < 4) return false;
-    out = 0;
-    for (int i = 0; i < 4; ++i) {
-      const char c = *p_++;
-      const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-      if (d < 0) return false;
-      out = out * 16 + static_cast<std::uint32_t>(d);
-    }
-    return true;
-  }
-
   // The rest of a string from its first backslash, decoded into scratch_.
   // A lone surrogate is not plain (the readers disagree on it at most in
   // their messages, which the reference reader writes).
@@ -173,33 +161,10 @@ class Reader {
         continue;
       }
       if (!check_raw()) return false;
-      if (++p_ == end_) return false;
-      const char e = *p_++;
-      switch (e) {
-        case '"': scratch_ += '"'; break;
-        case '\\': scratch_ += '\\'; break;
-        case '/': scratch_ += '/'; break;
-        case 'b': scratch_ += '\b'; break;
-        case 'f': scratch_ += '\f'; break;
-        case 'n': scratch_ += '\n'; break;
-        case 'r': scratch_ += '\r'; break;
-        case 't': scratch_ += '\t'; break;
-        case 'u': {
-          std::uint32_t cp = 0;
-          if (!hex4(cp)) return false;
-          if (cp >= 0xDC00 && cp <= 0xDFFF) return false;
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            std::uint32_t low = 0;
-            if (end_ - p_ < 2 || p_[0] != '\\' || p_[1] != 'u') return false;
-            p_ += 2;
-            if (!hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          append_utf8(scratch_, cp);
-          break;
-        }
-        default: return false;
-      }
+      const auto e = read_json_escape(std::string_view(p_ + 1, static_cast<std::size_t>(end_ - p_ - 1)));
+      if (!e) return false;
+      append_utf8(scratch_, e->code_point);
+      p_ += 1 + e->length;
       raw_from = scratch_.size();
       raw_high = false;
     }

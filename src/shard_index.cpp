@@ -67,47 +67,52 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
   return index;
 }
 
+Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
+  auto file = ByteFile::open(path);
+  if (!file) return IndexFailure{file.error(), std::nullopt};
+  // A URL's size is the server's word: it is checked before any allocation.
+  if (file.value().size() > kMaxIndexBytes)
+    return IndexFailure{std::nullopt, index_error(Place::index(), "expected an index of at most 256 MiB, found " +
+                                                                      std::to_string(file.value().size()) + " bytes")};
+  std::string text(file.value().size(), '\0');
+  if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size())); !r)
+    return IndexFailure{r.error(), std::nullopt};
+  auto index = parse_shard_index(text);
+  if (!index) return IndexFailure{std::nullopt, std::move(index).error()};
+  IndexFile out{std::move(index).value(), {}, {}};
+  std::set<std::string> names;
+  const std::string* previous = nullptr;  // an index lists a shard's tensors together, mostly
+  for (const auto& entry : out.index.weight_map) {
+    if (!previous || *previous != entry.second) names.insert(entry.second);
+    previous = &entry.second;
+  }
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  for (const std::string& name : names) {
+    out.shard_paths.push_back(dir + name);
+    out.shards.push_back(name);
+  }
+  return out;
+}
+
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
                                           std::vector<std::string>* missing, unsigned jobs) {
   std::vector<FileReport> reports;
   reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}});
-  auto file = ByteFile::open(path);
-  if (!file) {
-    reports[0].io_error = file.error().message;
+  auto read = read_index_file(path);
+  if (!read) {
+    const IndexFailure& why = read.error();
+    if (why.io) reports[0].io_error = why.io->message;
+    else reports[0].findings.push_back(to_finding(*why.finding));
     return reports;
   }
-  if (file.value().size() > kMaxIndexBytes) {
-    reports[0].findings.push_back(to_finding(
-        index_error(Place::index(), "expected an index of at most 256 MiB, found " + std::to_string(file.value().size()) + " bytes")));
-    return reports;
-  }
-  std::string text(file.value().size(), '\0');
-  if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size())); !r) {
-    reports[0].io_error = r.error().message;
-    return reports;
-  }
-  auto index = parse_shard_index(text);
-  if (!index) {
-    reports[0].findings.push_back(to_finding(index.error()));
-    return reports;
-  }
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  std::set<std::string> shard_names;
-  const std::string* previous = nullptr;  // an index lists a shard's tensors together, mostly
-  for (const auto& entry : index.value().weight_map) {
-    if (!previous || *previous != entry.second) shard_names.insert(entry.second);
-    previous = &entry.second;
-  }
+  const ShardIndex& index = read.value().index;
+  std::vector<std::string>& shard_paths = read.value().shard_paths;
   // Every shard's entry exists before the threads start: each then writes
   // only its own ShardState (a map's values stay put), the model included.
   ShardContents contents;
   std::vector<ShardState*> states;
-  std::vector<std::string> shard_paths;
-  for (const std::string& shard : shard_names) {
-    states.push_back(&contents[shard]);
-    shard_paths.push_back(dir + shard);
-  }
+  for (const std::string& shard : read.value().shards) states.push_back(&contents[shard]);
   // A report is kilobytes (its per-rule counts): of a shard that cannot be
   // read only the error is kept, so an index naming 100,000 missing shards
   // costs little more than their paths (the adversarial corpus's case).
@@ -126,8 +131,8 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     if (!state.model) state.problem = "its header does not parse (see its report)";
     readable[i] = std::make_unique<FileReport>(std::move(r));
   });
-  reports[0].findings = check_index(index.value(), contents);
-  if (auto u = index_total_size_unchecked(index.value(), contents)) reports[0].unchecked.push_back(std::move(*u));
+  reports[0].findings = check_index(index, contents);
+  if (auto u = index_total_size_unchecked(index, contents)) reports[0].unchecked.push_back(std::move(*u));
   for (std::size_t i = 0; i < shard_paths.size(); ++i) {
     if (readable[i]) {
       readable[i]->model = std::move(states[i]->model);

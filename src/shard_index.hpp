@@ -1,18 +1,36 @@
 // Reading a model.safetensors.index.json and checking it with its shards.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "spec/index_rules.hpp"
 #include "spec/result.hpp"
+#include "src/byte_file.hpp"
 #include "src/check.hpp"
 
 namespace safespec {
 
 // Parses the index text. Errors are ST-INDEX-JSON findings.
 Result<ShardIndex> parse_shard_index(std::string_view text);
+
+// An index file read whole and parsed, with the shards it names: their file
+// names (sorted, each once) and their paths beside the index.
+struct IndexFile {
+  ShardIndex index;
+  std::vector<std::string> shards;
+  std::vector<std::string> shard_paths;
+};
+// Why an index file gives no shards: it cannot be read (`io`), or it is no
+// index (`finding`: ST-INDEX-JSON, the kMaxIndexBytes bound included).
+struct IndexFailure {
+  std::optional<IoError> io;
+  std::optional<Error> finding;
+};
+// What `check` and `inspect` read of a model.safetensors.index.json.
+Result<IndexFile, IndexFailure> read_index_file(const std::string& path);
 
 // The index's report first (index findings), then one report per shard in
 // sorted order.
