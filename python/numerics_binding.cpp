@@ -45,7 +45,13 @@ py::array out_buffer(const py::array& a, safespec_dtype dtype, py::ssize_t m, py
                          std::string(py::str(a.dtype())));
   if (a.ndim() != 2 || a.shape(0) != m || a.shape(1) != n) {
     std::string found = "[";
-    for (py::ssize_t i = 0; i < a.ndim(); ++i) found += (i ? ", " : "") + std::to_string(a.shape(i));
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+      // Appended in two steps: g++-12's LTO link of `(i ? ", " : "") +
+      // std::to_string(...)` warns of a memcpy over 2^63 bytes (-Wstringop-
+      // overflow, a false positive of the same family as GCC bug 105329).
+      if (i) found += ", ";
+      found += std::to_string(a.shape(i));
+    }
     throw py::value_error("out: expected shape [" + std::to_string(m) + ", " + std::to_string(n) + "], found " + found +
                           "]");
   }

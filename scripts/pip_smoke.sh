@@ -13,7 +13,7 @@ py=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/
 py=${py:-/usr/bin/python3}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-SAFESPEC_PIP_BUILD="$build" "$py" -m pip install --quiet --no-build-isolation --no-deps --no-index \
+SAFESPEC_PIP_BUILD="$build" "$py" -m pip install --quiet --root-user-action=ignore --no-build-isolation --no-deps --no-index \
   --target "$scratch/site" .
 cd "$scratch"
 PYTHONPATH="$scratch/site" "$py" - "$root" <<'PY'
