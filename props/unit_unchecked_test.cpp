@@ -96,26 +96,30 @@ TEST_CASE("unchecked: compare prints what it compared and names the bound it sto
 }
 
 // An fp8 layer whose weight_scale (a hole of 256 MiB + 4 bytes, zeros) is
-// over the 256 MiB that --data once read of a tensor.
-std::vector<std::uint8_t> big_scale_fp8(std::uint64_t& scale) {
-  scale = std::uint64_t{67108865} * 4;
+// over the 256 MiB that --data once read of a tensor, written as `name`:
+// its path, and how many bytes come before the scale's hole.
+struct BigScaleFile {
+  std::string path;
+  std::uint64_t before_scale = 0;
+};
+BigScaleFile big_scale_fp8(const Scratch& s, const std::string& name) {
+  const std::uint64_t scale = std::uint64_t{67108865} * 4;
   const std::string header = test::pad8("{" + entry("p.comfy_quant", "U8", "[26]", 0, 26) + "," +
                                         entry("p.weight", "F8_E4M3", "[4,64]", 26, 282) + "," +
                                         entry("p.weight_scale", "F32", "[67108865]", 282, 282 + scale) + "}");
   std::vector<std::uint8_t> head = gen::file_with_header(header, 0);
   head.insert(head.end(), kMarker.begin(), kMarker.end());
   head.resize(head.size() + 256, 0x38);
-  return head;
+  BigScaleFile f{s.file(name, head), head.size()};
+  std::filesystem::resize_file(f.path, f.before_scale + scale);
+  return f;
 }
 
 // With --data streaming, no tensor is too large to read: the 256 MiB + 4
 // bytes of zero scales are judged, and the report is complete.
 TEST_CASE("unchecked: check --data reads a tensor over the old 256 MiB bound and judges it, complete", "[reports]") {
   Scratch s;
-  std::uint64_t scale = 0;
-  const std::vector<std::uint8_t> head = big_scale_fp8(scale);
-  const auto p = s.file("big_scale.safetensors", head);
-  std::filesystem::resize_file(p, head.size() + scale);
+  const auto p = big_scale_fp8(s, "big_scale.safetensors").path;
   const Run r = s.run("check --data " + test::shell_word(p));
   CHECK(r.code == 1);
   CHECK(r.out.find("  error   CQ-DATA-SCALE at tensor 'p.weight_scale': values must be finite and > 0, read as F32: "
@@ -132,16 +136,14 @@ TEST_CASE("unchecked: check --data reads a tensor over the old 256 MiB bound and
 // crash (a mapped file would have raised SIGBUS here).
 TEST_CASE("unchecked: check --data lists a tensor it cannot read, a loading consumer says it", "[reports]") {
   Scratch s;
-  std::uint64_t scale = 0;
-  const std::vector<std::uint8_t> head = big_scale_fp8(scale);
-  const auto p = s.file("cut_scale.safetensors", head);
-  std::filesystem::resize_file(p, head.size() + scale);
+  const BigScaleFile big = big_scale_fp8(s, "cut_scale.safetensors");
+  const auto p = big.path;
   static std::string path;
   static int opens = 0;
   static std::uint64_t keep = 0;
   path = p;
   opens = 0;
-  keep = head.size();
+  keep = big.before_scale;
   // Opens: the header, the markers, then --data's: cut at that one.
   set_open_observer([](const std::string& at) {
     if (at == path && ++opens == 3) std::filesystem::resize_file(at, keep);

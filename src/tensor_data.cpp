@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "spec/checked_math.hpp"
+#include "spec/format_rules.hpp"
 #include "src/parallel.hpp"
 
 namespace safespec {
@@ -32,27 +33,22 @@ bool any_url(const std::vector<FileTensorData::Source>& files) {
 }
 
 // Which tensors share a byte with another: a sweep over the non-empty ranges
-// sorted by begin. A range overlaps an earlier one exactly when it begins
-// before the largest end so far, and then the range holding that end overlaps
-// it too; a range that overlaps a later one is, by the order, the holder when
-// its next range comes. O(T log T), once per file, only under --data.
+// in offset order (sorted_by_offsets, F8's order: one pass when the writer
+// kept it). A range overlaps an earlier one exactly when it begins before the
+// largest end so far, and then the range holding that end overlaps it too; a
+// range that overlaps a later one is, by the order, the holder when its next
+// range comes. Once per file, only under --data.
 std::vector<std::uint8_t> overlapping(const std::vector<TensorEntry>& tensors) {
-  std::vector<std::size_t> order;
-  order.reserve(tensors.size());
-  for (std::size_t i = 0; i < tensors.size(); ++i)
-    if (tensors[i].end > tensors[i].begin) order.push_back(i);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return tensors[a].begin != tensors[b].begin ? tensors[a].begin < tensors[b].begin : a < b;
-  });
   std::vector<std::uint8_t> out(tensors.size(), 0);
+  const auto index = [&](const TensorEntry* t) { return static_cast<std::size_t>(t - tensors.data()); };
   std::uint64_t max_end = 0;
-  std::size_t holder = 0;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const TensorEntry& t = tensors[order[k]];
-    if (k > 0 && t.begin < max_end) out[order[k]] = out[holder] = 1;
-    if (k == 0 || t.end > max_end) {
-      max_end = t.end;
-      holder = order[k];
+  const TensorEntry* holder = nullptr;
+  for (const TensorEntry* t : sorted_by_offsets(tensors)) {
+    if (t->end <= t->begin) continue;
+    if (holder && t->begin < max_end) out[index(t)] = out[index(holder)] = 1;
+    if (!holder || t->end > max_end) {
+      max_end = t->end;
+      holder = t;
     }
   }
   return out;

@@ -146,15 +146,7 @@ void check_codebook(const Layer& l, const TensorTable& t, const TensorData& data
     const std::size_t n = bytes.size() / w;
     for (std::size_t j = 0; j < n; ++j, ++b.total) {
       const std::uint8_t* p = bytes.data() + j * w;
-      double v = 0;
-      switch (*r) {
-        case Reading::E4M3: v = scan::decode<Reading::E4M3>(p); break;
-        case Reading::E5M2: v = scan::decode<Reading::E5M2>(p); break;
-        case Reading::F16: v = scan::decode<Reading::F16>(p); break;
-        case Reading::BF16: v = scan::decode<Reading::BF16>(p); break;
-        case Reading::F32: v = scan::decode<Reading::F32>(p); break;
-        case Reading::F64: v = scan::decode<Reading::F64>(p); break;
-      }
+      const double v = scan::decode(*r, p);
       if (!std::isfinite(v)) b.note(b.total, v);
       if (b.total > 0 && !(v > prev) && o.count++ == 0) {
         o.first = b.total;

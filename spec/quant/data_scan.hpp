@@ -85,6 +85,20 @@ double decode(const std::uint8_t* p) {
   else return std::bit_cast<double>(le64(p));
 }
 
+// The same, with the reading known only at run time (short tensors such as a
+// codebook; the long loops below are instantiated per reading).
+inline double decode(Reading r, const std::uint8_t* p) {
+  switch (r) {
+    case Reading::E4M3: return decode<Reading::E4M3>(p);
+    case Reading::E5M2: return decode<Reading::E5M2>(p);
+    case Reading::F16: return decode<Reading::F16>(p);
+    case Reading::BF16: return decode<Reading::BF16>(p);
+    case Reading::F32: return decode<Reading::F32>(p);
+    case Reading::F64: return decode<Reading::F64>(p);
+  }
+  return 0;
+}
+
 // The first offending element and how many there are, of `total`.
 struct Bad {
   std::uint64_t count = 0;
