@@ -27,6 +27,19 @@ option(SAFESPEC_PCH "Precompile the headers every test and command file includes
 function(safespec_test_code_options target)
   target_compile_options(${target} PRIVATE -O0)
 endfunction()
+# Code no test and no user waits on: the command's option parsing (cli/;
+# CLI11 is header-only, and each command file compiled some 500 of its
+# functions, 17 s a file at g++ -O3 against 10 s at -O1), the generators
+# (gen/) and the conformance suite's writer. -O1, or -O0 under the
+# sanitizers (clang: 30 s against 13 s for gen/models.cpp); the code they
+# call keeps the build type's optimisation.
+function(safespec_cold_code_options target)
+  if(SAFESPEC_SANITIZE)
+    target_compile_options(${target} PRIVATE -O0)
+  else()
+    target_compile_options(${target} PRIVATE -O1)
+  endif()
+endfunction()
 # One precompiled header per target, when SAFESPEC_PCH is on.
 function(safespec_precompile target)
   if(SAFESPEC_PCH)
@@ -40,8 +53,11 @@ if(SAFESPEC_SANITIZE)
   add_link_options(-fsanitize=${SAFESPEC_SANITIZE} -fno-sanitize-recover=all)
 endif()
 
-if(SAFESPEC_FUZZ)
+if(SAFESPEC_FUZZ AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize=fuzzer-no-link")
   # Coverage instrumentation for the library too, not only the target's own
-  # translation unit, or libFuzzer is blind to the parser.
+  # translation unit, or libFuzzer is blind to the parser. The engines'
+  # $CXXFLAGS carry it already; a second copy would only change the command
+  # line, and then ccache could not serve the fuzz build the asan preset's
+  # objects (scripts/oss_fuzz_local.sh).
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
