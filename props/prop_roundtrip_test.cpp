@@ -2,6 +2,9 @@
 // written reads back as written, by both readers, with no findings at all.
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gen/models.hpp"
 #include "gen/mutations.hpp"
@@ -9,6 +12,7 @@
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
+#include "spec/name_index.hpp"
 #include "src/load.hpp"
 #include "src/oracles.hpp"
 #include "src/writer.hpp"
@@ -198,5 +202,35 @@ TEST_CASE("normal form (canonical_header_json)", "[prop][normal-form]") {
     RC_ASSERT(normalized(shuffled) == normalized(h));
     RC_ASSERT(normalized(normalized(h)) == normalized(h));
     RC_ASSERT(canonical_header_json(shuffled) == canonical_header_json(h));
+  });
+}
+
+// NameIndex::for_each_repeat (spec/name_index.hpp) is the one duplicate walk
+// of both header readers, check_index and the collision check of a
+// checkpoint's files: it must name every repeat with its first appearance,
+// in order, whatever the names and however many collide.
+TEST_CASE("NameIndex reports each repeated name with its first appearance", "[prop][name-index]") {
+  rc::prop("for_each_repeat agrees with a quadratic scan", [] {
+    // Ten distinct names of 0 to 3 bytes, NUL among them: repeats are common.
+    const auto names = *rc::gen::container<std::vector<std::string>>(rc::gen::map(
+        rc::gen::inRange(0, 12), [](int v) { return std::string(static_cast<std::size_t>(v % 4), "ab\0"[v / 4]); }));
+    std::vector<std::pair<std::size_t, std::size_t>> expected;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (names[j] == names[i]) {
+          expected.emplace_back(i, j);
+          break;
+        }
+    std::vector<std::pair<std::size_t, std::size_t>> got;
+    NameIndex index;
+    index.for_each_repeat(names.size(), [&](std::size_t k) { return std::string_view(names[k]); },
+                          [&](std::size_t i, std::size_t first) {
+                            got.emplace_back(i, first);
+                            return true;
+                          });
+    RC_ASSERT(got == expected);
+    NameIndex again;
+    RC_ASSERT(again.first_duplicate(names.size(), [&](std::size_t k) { return std::string_view(names[k]); }) ==
+              (expected.empty() ? NameIndex::npos : expected.front().first));
   });
 }

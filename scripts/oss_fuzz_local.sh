@@ -17,11 +17,7 @@ shift || true
 root="$PWD/build/oss-fuzz"
 export OUT="$root/out" WORK="$root/work"
 export CXX=clang++-14 CC=clang-14
-# The asan preset's flags, in its order (its CMAKE_CXX_FLAGS, then what
-# SAFESPEC_SANITIZE adds), with the same coverage instrumentation: every
-# library object is then the same compile command, and ccache serves this
-# build from the asan build's objects (scripts/test.sh runs asan first).
-export CXXFLAGS="-O1 -gline-tables-only -fsanitize=fuzzer-no-link -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+export CXXFLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=fuzzer-no-link"
 export CFLAGS="$CXXFLAGS"
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
 # The project's own clang-14 is pinned, so its warnings stay errors here.

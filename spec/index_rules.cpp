@@ -19,59 +19,51 @@ bool is_plain_shard_name(const std::string& name) {
 
 namespace {
 
-// One entry per tensor name, hashed once for both directions of the check
-// (index -> shard and shard -> index), in a NameIndex (open addressing, keyed
-// SipHash: an index is input too, and must not be able to make its names
-// collide). The index of a 1,000-shard checkpoint names 64,000 tensors, and
-// two node-based maps that copied every name were most of check's sequential
-// time (issue 14). The names stay owned by the index and the shard models,
-// which outlive this. A NameIndex holds fewer than 2^32 - 1 names; these are
-// the tensors of headers held in memory at once, far fewer.
+// Where a tensor name is listed and found. The names are the index's entries
+// and the shards' tensors (owned by the index and the shard models, which
+// outlive this) in one NameIndex walk (open addressing, keyed SipHash: an
+// index is input too, and must not be able to make its names collide), so
+// each name is hashed once for both directions of the check (index -> shard
+// and shard -> index). The index of a 1,000-shard checkpoint names 64,000
+// tensors; two node-based maps that copied every name were most of check's
+// sequential time, and a lookup at a time, each waiting for its slot, still
+// a sixth of it (issue 14). A NameIndex holds fewer than 2^32 - 1 names;
+// these are the tensors of headers held in memory at once, far fewer.
 struct Where {
   const std::string* listed = nullptr;  // the shard weight_map names (its first entry)
   const std::string* home = nullptr;    // the shard that holds it (the first one read)
-};
-
-class TensorPlaces {
- public:
-  explicit TensorPlaces(std::size_t expected) {
-    index_.reset(expected);
-    names_.reserve(expected);
-    where_.reserve(expected);
-  }
-  // The number of `name`'s entry, made empty on its first appearance. (A
-  // number, not a reference: entries move as more names arrive.)
-  std::size_t slot(std::string_view name) {
-    const std::size_t found = index_.find_or_insert(name, names_.size(), [&](std::size_t i) { return names_[i]; });
-    if (found != NameIndex::npos) return found;
-    names_.push_back(name);
-    where_.emplace_back();
-    return where_.size() - 1;
-  }
-  Where& at(std::size_t slot) { return where_[slot]; }
-
- private:
-  NameIndex index_;
-  std::vector<std::string_view> names_;
-  std::vector<Where> where_;
 };
 
 }  // namespace
 
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   FindingSink out;
-  TensorPlaces where(index.weight_map.size());
-  // Each weight_map entry's slot, for the last pass (no second lookup).
-  std::vector<std::size_t> entry_slot;
-  entry_slot.reserve(index.weight_map.size());
-  for (const auto& [tensor, shard] : index.weight_map) {
-    entry_slot.push_back(where.slot(tensor));
-    Where& w = where.at(entry_slot.back());
-    if (!w.listed) w.listed = &shard;
+  // Names 0..W-1: the weight_map's entries; then every readable shard's
+  // tensors, shards in order. first[k]: the number of name k's first
+  // appearance, whose Where stands for every appearance.
+  const std::size_t listed_count = index.weight_map.size();
+  std::vector<std::string_view> names;
+  names.reserve(listed_count);
+  for (const auto& entry : index.weight_map) names.push_back(entry.first);
+  for (const auto& [shard, state] : shards)
+    if (state.model)
+      for (const TensorEntry& t : state.model->header.tensors) names.push_back(t.name);
+  std::vector<std::size_t> first(names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) first[k] = k;
+  NameIndex seen;
+  seen.for_each_repeat(names.size(), [&](std::size_t k) { return names[k]; }, [&](std::size_t k, std::size_t f) {
+    first[k] = f;
+    return true;
+  });
+  std::vector<Where> where(names.size());
+  for (std::size_t i = 0; i < listed_count; ++i) {
+    Where& w = where[first[i]];
+    if (!w.listed) w.listed = &index.weight_map[i].second;
   }
 
   std::uint64_t total = 0;
   bool total_overflows = false;
+  std::size_t k = listed_count;  // the next shard tensor's number
   for (const auto& [shard, state] : shards) {
     if (!state.model) {
       out.add(RuleId::IndexShardMissing, Place::shard(shard),
@@ -84,7 +76,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
         if (!sum) total_overflows = true;
         else total = *sum;
       }
-      Where& w = where.at(where.slot(t.name));
+      Where& w = where[first[k++]];
       if (w.home) {
         out.add(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
                 "expected the tensor in one shard, found it in " + quote_name(*w.home) + " and " +
@@ -105,7 +97,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
     const auto& [tensor, shard] = index.weight_map[i];
     const auto s = shards.find(shard);
     if (s == shards.end() || !s->second.model) continue;  // reported as a missing shard
-    const Where& w = where.at(entry_slot[i]);
+    const Where& w = where[first[i]];
     if (!w.home || *w.home != shard)
       out.add(RuleId::IndexTensorMissing, Place::tensor(tensor),
               "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there");

@@ -229,42 +229,33 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 // them is flagged as an index flags it (the loader would read one of them).
 void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group) {
   constexpr RuleId kRule = RuleId::IndexTensorInTwoShards;
-  // Every name once, in a NameIndex of views into the models (which outlive
-  // this): a directory of 1,000 files of 64 tensors is 64,000 names, and a
-  // map that copied each one was an eighth of `check` on it (issue 14).
-  std::size_t total = 0;
-  for (std::size_t i : group)
-    if (reports[i].model) total += reports[i].model->header.tensors.size();
-  NameIndex index;
-  index.reset(total);
+  // Every name of every file, in group order, as views into the models
+  // (which outlive this), through one NameIndex walk: a directory of 1,000
+  // files of 64 tensors is 64,000 names, and a map that copied each one was
+  // an eighth of `check` on it, a lookup at a time a seventh (issue 14).
   std::vector<std::string_view> names;
-  std::vector<std::size_t> file_of;  // per name: the report it was first seen in
-  names.reserve(total);
-  file_of.reserve(total);
-  const auto name_at = [&](std::size_t k) { return names[k]; };
-  for (std::size_t i : group) {
-    FileReport& r = reports[i];
-    if (!r.model) continue;
-    std::optional<FindingSink> sink;  // made at the first collision: most files have none
-    for (const TensorEntry& t : r.model->header.tensors) {
-      const std::size_t first = index.find_or_insert(t.name, names.size(), name_at);
-      if (first == NameIndex::npos) {
+  std::vector<std::size_t> file_of;  // per name: its report
+  for (std::size_t i : group)
+    if (reports[i].model)
+      for (const TensorEntry& t : reports[i].model->header.tensors) {
         names.push_back(t.name);
         file_of.push_back(i);
-        continue;
       }
-      if (!sink) sink.emplace();
-      if (!sink->lists(kRule)) {
-        sink->count_only(kRule);
-        continue;
-      }
-      sink->add(kRule, Place::tensor(t.name),
-                "expected the tensor in one file of the checkpoint, found it in " +
-                    quote_name(reports[file_of[first]].path) + " and " + quote_name(r.path));
+  std::map<std::size_t, FindingSink> sinks;  // per report with a collision: most have none
+  NameIndex index;
+  index.for_each_repeat(names.size(), [&](std::size_t k) { return names[k]; }, [&](std::size_t k, std::size_t first) {
+    FindingSink& sink = sinks[file_of[k]];
+    if (!sink.lists(kRule)) {
+      sink.count_only(kRule);
+      return true;
     }
-    if (sink)
-      for (Finding& f : std::move(*sink).finish(Place::file())) r.findings.push_back(std::move(f));
-  }
+    sink.add(kRule, Place::tensor(names[k]),
+             "expected the tensor in one file of the checkpoint, found it in " +
+                 quote_name(reports[file_of[first]].path) + " and " + quote_name(reports[file_of[k]].path));
+    return true;
+  });
+  for (auto& [i, sink] : sinks)
+    for (Finding& f : std::move(sink).finish(Place::file())) reports[i].findings.push_back(std::move(f));
 }
 
 }  // namespace
@@ -322,6 +313,9 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     loose.insert(loose.end(), plan.back().files.begin(), plan.back().files.end());
   }
   std::vector<FileReport> loaded = check_files(loose, o.profile, o.jobs, parser);
+  // A report's move is a few hundred bytes of members; regrowth would move
+  // each of a directory's thousand reports again.
+  reports.reserve(loaded.size() + plan.size());
   std::size_t next_loaded = 0;
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const std::string& path = paths[k];
