@@ -3,6 +3,9 @@
 # Python"): setup.py drives CMake in build/release, which the release stage
 # of scripts/test.sh has just configured and built with the settings setup.py
 # passes (Release, no tests, the module on), so only what changed is rebuilt.
+# setup.py leaves SAFESPEC_TESTS off in that cache; the release preset sets it
+# on again, or a later `cmake --preset release` would build no test and ctest
+# would run the test programs left from before.
 # The module is installed with --target into a scratch folder and imported
 # from outside the source tree.
 set -euo pipefail
