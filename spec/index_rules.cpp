@@ -1,6 +1,6 @@
 #include "spec/index_rules.hpp"
 
-#include <array>
+#include <numeric>
 #include <string_view>
 #include <vector>
 
@@ -49,7 +49,7 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
     if (state.model)
       for (const TensorEntry& t : state.model->header.tensors) names.push_back(t.name);
   std::vector<std::size_t> first(names.size());
-  for (std::size_t k = 0; k < names.size(); ++k) first[k] = k;
+  std::iota(first.begin(), first.end(), std::size_t{0});
   NameIndex seen;
   seen.for_each_repeat(names.size(), [&](std::size_t k) { return names[k]; }, [&](std::size_t k, std::size_t f) {
     first[k] = f;

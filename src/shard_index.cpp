@@ -81,11 +81,10 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
                                                                       std::to_string(file.value().size()) + " bytes")};
   // Read straight into the parser's padded buffer: no second copy of a
   // 4 MB index (a 1,000-shard checkpoint's) to fault in.
-  const std::size_t size = file.value().size();
-  std::string text(size + simdjson::SIMDJSON_PADDING, '\0');
-  if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), size)); !r)
+  simdjson::padded_string text(static_cast<std::size_t>(file.value().size()));
+  if (auto r = file.value().read_at(0, std::span(reinterpret_cast<std::uint8_t*>(text.data()), text.size())); !r)
     return IndexFailure{r.error(), std::nullopt};
-  auto index = parse_padded_index(simdjson::padded_string_view(text.data(), size, text.size()));
+  auto index = parse_padded_index(text);
   if (!index) return IndexFailure{std::nullopt, std::move(index).error()};
   IndexFile out{std::move(index).value(), {}, {}};
   std::set<std::string> names;
