@@ -5,7 +5,8 @@
 // quantizer, divisors that are zero, subnormal, infinite or NaN, both
 // flushes, and lengths that leave every tail. The linear as a whole is
 // checked against the reference by prop_w4a8_fast_test.cpp; these pin each
-// kernel alone, so a failure names the kernel.
+// kernel alone, so a failure names the kernel. The cuda.3 rotation's SSE
+// and AVX-512 stages (src/numerics/rotate_cuda_fast.hpp) are pinned the same way.
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "props/full_range_gen.hpp"
+#include "src/numerics/rotate_cuda_fast.hpp"
 #include "src/numerics/w4a8_lanes.hpp"
 
 using namespace safespec;
@@ -107,5 +109,35 @@ TEST_CASE("W4A8 lanes: AVX2 weight decode is the portable loop's", "[prop][numer
     lanes::decode_group_scalar(table, bytes.data(), bytes.size(), scalar.data());
     lanes::decode_group_avx2(table, bytes.data(), bytes.size(), vec.data());
     RC_ASSERT(scalar == vec);  // the byte past the group too: nothing written beyond it
+  });
+}
+
+TEST_CASE("cuda.3 rotation: the SSE and AVX-512 stages give the portable stages' bits", "[prop][numerics]") {
+  // Every C from 4 to 1024: below 16 all run the portable stages, below 64
+  // AVX-512 runs SSE's; the values are any bit pattern, specials, subnormals
+  // (both flushes), and ordinary magnitudes whose sums round. Any NaN
+  // matches any NaN: its payload follows operand order, which the compiler
+  // may swap in a commutative add (§1.1; the fast path's oracle agrees).
+  prop("C = 4 .. 1024, both flushes", 300, [] {
+    const std::size_t c = std::size_t{1} << (2 * pick(1, 6));
+    const bool flush = coin();
+    std::vector<float> block(c), scratch(c);
+    // A quarter of the blocks only near the subnormal range (exponent field
+    // 0 to 2), where the flush of each operand decides sums that cross 2^-126.
+    const bool tiny = pick(0, 4) == 0;
+    for (float& v : block)
+      v = tiny ? std::bit_cast<float>(static_cast<std::uint32_t>(bulk(0, 0x01800000)) | (coin() ? 0x80000000u : 0u))
+               : gen_value(std::ldexp(1.0f, pick(-140, 20)));
+    std::vector<float> want = block;
+    rotate_cuda_block(want, scratch, flush, RotateLanes::Portable);
+    for (RotateLanes lanes : {RotateLanes::Sse, RotateLanes::Avx512}) {
+      std::vector<float> got = block;
+      rotate_cuda_block(got, scratch, flush, resolve_rotate_lanes(lanes));
+      for (std::size_t i = 0; i < c; ++i) {
+        RC_LOG() << "c " << c << " lanes " << static_cast<int>(lanes) << " i " << i << "\n";
+        RC_ASSERT((std::isnan(got[i]) && std::isnan(want[i])) ||
+                  std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want[i]));
+      }
+    }
   });
 }

@@ -9,126 +9,16 @@
 #include "spec/numerics/exact_sum.hpp"
 #include "src/header_memory.hpp"
 #include "src/numerics/hadamard_fast.hpp"
+#include "src/numerics/rotate_cuda_fast.hpp"
 #include "src/numerics/w4a8_lanes.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#include <xmmintrin.h>
-#define SAFESPEC_FHT_SSE 1
-#else
-#define SAFESPEC_FHT_SSE 0
-#endif
 
 namespace safespec::numerics {
 
 namespace {
 
-// ---- cuda.3 in place ----
-
-// CudaF32's operations (spec/numerics/hadamard.cpp) inlined: with Flush
-// (--ftz modelled) each operand and the result with a zero exponent field
-// becomes the zero of its sign (fpclassify's FP_SUBNORMAL, and zeros stay
-// themselves), then one IEEE binary32 operation. Branch-free, so the
-// compiler can vectorize a stage; element-wise IEEE operations give the same
-// bits in vector registers.
 using lanes::ftz;
 using lanes::round_x;
-
-template <bool Flush> float add(float a, float b) { return ftz<Flush>(ftz<Flush>(a) + ftz<Flush>(b)); }
-template <bool Flush> float sub(float a, float b) { return ftz<Flush>(ftz<Flush>(a) - ftz<Flush>(b)); }
-template <bool Flush> float half(float a) { return ftz<Flush>(0.5f * ftz<Flush>(a)); }  // mul(0.5f, a)
-
-// One radix-4 stage with stride s (§3.3): for each base b (digit 0 at s),
-// out[b + d·s] = f32(0.5 · S_d(in[b], in[b + s], in[b + 2s], in[b + 3s])),
-// S_d left to right as rotate_cuda's h4_row. The shared a0 + a1 is the same
-// IEEE operation on the same operands as h4_row's, hence the same value.
-template <bool Flush>
-void fht_stage(const float* in, float* out, std::size_t c, std::size_t s) {
-  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
-    for (std::size_t r = 0; r < s; ++r) {
-      const std::size_t b = base0 + r;
-      const float a0 = in[b], a1 = in[b + s], a2 = in[b + 2 * s], a3 = in[b + 3 * s];
-      const float p01 = add<Flush>(a0, a1), m01 = sub<Flush>(a0, a1), m10 = sub<Flush>(a1, a0);
-      out[b] = half<Flush>(sub<Flush>(add<Flush>(p01, a2), a3));
-      out[b + s] = half<Flush>(add<Flush>(sub<Flush>(p01, a2), a3));
-      out[b + 2 * s] = half<Flush>(add<Flush>(add<Flush>(m01, a2), a3));
-      out[b + 3 * s] = half<Flush>(add<Flush>(add<Flush>(m10, a2), a3));
-    }
-}
-
-#if SAFESPEC_FHT_SSE
-// The same stage four outputs at a time (SSE2, part of x86-64): packed IEEE
-// operations give each lane the scalar operation's bits (MXCSR's FTZ and
-// DAZ stay off; the flush is the explicit select below).
-template <bool Flush>
-[[gnu::always_inline]] inline __m128 ftz4(__m128 v) {
-  if constexpr (!Flush) return v;
-  const __m128i exponent = _mm_and_si128(_mm_castps_si128(v), _mm_set1_epi32(0x7F800000));
-  const __m128 zero_exp = _mm_castsi128_ps(_mm_cmpeq_epi32(exponent, _mm_setzero_si128()));
-  return _mm_or_ps(_mm_and_ps(zero_exp, _mm_and_ps(v, _mm_set1_ps(-0.0f))), _mm_andnot_ps(zero_exp, v));
-}
-// CudaF32's operations on operands already flushed: ftz is idempotent
-// (a flushed value is ±0 or has a nonzero exponent field, and ftz returns
-// it unchanged), so flushing each input once and each result once gives the
-// bits of flushing every operand of every operation, at a third of the cost.
-template <bool Flush> [[gnu::always_inline]] inline __m128 add4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_add_ps(a, b)); }
-template <bool Flush> [[gnu::always_inline]] inline __m128 sub4(__m128 a, __m128 b) { return ftz4<Flush>(_mm_sub_ps(a, b)); }
-template <bool Flush> [[gnu::always_inline]] inline __m128 half4(__m128 a) { return ftz4<Flush>(_mm_mul_ps(_mm_set1_ps(0.5f), a)); }
-
-// o[d] = half(S_d(a0, a1, a2, a3)), lane by lane, as fht_stage: the inputs
-// flushed once here, every intermediate flushed as it is made.
-template <bool Flush>
-[[gnu::always_inline]] inline void butterfly4(__m128 a0, __m128 a1, __m128 a2, __m128 a3, __m128 (&o)[4]) {
-  a0 = ftz4<Flush>(a0), a1 = ftz4<Flush>(a1), a2 = ftz4<Flush>(a2), a3 = ftz4<Flush>(a3);
-  const __m128 p01 = add4<Flush>(a0, a1), m01 = sub4<Flush>(a0, a1), m10 = sub4<Flush>(a1, a0);
-  o[0] = half4<Flush>(sub4<Flush>(add4<Flush>(p01, a2), a3));
-  o[1] = half4<Flush>(add4<Flush>(sub4<Flush>(p01, a2), a3));
-  o[2] = half4<Flush>(add4<Flush>(add4<Flush>(m01, a2), a3));
-  o[3] = half4<Flush>(add4<Flush>(add4<Flush>(m10, a2), a3));
-}
-
-template <bool Flush>
-void fht_stage_sse(const float* in, float* out, std::size_t c, std::size_t s) {
-  __m128 o[4];
-  if (s == 1) {  // groups are 4 consecutive values: transpose 4 groups, butterfly, transpose back
-    for (std::size_t b = 0; b < c; b += 16) {
-      __m128 g0 = _mm_loadu_ps(in + b), g1 = _mm_loadu_ps(in + b + 4), g2 = _mm_loadu_ps(in + b + 8),
-             g3 = _mm_loadu_ps(in + b + 12);
-      _MM_TRANSPOSE4_PS(g0, g1, g2, g3);
-      butterfly4<Flush>(g0, g1, g2, g3, o);
-      _MM_TRANSPOSE4_PS(o[0], o[1], o[2], o[3]);
-      for (std::size_t q = 0; q < 4; ++q) _mm_storeu_ps(out + b + 4 * q, o[q]);
-    }
-    return;
-  }
-  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
-    for (std::size_t r = 0; r < s; r += 4) {
-      const float* p = in + base0 + r;
-      butterfly4<Flush>(_mm_loadu_ps(p), _mm_loadu_ps(p + s), _mm_loadu_ps(p + 2 * s), _mm_loadu_ps(p + 3 * s), o);
-      for (std::size_t d = 0; d < 4; ++d) _mm_storeu_ps(out + base0 + r + d * s, o[d]);
-    }
-}
-#endif
-
-// cuda.3 on one block, in place: rotate_cuda's stages (strides 1, 4, 16, ...).
-template <bool Flush>
-void rotate_cuda_block(std::span<float> block, std::span<float> scratch) {
-  const std::size_t c = block.size();
-  float* in = block.data();
-  float* out = scratch.data();
-  for (std::size_t s = 1; s < c; s *= 4) {
-#if SAFESPEC_FHT_SSE
-    if (c >= 16)
-      fht_stage_sse<Flush>(in, out, c, s);
-    else
-      fht_stage<Flush>(in, out, c, s);
-#else
-    fht_stage<Flush>(in, out, c, s);
-#endif
-    std::swap(in, out);
-  }
-  if (in != block.data()) std::copy(in, in + c, block.data());
-}
 
 // ---- cuda.8 - cuda.9 ----
 
@@ -170,19 +60,15 @@ struct RowState {
 };
 
 RowState quantize_row(std::span<const float> x_row, std::span<float> rotated, std::span<std::int8_t> xq,
-                      std::size_t c, FloatType tx, const W4a8Options& o, bool avx2, std::vector<float>& fscratch,
-                      FhtScratch& dscratch) {
+                      std::size_t c, FloatType tx, const W4a8Options& o, bool avx2, RotateLanes rotate_lanes,
+                      std::vector<float>& fscratch, FhtScratch& dscratch) {
   RowState st;
   if (o.semantics == Semantics::Cuda) {
     const CudaF32 f32{o.cuda_flush_subnormals};
     std::copy(x_row.begin(), x_row.end(), rotated.begin());  // cuda.2: exact
     fscratch.resize(c);
-    for (std::size_t b = 0; b < rotated.size(); b += c) {
-      if (o.cuda_flush_subnormals)
-        rotate_cuda_block<true>(rotated.subspan(b, c), fscratch);
-      else
-        rotate_cuda_block<false>(rotated.subspan(b, c), fscratch);
-    }
+    for (std::size_t b = 0; b < rotated.size(); b += c)
+      rotate_cuda_block(rotated.subspan(b, c), fscratch, o.cuda_flush_subnormals, rotate_lanes);
     st.amax = avx2 ? lanes::amax_avx2(rotated) : lanes::amax_scalar(rotated);  // cuda.4
     st.xs = activation_scale_cuda(st.amax, tx, f32);   // cuda.5
     st.divisor = round_to(tx, st.xs);                  // cuda.6, zero kept
@@ -344,6 +230,10 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
   if (o.semantics == Semantics::Eager && l.correction) return w4a8_linear(l, x, o);  // eager.C1-C4
   PhaseClock clock(config.phases);
   const bool avx2 = config.vector_lanes && lanes::use_avx2(config.kernel);
+  // cuda.3 in 16 lanes where the CPU has them and the kernel asked for allows
+  // them; in SSE otherwise, as before vector_lanes existed (its baseline).
+  const bool wide = config.vector_lanes && (config.kernel == GemmKernel::Auto || config.kernel == GemmKernel::Avx512Vnni);
+  const RotateLanes rotate_lanes = resolve_rotate_lanes(wide ? RotateLanes::Avx512 : RotateLanes::Sse);
   if (Status s = validate_fast(l, x, o, avx2); !s) return s.error();
   clock.mark(&W4a8PhaseTimes::validate);
   const FloatType to = o.out_dtype.value_or(x.dtype);
@@ -381,8 +271,8 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
     for (std::size_t m = m0; m < m1; ++m) {
       const std::span<float> rotated = trace ? std::span<float>(t.rotated).subspan(m * K, K) : std::span<float>(row);
       const RowState st = quantize_row(std::span<const float>(x.values).subspan(m * K, K), rotated,
-                                       std::span<std::int8_t>(xq + m * K, K), C, x.dtype, o, avx2, fscratch,
-                                       dscratch);
+                                       std::span<std::int8_t>(xq + m * K, K), C, x.dtype, o, avx2, rotate_lanes,
+                                       fscratch, dscratch);
       t.amax[m] = st.amax;
       t.xs[m] = st.xs;
       t.divisor[m] = st.divisor;
