@@ -7,6 +7,7 @@
 // checked against the reference by prop_w4a8_fast_test.cpp; these pin each
 // kernel alone, so a failure names the kernel. The cuda.3 rotation's SSE
 // and AVX-512 stages (src/numerics/rotate_cuda_fast.hpp) are pinned the same way.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "props/full_range_gen.hpp"
+#include "src/numerics/epilogue_lanes.hpp"
 #include "src/numerics/rotate_cuda_fast.hpp"
 #include "src/numerics/w4a8_lanes.hpp"
 
@@ -137,6 +139,56 @@ TEST_CASE("cuda.3 rotation: the SSE and AVX-512 stages give the portable stages'
         RC_LOG() << "c " << c << " lanes " << static_cast<int>(lanes) << " i " << i << "\n";
         RC_ASSERT((std::isnan(got[i]) && std::isnan(want[i])) ||
                   std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want[i]));
+      }
+    }
+  });
+}
+
+TEST_CASE("cuda.8-cuda.9 epilogue: the AVX-512 row is the portable loop's, bit for bit", "[prop][numerics]") {
+  // Sums of any int32, scales and biases of every class (any bits, specials,
+  // subnormals, ordinary), both flushes, fma or not, every T_o, lengths that
+  // leave a masked tail. The lanes give up (false) exactly where they must:
+  // T_o = F16, no AVX-512F, or a NaN output.
+  const bool avx512 = resolve_rotate_lanes(RotateLanes::Avx512) == RotateLanes::Avx512;
+  prop("any row", 400, [avx512] {
+    const std::size_t n = static_cast<std::size_t>(pick(0, 70));
+    std::vector<std::int32_t> acc(n);
+    std::vector<float> s(n), bias(n);
+    // Half the rows exact: small sums and power-of-two scales, so BF16 ties
+    // (a 9-bit odd sum) are common.
+    const bool exact = coin();
+    for (auto& a : acc)
+      a = exact ? pick(-600, 600)
+          : pick(0, 4) == 0 ? static_cast<std::int32_t>(bulk<std::uint64_t>(0, std::uint64_t{1} << 32))
+                            : pick(-200000, 200000);
+    for (float& v : s)
+      v = exact ? std::ldexp(coin() ? 1.0f : -1.0f, pick(-20, 20)) : gen_value(std::ldexp(1.0f, pick(-140, 20)));
+    const float xs = pick(0, 6) == 0 ? special()
+                     : exact       ? std::ldexp(1.0f, pick(-140, 5))
+                                   : std::ldexp(1.0f + static_cast<float>(pick(0, 128)) / 128.0f, pick(-140, 5));
+    // Biases near -t0 · s (fma keeps the product's rounding error that the
+    // sum then exposes) and near the subnormal range (their flush decides
+    // the sum with a small product), as well as anything.
+    for (std::size_t i = 0; i < n; ++i)
+      switch (pick(0, 4)) {
+        case 0: bias[i] = -(static_cast<float>(acc[i]) * xs * s[i]); break;
+        case 1:
+          bias[i] = std::bit_cast<float>(static_cast<std::uint32_t>(bulk(0, 0x01800000)) | (coin() ? 0x80000000u : 0u));
+          break;
+        default: bias[i] = gen_value(std::ldexp(1.0f, pick(-140, 5)));
+      }
+    const FloatType to = one_of(FloatType::F32, FloatType::BF16, FloatType::F16);
+    for (int variant = 0; variant < 8; ++variant) {  // with and without bias, fma, flush
+      const EpilogueRow row{acc, xs, s, variant & 1 ? bias.data() : nullptr, (variant & 2) != 0, (variant & 4) != 0, to};
+      std::vector<float> want(n, 1.0f), got(n, 2.0f);
+      epilogue_cuda_portable(row, want);
+      const bool some_nan = std::any_of(want.begin(), want.end(), [](float v) { return std::isnan(v); });
+      const bool ran = epilogue_cuda_avx512(row, got);
+      RC_ASSERT(ran == (avx512 && to != FloatType::F16 && !some_nan));
+      if (!ran) continue;
+      for (std::size_t i = 0; i < n; ++i) {
+        RC_LOG() << "variant " << variant << " i " << i << " acc " << acc[i] << " s " << s[i] << " xs " << xs << "\n";
+        RC_ASSERT(std::bit_cast<std::uint32_t>(got[i]) == std::bit_cast<std::uint32_t>(want[i]));
       }
     }
   });

@@ -8,6 +8,7 @@
 
 #include "spec/numerics/exact_sum.hpp"
 #include "src/header_memory.hpp"
+#include "src/numerics/epilogue_lanes.hpp"
 #include "src/numerics/hadamard_fast.hpp"
 #include "src/numerics/rotate_cuda_fast.hpp"
 #include "src/numerics/w4a8_lanes.hpp"
@@ -16,42 +17,6 @@
 namespace safespec::numerics {
 
 namespace {
-
-using lanes::ftz;
-using lanes::round_x;
-
-// ---- cuda.8 - cuda.9 ----
-
-// epilogue_cuda inlined: a = f32(acc), t0 = mul(a, xs), then mul(t0, s)
-// straight to T_o without a bias, or fma(t0, s, b) / add(mul(t0, s), b) and
-// one conversion to T_o; CudaF32's flushes on every operand and result.
-template <bool Flush, FloatType To>
-float epilogue_cuda_inline(std::int32_t acc, float xs, float s, const float* bias, bool fma) {
-  const auto mul = [](float a, float b) { return ftz<Flush>(ftz<Flush>(a) * ftz<Flush>(b)); };
-  const float t0 = mul(static_cast<float>(acc), xs);
-  if (bias == nullptr) return round_x<To>(mul(t0, s));
-  const float b = *bias;
-  const float sum = fma ? ftz<Flush>(std::fma(ftz<Flush>(t0), ftz<Flush>(s), ftz<Flush>(b)))
-                        : ftz<Flush>(mul(t0, s) + ftz<Flush>(b));
-  return round_x<To>(sum);
-}
-
-template <bool Flush, FloatType To>
-void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8Layer& l, bool fma,
-                       std::span<float> y) {
-  for (std::size_t n = 0; n < y.size(); ++n)
-    y[n] = epilogue_cuda_inline<Flush, To>(acc[n], xs, l.s_channel[n], l.bias ? &(*l.bias)[n] : nullptr, fma);
-}
-
-void epilogue_cuda_row(std::span<const std::int32_t> acc, float xs, const W4a8Layer& l, const W4a8Options& o,
-                       FloatType to, std::span<float> y) {
-  const bool f = o.cuda_flush_subnormals, fma = o.cuda_fma_epilogue;
-  switch (to) {
-    case FloatType::F32: return f ? epilogue_cuda_row<true, FloatType::F32>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::F32>(acc, xs, l, fma, y);
-    case FloatType::BF16: return f ? epilogue_cuda_row<true, FloatType::BF16>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::BF16>(acc, xs, l, fma, y);
-    case FloatType::F16: return f ? epilogue_cuda_row<true, FloatType::F16>(acc, xs, l, fma, y) : epilogue_cuda_row<false, FloatType::F16>(acc, xs, l, fma, y);
-  }
-}
 
 // ---- per-row activation quantization ----
 
@@ -309,7 +274,9 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
       const std::span<float> y_row = std::span<float>(corr_o.empty() ? t.y : t.y_epilogue).subspan(m * N, N);
       const std::span<const std::int32_t> acc_row(acc + m * N, N);
       if (cuda) {
-        epilogue_cuda_row(acc_row, xs, l, o, to, y_row);
+        const EpilogueRow row{acc_row, xs, l.s_channel, l.bias ? l.bias->data() : nullptr, o.cuda_fma_epilogue,
+                              o.cuda_flush_subnormals, to};
+        if (!wide || !epilogue_cuda_avx512(row, y_row)) epilogue_cuda_portable(row, y_row);
       } else {
         for (std::size_t n = 0; n < N; ++n)
           y_row[n] = epilogue_eager(acc_row[n], xs, l.s_channel[n],
