@@ -9,8 +9,8 @@
 // rotation, quantization, N·K dot products and epilogues).
 //
 // The fast path runs twice: as it is, and with W4a8FastConfig::vector_lanes
-// off (validation, weight decode and activation quantization in their
-// portable loops, the GEMM the same): the second is the baseline the first's
+// off (validation, weight decode, activation quantization and the epilogue in
+// their portable loops, the rotation in SSE, the GEMM the same): the second is the baseline the first's
 // speed-up is measured against in the same process. Both report their phases
 // (W4a8FastConfig::phases): validate, decode, quantize, GEMM, epilogue, each
 // the mean over the timed iterations.
@@ -252,7 +252,7 @@ void summary() {
                 r8 * 1e3, r32 * 1e3, extrapolated * 1e3, fixed * 1e3, per_row * 1e3);
   if (fast > 0 && r512 > 0) std::printf("speed-up         %9.1fx\n", r512 / fast);
   const double base = get("fast_portable_lanes");
-  if (base > 0) std::printf("portable lanes   %9.1f ms  %7.1f Gop/s (baseline: validation, decode, quantization unvectorized)\n", base * 1e3, ops / base / 1e9);
+  if (base > 0) std::printf("portable lanes   %9.1f ms  %7.1f Gop/s (baseline: validation, decode, quantization, epilogue unvectorized)\n", base * 1e3, ops / base / 1e9);
   if (fast > 0 && base > 0) std::printf("fast / baseline  %9.2fx faster (fastest runs)\n", base / fast);
   for (const char* p : {"fast_portable_lanes", "fast"}) {
     std::vector<double> runs = g_runs[p];
