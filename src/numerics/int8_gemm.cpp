@@ -119,9 +119,12 @@ struct Vnni512 {
   __attribute__((target("avx512f"))) static __m128i hsum4(__m512i v0, __m512i v1, __m512i v2, __m512i v3) {
     constexpr __mmask16 all32 = 0xFFFF;
     constexpr __mmask8 all64 = 0xFF;
-    const __m512i p01 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all32, v0, v1), _mm512_maskz_unpackhi_epi32(all32, v0, v1));
-    const __m512i p23 = _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all32, v2, v3), _mm512_maskz_unpackhi_epi32(all32, v2, v3));
-    __m512i s = _mm512_add_epi32(_mm512_maskz_unpacklo_epi64(all64, p01, p23), _mm512_maskz_unpackhi_epi64(all64, p01, p23));
+    const __m512i p01 =
+        _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all32, v0, v1), _mm512_maskz_unpackhi_epi32(all32, v0, v1));
+    const __m512i p23 =
+        _mm512_add_epi32(_mm512_maskz_unpacklo_epi32(all32, v2, v3), _mm512_maskz_unpackhi_epi32(all32, v2, v3));
+    __m512i s =
+        _mm512_add_epi32(_mm512_maskz_unpacklo_epi64(all64, p01, p23), _mm512_maskz_unpackhi_epi64(all64, p01, p23));
     s = _mm512_add_epi32(s, _mm512_maskz_shuffle_i32x4(all32, s, s, _MM_SHUFFLE(1, 0, 3, 2)));
     s = _mm512_add_epi32(s, _mm512_maskz_shuffle_i32x4(all32, s, s, _MM_SHUFFLE(2, 3, 0, 1)));
     return _mm512_mask_extracti32x4_epi32(_mm_setzero_si128(), 0xF, s, 0);

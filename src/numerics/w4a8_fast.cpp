@@ -197,7 +197,8 @@ Result<W4a8Output> w4a8_linear_fast(const W4a8Layer& l, const Activations& x, co
   const bool avx2 = config.vector_lanes && lanes::use_avx2(config.kernel);
   // cuda.3 in 16 lanes where the CPU has them and the kernel asked for allows
   // them; in SSE otherwise, as before vector_lanes existed (its baseline).
-  const bool wide = config.vector_lanes && (config.kernel == GemmKernel::Auto || config.kernel == GemmKernel::Avx512Vnni);
+  const bool wide =
+      config.vector_lanes && (config.kernel == GemmKernel::Auto || config.kernel == GemmKernel::Avx512Vnni);
   const RotateLanes rotate_lanes = resolve_rotate_lanes(wide ? RotateLanes::Avx512 : RotateLanes::Sse);
   if (Status s = validate_fast(l, x, o, avx2); !s) return s.error();
   clock.mark(&W4a8PhaseTimes::validate);
