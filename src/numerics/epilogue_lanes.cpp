@@ -16,6 +16,7 @@ namespace safespec::numerics {
 namespace {
 
 using lanes::ftz;
+using lanes::ftz_lanes;
 using lanes::round_x;
 
 // epilogue_cuda inlined: a = f32(acc), t0 = mul(a, xs), then mul(t0, s)
@@ -38,14 +39,7 @@ void portable(const EpilogueRow& r, std::span<float> y) {
 }
 
 #if SAFESPEC_EPILOGUE_X86
-// The flush in 16 lanes: the sign bit kept where the exponent field is zero.
-template <bool Flush>
-__attribute__((target("avx512f"), always_inline)) inline __m512 ftz16(__m512 v) {
-  if constexpr (!Flush) return v;
-  const __m512i bits = _mm512_castps_si512(v);
-  const __mmask16 zero_exp = _mm512_testn_epi32_mask(bits, _mm512_set1_epi32(0x7F800000));
-  return _mm512_castsi512_ps(_mm512_mask_and_epi32(bits, zero_exp, bits, _mm512_set1_epi32(INT32_MIN)));
-}
+using I16 = lanes::Int32x16;
 
 // As portable, operands flushed once each (ftz is idempotent: a flushed
 // result needs no second flush as the next operand). cvtdq2ps, mul, add and
@@ -59,17 +53,23 @@ __attribute__((target("avx512f"))) bool lanes16(const EpilogueRow& r, std::span<
   const std::size_t n_all = r.acc.size();
   for (std::size_t n = 0; n < n_all; n += 16) {
     const __mmask16 k = n_all - n >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << (n_all - n)) - 1);
-    const __m512 a = _mm512_maskz_cvtepi32_ps(k, _mm512_maskz_loadu_epi32(k, r.acc.data() + n));
-    const __m512 t0 = ftz16<Flush>(_mm512_mul_ps(ftz16<Flush>(a), xs));
-    const __m512 s = ftz16<Flush>(_mm512_maskz_loadu_ps(k, r.s_channel.data() + n));
-    __m512 v;
-    if (r.bias == nullptr) {
-      v = ftz16<Flush>(_mm512_mul_ps(t0, s));
-    } else {
-      const __m512 b = ftz16<Flush>(_mm512_maskz_loadu_ps(k, r.bias + n));
-      v = r.fma ? ftz16<Flush>(_mm512_fmadd_ps(t0, s, b))
-                : ftz16<Flush>(_mm512_add_ps(ftz16<Flush>(_mm512_mul_ps(t0, s)), b));
+    __m512 a = _mm512_maskz_cvtepi32_ps(k, _mm512_maskz_loadu_epi32(k, r.acc.data() + n));
+    __m512 s = _mm512_maskz_loadu_ps(k, r.s_channel.data() + n);
+    ftz_lanes<Flush, I16>(a), ftz_lanes<Flush, I16>(s);
+    __m512 t0 = _mm512_mul_ps(a, xs);
+    ftz_lanes<Flush, I16>(t0);
+    __m512 v = _mm512_mul_ps(t0, s);
+    if (r.bias != nullptr) {
+      __m512 b = _mm512_maskz_loadu_ps(k, r.bias + n);
+      ftz_lanes<Flush, I16>(b);
+      if (r.fma) {
+        v = _mm512_fmadd_ps(t0, s, b);
+      } else {
+        ftz_lanes<Flush, I16>(v);
+        v = _mm512_add_ps(v, b);
+      }
     }
+    ftz_lanes<Flush, I16>(v);
     if (_mm512_mask_cmp_ps_mask(k, v, v, _CMP_UNORD_Q) != 0) return false;
     if constexpr (To == FloatType::BF16) {
       const __m512i u = _mm512_castps_si512(v);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 #include "src/numerics/w4a8_lanes.hpp"
@@ -47,20 +48,14 @@ void stage_portable(const float* in, float* out, std::size_t c, std::size_t s) {
 
 // The vector stages share one butterfly, on GCC/Clang vector types (__m128
 // and __m512 are such types): + - * are the packed IEEE operations, whatever
-// the width. Operands by reference, so no vector crosses a call boundary of
-// a function compiled without its width (the psabi rule); every helper is
-// inlined into a stage compiled for it. The flush keeps the sign bit where
-// the exponent field is zero: ftz is idempotent (a flushed value is ±0 or
-// has a nonzero exponent field, and ftz returns it unchanged), so flushing
-// each input once and each result once gives the bits of flushing every
-// operand of every operation, at a third of the cost.
+// the width. Operands by reference and every helper inlined into a stage
+// compiled for its width (the psabi rule). ftz is idempotent (a flushed
+// value is ±0 or has a nonzero exponent field, and ftz returns it
+// unchanged), so flushing each input once and each result once gives the
+// bits of flushing every operand of every operation, at a third of the cost.
 template <bool Flush, class I, class F>
 [[gnu::always_inline]] inline void flush(F& v) {
-  if constexpr (Flush) {
-    const I bits = (I)v;  // a vector cast reinterprets the bits (std::bit_cast would return a vector by value)
-    const I zero_exp = (bits & 0x7F800000) == 0;  // all ones where flushed
-    v = (F)(bits & (~zero_exp | INT32_MIN));
-  }
+  lanes::ftz_lanes<Flush, I>(v);
 }
 
 // o[d] = half(S_d(a0, a1, a2, a3)) lane by lane, as stage_portable.
@@ -77,9 +72,23 @@ template <bool Flush, class I, class F>
   for (F& v : o) flush<Flush, I>(v);
 }
 
+// A stage whose stride s is a multiple of the lane count: each digit's
+// vector loads straight (memcpy: an unaligned load of F once inlined).
+template <bool Flush, class I, class F>
+[[gnu::always_inline]] inline void stage_strided(const float* in, float* out, std::size_t c, std::size_t s,
+                                                 F (&v)[4], F (&o)[4]) {
+  constexpr std::size_t width = sizeof(F) / sizeof(float);
+  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
+    for (std::size_t r = 0; r < s; r += width) {
+      for (std::size_t d = 0; d < 4; ++d) std::memcpy(&v[d], in + base0 + r + d * s, sizeof(F));
+      butterfly<Flush, I>(v, o);
+      for (std::size_t d = 0; d < 4; ++d) std::memcpy(out + base0 + r + d * s, &o[d], sizeof(F));
+    }
+}
+
 #if SAFESPEC_ROTATE_X86
-using I4 = std::int32_t __attribute__((vector_size(16)));
-using I16 = std::int32_t __attribute__((vector_size(64)));
+using I4 = lanes::Int32x4;
+using I16 = lanes::Int32x16;
 
 template <bool Flush>
 void stage_sse(const float* in, float* out, std::size_t c, std::size_t s) {
@@ -94,12 +103,7 @@ void stage_sse(const float* in, float* out, std::size_t c, std::size_t s) {
     }
     return;
   }
-  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
-    for (std::size_t r = 0; r < s; r += 4) {
-      for (std::size_t d = 0; d < 4; ++d) v[d] = _mm_loadu_ps(in + base0 + r + d * s);
-      butterfly<Flush, I4>(v, o);
-      for (std::size_t d = 0; d < 4; ++d) _mm_storeu_ps(out + base0 + r + d * s, o[d]);
-    }
+  stage_strided<Flush, I4>(in, out, c, s, v, o);
 }
 
 // The permutes use their zero-masking forms with a full mask: GCC 12 warns
@@ -152,12 +156,7 @@ __attribute__((target("avx512f"))) void stage_avx512(const float* in, float* out
     }
     return;
   }
-  for (std::size_t base0 = 0; base0 < c; base0 += 4 * s)
-    for (std::size_t r = 0; r < s; r += 16) {
-      for (std::size_t d = 0; d < 4; ++d) v[d] = _mm512_loadu_ps(in + base0 + r + d * s);
-      butterfly<Flush, I16>(v, o);
-      for (std::size_t d = 0; d < 4; ++d) _mm512_storeu_ps(out + base0 + r + d * s, o[d]);
-    }
+  stage_strided<Flush, I16>(in, out, c, s, v, o);
 }
 #endif
 

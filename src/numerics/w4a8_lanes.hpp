@@ -34,6 +34,22 @@ inline float ftz(float v) {
   return (u & 0x7F800000u) == 0 ? std::bit_cast<float>(u & 0x80000000u) : v;
 }
 
+// The same flush in vector lanes, in place, for a GCC/Clang vector type F
+// of binary32 lanes (__m128, __m512) and I, int32 lanes of the same width:
+// the sign bit kept where the exponent field is zero. In place, so no vector
+// crosses a call boundary (the psabi rule): a caller compiled for the width
+// inlines it.
+using Int32x4 = std::int32_t __attribute__((vector_size(16)));   // I for __m128
+using Int32x16 = std::int32_t __attribute__((vector_size(64)));  // I for __m512
+template <bool Flush, class I, class F>
+[[gnu::always_inline]] inline void ftz_lanes(F& v) {
+  if constexpr (Flush) {
+    const I bits = (I)v;  // a vector cast reinterprets the bits (std::bit_cast would return a vector by value)
+    const I zero_exp = (bits & 0x7F800000) == 0;  // all ones where flushed
+    v = (F)(bits & (~zero_exp | INT32_MIN));
+  }
+}
+
 // round_to(T, v), bit for bit: the identity for F32; for BF16 the RNE formula
 // of §1.1 that num::f32_to_bf16 uses (a NaN goes to round_to itself); F16
 // calls round_to.
