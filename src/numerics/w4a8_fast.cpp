@@ -13,7 +13,6 @@
 #include "src/numerics/rotate_cuda_fast.hpp"
 #include "src/numerics/w4a8_lanes.hpp"
 
-
 namespace safespec::numerics {
 
 namespace {
