@@ -98,10 +98,10 @@ struct Avx2 {
 
 // AVX-512 VNNI: vpdpbusd multiplies 64 unsigned-by-signed byte pairs and adds
 // each 4 products into an int32 lane, without saturation (wrapping). The
-// signed a goes in as a + 128 (a ^ 0x80); the caller subtracts 128 · Σ_k b[j, k]
-// afterwards. The biased sums may wrap, but all arithmetic is modulo 2^32 and
-// the true result fits int32 (the precondition), so it comes out exact; the
-// caller's init carries that correction into the first K block's stores.
+// signed a goes in as a + 128 (a ^ 0x80); the caller passes -128 · Σ_k b[j, k]
+// as init, the starting value of each c, so the first K block's stores carry
+// the correction. The biased sums may wrap, but all arithmetic is modulo 2^32
+// and the true result fits int32 (the precondition), so it comes out exact.
 struct Vnni512 {
   // Upper 256 bits added onto the lower, then Avx2::hsum. The masked extract
   // names its pass-through operand: GCC 12 warns -Wuninitialized about the

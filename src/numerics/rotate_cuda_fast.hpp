@@ -4,7 +4,9 @@
 // CudaF32's flushes when `flush` (--ftz modelled). Packed IEEE operations give
 // each lane the scalar operation's bits (MXCSR's FTZ and DAZ stay off; the
 // flush is an explicit select), so every variant below is the portable one,
-// bit for bit: props/prop_w4a8_lanes_test.cpp runs each against it.
+// bit for bit, NaN payloads aside (any NaN for a NaN: a payload follows
+// operand order, which a compiler may swap in a commutative add, §1.1):
+// props/prop_w4a8_lanes_test.cpp runs each against it.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +23,8 @@ enum class RotateLanes : unsigned char {
 // The widest variant this build and CPU run, up to `widest`.
 RotateLanes resolve_rotate_lanes(RotateLanes widest);
 
-// block.size() = C, a power of 4; scratch holds at least C floats.
+// block.size() = C, a power of 4; scratch holds at least C floats. `lanes`
+// must come from resolve_rotate_lanes (Avx512 is run as asked).
 void rotate_cuda_block(std::span<float> block, std::span<float> scratch, bool flush, RotateLanes lanes);
 
 }  // namespace safespec::numerics

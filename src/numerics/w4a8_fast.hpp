@@ -38,10 +38,11 @@ struct W4a8PhaseTimes {
 struct W4a8FastConfig {
   unsigned threads = 0;  // 0: hardware concurrency
   // Also picks the lane width of validation, decode, activation
-  // quantization and the epilogue (Scalar: the portable loops; Avx2: AVX2
-  // where the CPU has it; Auto and Avx512Vnni: also the cuda.3 rotation and
-  // the cuda epilogue in AVX-512 lanes where the CPU has AVX-512F), so a
-  // test can run each against the other.
+  // quantization and the epilogue (Scalar: the portable loops, the rotation
+  // in SSE as with vector_lanes off; Avx2: AVX2 where the CPU has it; Auto
+  // and Avx512Vnni: also the cuda.3 rotation and the cuda epilogue in
+  // AVX-512 lanes where the CPU has AVX-512F), so a test can run each
+  // against the other.
   GemmKernel kernel = GemmKernel::Auto;
   // False: the portable loops for those steps whatever the GEMM kernel, the
   // rotation in SSE (the bench's in-process baseline; a test's second path).
