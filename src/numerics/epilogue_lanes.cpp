@@ -96,8 +96,7 @@ void epilogue_cuda_portable(const EpilogueRow& row, std::span<float> y) {
 
 bool epilogue_cuda_avx512(const EpilogueRow& row, std::span<float> y) {
 #if SAFESPEC_EPILOGUE_X86
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512f")) return false;
+  if (!avx512f_available()) return false;
   const bool f = row.flush;
   switch (row.to) {
     case FloatType::F32: return f ? lanes16<true, FloatType::F32>(row, y) : lanes16<false, FloatType::F32>(row, y);

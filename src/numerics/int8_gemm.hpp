@@ -27,6 +27,9 @@ struct GemmConfig {
 // Whether this build and this CPU can run the AVX2 / AVX-512 VNNI kernel.
 bool avx2_available();
 bool avx512_vnni_available();
+// Whether this build and this CPU can run AVX-512F lanes (the cuda.3
+// rotation's and the cuda epilogue's).
+bool avx512f_available();
 const char* kernel_name(GemmKernel kernel);
 // The kernel `requested` resolves to on this machine.
 GemmKernel resolve_kernel(GemmKernel requested);

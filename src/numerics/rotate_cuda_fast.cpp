@@ -23,6 +23,7 @@ namespace {
 // becomes the zero of its sign (fpclassify's FP_SUBNORMAL, and zeros stay
 // themselves), then one IEEE binary32 operation.
 using lanes::ftz;
+using lanes::ftz_lanes;
 
 template <bool Flush> float add(float a, float b) { return ftz<Flush>(ftz<Flush>(a) + ftz<Flush>(b)); }
 template <bool Flush> float sub(float a, float b) { return ftz<Flush>(ftz<Flush>(a) - ftz<Flush>(b)); }
@@ -53,23 +54,19 @@ void stage_portable(const float* in, float* out, std::size_t c, std::size_t s) {
 // value is ±0 or has a nonzero exponent field, and ftz returns it
 // unchanged), so flushing each input once and each result once gives the
 // bits of flushing every operand of every operation, at a third of the cost.
-template <bool Flush, class I, class F>
-[[gnu::always_inline]] inline void flush(F& v) {
-  lanes::ftz_lanes<Flush, I>(v);
-}
-
+//
 // o[d] = half(S_d(a0, a1, a2, a3)) lane by lane, as stage_portable.
 template <bool Flush, class I, class F>
 [[gnu::always_inline]] inline void butterfly(F (&a)[4], F (&o)[4]) {
-  for (F& v : a) flush<Flush, I>(v);
+  for (F& v : a) ftz_lanes<Flush, I>(v);
   F p01 = a[0] + a[1], m01 = a[0] - a[1], m10 = a[1] - a[0];
-  flush<Flush, I>(p01), flush<Flush, I>(m01), flush<Flush, I>(m10);
+  ftz_lanes<Flush, I>(p01), ftz_lanes<Flush, I>(m01), ftz_lanes<Flush, I>(m10);
   F s[4] = {p01 + a[2], p01 - a[2], m01 + a[2], m10 + a[2]};
-  for (F& v : s) flush<Flush, I>(v);
+  for (F& v : s) ftz_lanes<Flush, I>(v);
   s[0] = s[0] - a[3], s[1] = s[1] + a[3], s[2] = s[2] + a[3], s[3] = s[3] + a[3];
-  for (F& v : s) flush<Flush, I>(v);
+  for (F& v : s) ftz_lanes<Flush, I>(v);
   for (int d = 0; d < 4; ++d) o[d] = 0.5f * s[d];  // mul(0.5f, ·)
-  for (F& v : o) flush<Flush, I>(v);
+  for (F& v : o) ftz_lanes<Flush, I>(v);
 }
 
 // A stage whose stride s is a multiple of the lane count: each digit's
@@ -186,10 +183,7 @@ void rotate(std::span<float> block, std::span<float> scratch, RotateLanes lanes)
 
 RotateLanes resolve_rotate_lanes(RotateLanes widest) {
 #if SAFESPEC_ROTATE_X86
-  if (widest == RotateLanes::Avx512) {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") ? RotateLanes::Avx512 : RotateLanes::Sse;
-  }
+  if (widest == RotateLanes::Avx512) return avx512f_available() ? RotateLanes::Avx512 : RotateLanes::Sse;
   return widest;
 #else
   (void)widest;
