@@ -26,6 +26,7 @@ endfunction()
 option(SAFESPEC_PCH "Precompile the headers every test and command file includes" ON)
 function(safespec_test_code_options target)
   target_compile_options(${target} PRIVATE -O0)
+  safespec_unity(${target})
 endfunction()
 # Code no test and no user waits on: the command's option parsing (cli/;
 # CLI11 is header-only, and each command file compiled some 500 of its
@@ -38,6 +39,20 @@ endfunction()
 function(safespec_cold_code_options target)
   if(NOT SAFESPEC_SANITIZE)
     target_compile_options(${target} PRIVATE -O1)
+  endif()
+  safespec_unity(${target})
+endfunction()
+# Unity builds for that same code: its files are compiled in batches of
+# eight, so the headers (Catch2, RapidCheck, CLI11, fmt, the standard
+# library) are parsed, and their templates instantiated, once per batch
+# rather than once per file. Off by default: a file that forgets an include
+# still compiles inside a batch, so day-to-day builds (the dev preset) keep
+# one translation unit per file and catch it; the presets the test command
+# runs (release, asan) turn it on.
+option(SAFESPEC_UNITY "Compile test and cold code (tests, generators, CLI parsing) in unity batches" OFF)
+function(safespec_unity target)
+  if(SAFESPEC_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
   endif()
 endfunction()
 # One precompiled header per target, when SAFESPEC_PCH is on.

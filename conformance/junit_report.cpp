@@ -48,8 +48,6 @@ std::string seconds(double s) {
   return buf;
 }
 
-std::string expect_word(Expect e) { return e == Expect::Accept ? "accept" : "reject"; }
-
 std::string got(const ChildResult& c, double timeout_s) {
   switch (c.end) {
     case ChildResult::End::Exited: return "exit status " + std::to_string(c.code);
@@ -81,7 +79,7 @@ std::string render_run_junit(const RunReport& r) {
     total += f.child.seconds;
     cases += "    <testcase classname=\"" + xml(suite) + "\" name=\"" + xml(f.entry.file) + "\" time=\"" +
              seconds(f.child.seconds) + "\"";
-    const std::string message = "expected " + expect_word(f.expected) + ", got " + got(f.child, r.timeout_s);
+    const std::string message = "expected " + std::string(expect_word(f.expected)) + ", got " + got(f.child, r.timeout_s);
     if (f.agreement == Agreement::Agrees) {
       cases += "/>\n";
       continue;

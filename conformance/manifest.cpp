@@ -10,9 +10,9 @@
 
 namespace safespec::conformance {
 
-namespace {
+std::string_view expect_word(Expect e) { return e == Expect::Accept ? "accept" : "reject"; }
 
-std::string_view expect_name(Expect e) { return e == Expect::Accept ? "accept" : "reject"; }
+namespace {
 
 Result<Case, std::string> line_error(std::string what) { return std::string("manifest line: ") + std::move(what); }
 
@@ -61,7 +61,7 @@ std::string render_case(const Case& c) {
     if (i) out += ", ";
     append_json_string(out, profile_name(kManifestProfiles[i]));
     out += ": ";
-    append_json_string(out, expect_name(c.expect[i]));
+    append_json_string(out, expect_word(c.expect[i]));
   }
   out += "}";
   if (!c.sglang_message.empty()) {

@@ -35,6 +35,9 @@ namespace safespec::conformance {
 
 enum class Expect : unsigned char { Accept, Reject };
 
+// "accept" or "reject": the manifest's spelling, and the reports'.
+std::string_view expect_word(Expect e);
+
 // Profiles in the manifest's key order; `expect` is indexed by position here.
 inline constexpr std::array<Profile, 5> kManifestProfiles{Profile::Safetensors, Profile::Sglang, Profile::Comfyui,
                                                           Profile::Kitchen, Profile::Strict};

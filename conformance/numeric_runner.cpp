@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-CommandOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
 
 std::string shape_text(const std::vector<std::uint64_t>& s) {
   std::string out = "[";
@@ -164,10 +163,10 @@ std::string vector_layer(const fs::path& v) {
 CommandOutcome run_numeric(const NumericRequest& req,
                         const std::function<void(std::size_t done, std::size_t total)>& progress) {
   auto words = split_command(req.impl);
-  if (!words) return usage("--impl: " + words.error());
+  if (!words) return usage_error("--impl: " + words.error());
   for (const char* name : {"checkpoint", "input", "output"})
     if (!mentions(words.value(), name))
-      return usage(std::string("--impl: expected {") + name + "} in the template, found '" + req.impl + "'");
+      return usage_error(std::string("--impl: expected {") + name + "} in the template, found '" + req.impl + "'");
 
   const std::string sem(numerics::semantics_name(req.semantics));
   const std::string expected_name = "y_" + sem + ".safetensors";
@@ -192,18 +191,18 @@ CommandOutcome run_numeric(const NumericRequest& req,
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
       if (is_vector(it->path())) add(it->path(), it->path().filename().string());
   }
-  if (ec) return usage(req.vectors_dir.string() + ": " + ec.message());
+  if (ec) return usage_error(req.vectors_dir.string() + ": " + ec.message());
   if (vectors.empty()) {
     if (without != 0)
-      return usage(req.vectors_dir.string() + ": expected a vector with " + expected_name + ", found " +
+      return usage_error(req.vectors_dir.string() + ": expected a vector with " + expected_name + ", found " +
                    std::to_string(without) + " without (the cuda outputs need C = 256)");
-    return usage(req.vectors_dir.string() + ": expected vector directories with layer.safetensors, x.safetensors and " +
+    return usage_error(req.vectors_dir.string() + ": expected vector directories with layer.safetensors, x.safetensors and " +
                  expected_name + ", found none");
   }
   std::sort(vectors.begin(), vectors.end(), [](const Vector& a, const Vector& b) { return a.name < b.name; });
 
   const Scratch scratch;
-  if (scratch.dir.empty()) return usage("cannot create a scratch directory in " + fs::temp_directory_path().string());
+  if (scratch.dir.empty()) return usage_error("cannot create a scratch directory in " + fs::temp_directory_path().string());
   std::vector<std::vector<std::string>> commands;
   for (const Vector& v : vectors)
     commands.push_back(substitute(words.value(), {{"checkpoint", (v.path / "layer.safetensors").string()},
@@ -214,7 +213,7 @@ CommandOutcome run_numeric(const NumericRequest& req,
     if (progress) progress(done, vectors.size());
   });
   if (!ran) {
-    CommandOutcome o = usage(ran.error().message);
+    CommandOutcome o = usage_error(ran.error().message);
     o.stop_signal = ran.error().signal;
     return o;
   }

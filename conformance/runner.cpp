@@ -12,12 +12,6 @@ namespace safespec::conformance {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-CommandOutcome usage(std::string message) { return {2, "", "safespec: " + message + "\n", 0}; }
-
-}  // namespace
-
 std::string check_relative(const std::string& file) {
   const fs::path p(file);
   if (file.empty() || p.is_absolute()) return "expected a path relative to the suite directory, found '" + file + "'";
@@ -29,38 +23,38 @@ std::string check_relative(const std::string& file) {
 CommandOutcome run_conformance(const RunRequest& req,
                             const std::function<void(std::size_t done, std::size_t total)>& progress) {
   auto words = split_command(req.impl);
-  if (!words) return usage("--impl: " + words.error());
+  if (!words) return usage_error("--impl: " + words.error());
   if (!mentions(words.value(), "file"))
-    return usage("--impl: expected {file} in the template (where each suite file's path goes), found '" + req.impl +
+    return usage_error("--impl: expected {file} in the template (where each suite file's path goes), found '" + req.impl +
                  "'");
   std::error_code no_suite;
   if (!fs::exists(req.suite_dir / "manifest.jsonl", no_suite))
-    return usage(req.suite_dir.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or " +
+    return usage_error(req.suite_dir.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or " +
                  "write one with `safespec_generate conformance DIR`");
   auto manifest = read_manifest(req.suite_dir);
-  if (!manifest) return usage(manifest.error());
+  if (!manifest) return usage_error(manifest.error());
   if (manifest.value().empty())
-    return usage(req.suite_dir.string() + ": expected at least one line in manifest.jsonl, found none");
+    return usage_error(req.suite_dir.string() + ": expected at least one line in manifest.jsonl, found none");
 
   std::error_code ec;
   fs::path suite = fs::absolute(req.suite_dir, ec).lexically_normal();
   if (!suite.has_filename() && suite.has_parent_path()) suite = suite.parent_path();  // "dir/" as "dir"
-  if (ec) return usage(req.suite_dir.string() + ": " + ec.message());
+  if (ec) return usage_error(req.suite_dir.string() + ": " + ec.message());
   const Selection& sel = req.selection;
   if (sel.rerun && sel.failed.empty()) return {0, "nothing to rerun: every file of that run agreed\n", "", 0};
   std::vector<Case> cases;
   std::vector<std::vector<std::string>> commands;
   for (const Case& c : manifest.value()) {
-    if (std::string bad = check_relative(c.file); !bad.empty()) return usage(suite.string() + ": manifest: " + bad);
+    if (std::string bad = check_relative(c.file); !bad.empty()) return usage_error(suite.string() + ": manifest: " + bad);
     const fs::path file = suite / c.file;
     if (!fs::is_regular_file(file, ec))
-      return usage(suite.string() + ": manifest.jsonl lists '" + c.file + "', which is not a file there");
+      return usage_error(suite.string() + ": manifest.jsonl lists '" + c.file + "', which is not a file there");
     if (!selected(c, sel) || (sel.impldef == ImpldefMode::Skip && is_impldef(c))) continue;
     cases.push_back(c);
     commands.push_back(substitute(words.value(), {{"file", file.string()}}));
   }
   if (cases.empty())
-    return usage("expected at least one file to run, found none of the " + std::to_string(manifest.value().size()) +
+    return usage_error("expected at least one file to run, found none of the " + std::to_string(manifest.value().size()) +
                  " in the suite left by --only, --exclude, --rerun-failed and --impldef skip");
 
   // Opened before the run: an unwritable path is a usage error, not a
@@ -68,11 +62,11 @@ CommandOutcome run_conformance(const RunRequest& req,
   std::unique_ptr<std::ofstream> json, junit;
   if (!req.json_out.empty()) {
     json = std::make_unique<std::ofstream>(req.json_out, std::ios::binary | std::ios::trunc);
-    if (!*json) return usage("--json: cannot write '" + req.json_out + "'");
+    if (!*json) return usage_error("--json: cannot write '" + req.json_out + "'");
   }
   if (!req.junit_out.empty()) {
     junit = std::make_unique<std::ofstream>(req.junit_out, std::ios::binary | std::ios::trunc);
-    if (!*junit) return usage("--junit: cannot write '" + req.junit_out + "'");
+    if (!*junit) return usage_error("--junit: cannot write '" + req.junit_out + "'");
   }
 
   const std::size_t total = commands.size();
@@ -80,7 +74,7 @@ CommandOutcome run_conformance(const RunRequest& req,
     if (progress) progress(done, total);
   });
   if (!ran) {
-    CommandOutcome o = usage(ran.error().message);
+    CommandOutcome o = usage_error(ran.error().message);
     o.stop_signal = ran.error().signal;
     return o;
   }

@@ -9,8 +9,6 @@ namespace safespec::conformance {
 
 namespace {
 
-std::string_view expect_word(Expect e) { return e == Expect::Accept ? "accept" : "reject"; }
-
 // Descriptions and messages on one line each: control bytes escaped.
 std::string one_line(std::string_view s) {
   std::string out;

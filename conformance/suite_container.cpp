@@ -17,7 +17,7 @@ namespace safespec::conformance::detail {
 
 namespace {
 
-constexpr std::size_t kSmall = 2048;  // preferred largest file, bytes
+constexpr std::size_t kSmallContainer = 2048;  // preferred largest file, bytes
 
 std::string two_digits(std::size_t i) {
   char buf[8];
@@ -50,7 +50,7 @@ std::vector<Draft> mutation_drafts(const gen::Mutation& m, std::size_t index, st
                   mutant.what,
               mutant.bytes, {}, found, {}};
       const bool exact = found == std::vector<RuleId>{m.rule};
-      if (exact && d.bytes.size() <= kSmall) chosen = std::move(d);
+      if (exact && d.bytes.size() <= kSmallContainer) chosen = std::move(d);
       else if (!loose || (exact && loose->rules.size() > 1)) loose = std::move(d);
     }
     if (!chosen && loose) chosen = std::move(loose);
@@ -119,7 +119,7 @@ std::vector<Draft> container_drafts() {
   for (std::size_t i = 0, attempt = 0; i < 30 && attempt < 200; ++attempt) {
     const auto spec = sample(gen::file_spec(), key_of("valid", 0, 0, attempt), 12);
     auto bytes = written(gen::views_of(spec), spec.metadata);
-    if (!bytes || bytes->size() > kSmall || !strict_rules(*bytes).empty()) continue;
+    if (!bytes || bytes->size() > kSmallContainer || !strict_rules(*bytes).empty()) continue;
     out.push_back(Draft{"accept_generated_valid_" + two_digits(++i) + ".safetensors",
                         "a generated valid file (gen/models.hpp: names that need escaping, any dtype, optional "
                         "metadata) written by the canonical writer",
@@ -132,7 +132,7 @@ std::vector<Draft> container_drafts() {
                                key_of("decorated", 0, 0, attempt), 12);
     const Bytes bytes = gen::bytes_of(layout);
     const std::vector<RuleId> found = strict_rules(bytes);
-    if (bytes.size() > kSmall || found.empty()) continue;
+    if (bytes.size() > kSmallContainer || found.empty()) continue;
     const auto first_error = std::find_if(found.begin(), found.end(),
                                           [](RuleId r) { return rule_info(r).severity == Severity::Error; });
     const std::string stem = first_error == found.end() ? "accept_" + rule_text(found.front())

@@ -70,10 +70,6 @@ const Poke kPokes[] = {
     {"int8_weight_minus_128", Format::Int8, "weight", DataInt8Range, [](q::QTensor& t) { first_byte(t, 0x80); }},
 };
 
-bool has_error(const std::vector<RuleId>& rules) {
-  return std::any_of(rules.begin(), rules.end(), [](RuleId r) { return rule_info(r).severity == Severity::Error; });
-}
-
 // A W4A8 layer gets a codebook when the poke needs one (an optional tensor, L16).
 void ensure_codebook(q::QCheckpoint& c) {
   for (q::QLayer& l : c.layers)

@@ -65,5 +65,6 @@ Bytes zeros(std::size_t n);
 Bytes f32_bytes(const std::vector<float>& values);
 
 std::string rule_text(RuleId r);  // its catalogue name
+bool has_error(const std::vector<RuleId>& rules);  // any of severity Error
 
 }  // namespace safespec::conformance::detail

@@ -18,11 +18,7 @@ namespace {
 namespace q = gen::quant;
 using q::Format;
 
-constexpr std::size_t kSmall = 6144;  // preferred largest file, bytes
-
-bool has_error(const std::vector<RuleId>& rules) {
-  return std::any_of(rules.begin(), rules.end(), [](RuleId r) { return rule_info(r).severity == Severity::Error; });
-}
+constexpr std::size_t kSmallQuant = 6144;  // preferred largest file, bytes
 
 std::string stem_for(const std::vector<RuleId>& found, RuleId target) {
   return std::string(has_error(found) ? "reject_" : "accept_") + rule_text(target);
@@ -68,7 +64,7 @@ void mutation_drafts(const q::QuantMutation& m, std::size_t index, std::size_t s
                          (m.rule == RuleId::QuantMarkerTooLarge && !d.a.companions.empty() &&
                           std::set<RuleId>(found.begin(), found.end()) ==
                               std::set<RuleId>{RuleId::QuantMarkerTooLarge, RuleId::QuantMarkerJson});
-      const bool small = bytes->size() <= kSmall || m.rule == RuleId::QuantMarkerTooLarge || m.rule == RuleId::QuantKInt32;
+      const bool small = bytes->size() <= kSmallQuant || m.rule == RuleId::QuantMarkerTooLarge || m.rule == RuleId::QuantKInt32;
       const bool better = !best || (exact && !best_exact) ||
                           (exact == best_exact && bytes->size() < best->bytes.size());
       if (better) {
@@ -123,7 +119,7 @@ void valid_drafts(std::vector<Draft>& out) {
         set_site(c, site);
         fill_valid_data(c);
         const auto bytes = file_bytes(c);
-        if (!bytes || bytes->size() > 4 * kSmall) continue;
+        if (!bytes || bytes->size() > 4 * kSmallQuant) continue;
         const std::vector<RuleId> found = strict_rules(*bytes);
         const auto others = static_cast<std::size_t>(
             std::count_if(c.layers.begin(), c.layers.end(), [&](const q::QLayer& l) { return l.format != all[i]; }));

@@ -58,4 +58,8 @@ Bytes f32_bytes(const std::vector<float>& values) {
 
 std::string rule_text(RuleId r) { return std::string(rule_name(r)); }
 
+bool has_error(const std::vector<RuleId>& rules) {
+  return std::any_of(rules.begin(), rules.end(), [](RuleId r) { return rule_info(r).severity == Severity::Error; });
+}
+
 }  // namespace safespec::conformance::detail

@@ -31,4 +31,11 @@ void capped_prop(const std::string& description, int cases, Testable&& testable,
   }
 }
 
+// A property whose generated sizes stay small (50): the numerics
+// properties, whose cost grows with every dimension.
+template <class Testable>
+void small_prop(const std::string& description, int cases, Testable&& testable) {
+  capped_prop(description, cases, std::forward<Testable>(testable), 50);
+}
+
 }  // namespace safespec::test

@@ -45,7 +45,7 @@ inline float any_float() {
 
 template <class Testable>
 inline void prop(const std::string& description, int cases, Testable&& testable) {
-  test::capped_prop(description, cases, std::forward<Testable>(testable), 50);
+  test::small_prop(description, cases, std::forward<Testable>(testable));
 }
 
 }  // namespace safespec::test::full_range

@@ -28,11 +28,6 @@ using namespace safespec;
 
 namespace {
 
-template <class Testable>
-void prop(const std::string& description, int cases, Testable&& testable) {
-  test::capped_prop(description, cases, std::forward<Testable>(testable));
-}
-
 std::vector<FileReport> check(const q::QCheckpoint& c, Profile p) {
   const auto bytes = q::serialize_checkpoint(c);
   std::vector<MemoryFile> files;
@@ -83,7 +78,7 @@ bool rejects_for(const Finding& f, Consumer c) {
 }  // namespace
 
 TEST_CASE("quant (1): a generated valid checkpoint has no error findings", "[prop][quant]") {
-  prop("valid for every consumer: strict and every profile", 60, [] {
+  test::capped_prop("valid for every consumer: strict and every profile", 60, [] {
     const q::QCheckpoint c = *q::valid_checkpoint();
     for (Profile p : {Profile::Strict, Profile::Safetensors, Profile::Sglang, Profile::Comfyui, Profile::Kitchen}) {
       const auto rs = check(c, p);
@@ -95,7 +90,7 @@ TEST_CASE("quant (1): a generated valid checkpoint has no error findings", "[pro
         RC_ASSERT(rs.front().consumers[k].loads);
     }
   });
-  prop("valid for ComfyUI only: only sglang objects", 60, [] {
+  test::capped_prop("valid for ComfyUI only: only sglang objects", 60, [] {
     const q::QCheckpoint c = *q::comfy_checkpoint();
     for (Profile p : {Profile::Safetensors, Profile::Comfyui, Profile::Kitchen}) {
       const auto rs = check(c, p);
@@ -163,14 +158,14 @@ void check_mutation(const q::QuantMutation& m) {
 
 TEST_CASE("quant (2): each mutation makes exactly its rule fire, with sglang's verbatim message", "[prop][quant]") {
   for (const q::QuantMutation& m : q::quant_mutation_catalogue())
-    prop(std::string(m.name) + " -> " + std::string(rule_name(m.rule)), 8, [&m] { check_mutation(m); });
+    test::capped_prop(std::string(m.name) + " -> " + std::string(rule_name(m.rule)), 8, [&m] { check_mutation(m); });
 }
 
 TEST_CASE("quant (3): with several defects, sglang reports the one its phase order reaches first", "[prop][quant]") {
   std::vector<const q::QuantMutation*> combinable;
   for (const q::QuantMutation& m : q::quant_mutation_catalogue())
     if (m.combinable) combinable.push_back(&m);
-  prop("first sglang message over 2-4 defects", 80, [&combinable] {
+  test::capped_prop("first sglang message over 2-4 defects", 80, [&combinable] {
     q::QCheckpoint c = *q::valid_checkpoint();
     const std::size_t count = *rc::gen::inRange<std::size_t>(2, 5);
     std::vector<std::size_t> picks;

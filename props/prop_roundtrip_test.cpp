@@ -28,7 +28,7 @@ std::vector<std::uint8_t> written(const sg::FileSpec& spec) {
   return std::move(bytes).value();
 }
 
-std::string findings_text(const Findings& fs) {
+std::string finding_places(const Findings& fs) {
   std::string s;
   for (const Finding& f : fs) s += std::string(rule_name(f.rule)) + " at " + f.where.text() + "; ";
   return s;
@@ -61,7 +61,7 @@ TEST_CASE("writer round trip (W1-W8)", "[prop][writer]") {
 
     // Canonical output trips no rule, not even a strict warning (W5, W8).
     const Findings fs = check_model(m, Profile::Strict);
-    if (!fs.empty()) RC_FAIL("findings on written file: " + findings_text(fs));
+    if (!fs.empty()) RC_FAIL("findings on written file: " + finding_places(fs));
     RC_ASSERT(m.header_length % 8 == 0);  // W5
     RC_ASSERT(m.header.leading_whitespace == 0u);
     RC_ASSERT(m.header.duplicates.empty());

@@ -31,11 +31,11 @@ using namespace safespec::test::full_range;
 
 namespace {
 
-std::string describe(const Error& e) { return std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message; }
+std::string dump_error_text(const Error& e) { return std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message; }
 
-FloatType gen_type() { return one_of(FloatType::F32, FloatType::BF16, FloatType::F16); }
+FloatType gen_dump_type() { return one_of(FloatType::F32, FloatType::BF16, FloatType::F16); }
 
-float gen_scale(float typical) {
+float gen_dump_scale(float typical) {
   switch (bulk(0, 16)) {
     case 0: return any_float();
     case 1: return bulk_one_of(0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-40f, -1e-45f, 3e38f);
@@ -61,11 +61,11 @@ W4a8Layer gen_layer(std::size_t c) {
   for (std::size_t i = 0; i < l.n * l.k / 2; ++i) l.weight.push_back(any_byte());
   const bool e4m3 = coin();
   for (std::size_t i = 0; i < l.n * (l.k / l.group_size); ++i)
-    l.s_rel.push_back(e4m3 ? num::decode_e4m3fn(any_byte()) : gen_scale(2.0f));
-  for (std::size_t i = 0; i < l.n; ++i) l.s_channel.push_back(gen_scale(1.0f / 512));
+    l.s_rel.push_back(e4m3 ? num::decode_e4m3fn(any_byte()) : gen_dump_scale(2.0f));
+  for (std::size_t i = 0; i < l.n; ++i) l.s_channel.push_back(gen_dump_scale(1.0f / 512));
   if (coin()) {
     std::array<float, 16> cb{};
-    for (float& v : cb) v = gen_scale(1.0f);
+    for (float& v : cb) v = gen_dump_scale(1.0f);
     l.codebook = cb;
   }
   if (coin()) {
@@ -73,11 +73,11 @@ W4a8Layer gen_layer(std::size_t c) {
     // Corrections near the scaled weights keep most blocks exact in
     // binary64; far ones (and NaN) send blocks to the reference's rotation.
     const float typical = one_of(1.0f / 64, 1.0f / 4096, 1e-12f);
-    for (std::size_t i = 0; i < (l.k / l.group_size) * l.n; ++i) l.correction->push_back(gen_scale(typical));
+    for (std::size_t i = 0; i < (l.k / l.group_size) * l.n; ++i) l.correction->push_back(gen_dump_scale(typical));
   }
   if (coin()) {
     l.bias.emplace();
-    for (std::size_t i = 0; i < l.n; ++i) l.bias->push_back(gen_scale(1.0f));
+    for (std::size_t i = 0; i < l.n; ++i) l.bias->push_back(gen_dump_scale(1.0f));
   }
   if (pick(0, 20) == 0) l.s_channel.pop_back();  // refused alike
   return l;
@@ -85,7 +85,7 @@ W4a8Layer gen_layer(std::size_t c) {
 
 Activations gen_x_rows(const W4a8Layer& l) {
   Activations x;
-  x.dtype = gen_type();
+  x.dtype = gen_dump_type();
   x.m = one_of<std::size_t>(0, 1, 2, 3, 5, 8, 9, 17);  // the lanes take 1, 4 and 8 rows at once
   for (std::size_t m = 0; m < x.m; ++m) {
     const bool zero_row = pick(0, 8) == 0;
@@ -102,7 +102,7 @@ W4a8FastConfig gen_config() {
 template <class T>
 std::string bits_differ(const Result<std::vector<T>>& ref, const Result<std::vector<T>>& fast) {
   if (!ref.ok() || !fast.ok()) {
-    const std::string a = ref.ok() ? "ok" : describe(ref.error()), b = fast.ok() ? "ok" : describe(fast.error());
+    const std::string a = ref.ok() ? "ok" : dump_error_text(ref.error()), b = fast.ok() ? "ok" : dump_error_text(fast.error());
     return a == b ? "" : "reference: " + a + "; fast: " + b;
   }
   if (ref.value().size() != fast.value().size()) return "sizes differ";
@@ -212,7 +212,7 @@ TEST_CASE("linear --dump: the fast path's tensors == the reference trace's (§5.
     o.cuda_fma_epilogue = coin();
     o.cuda_flush_subnormals = coin();
     o.eager_scale = one_of(EagerScale::Divide, EagerScale::Reciprocal);
-    if (coin()) o.out_dtype = gen_type();
+    if (coin()) o.out_dtype = gen_dump_type();
     const std::size_t c = o.semantics == Semantics::Cuda && !o.cuda_any_block_size
                               ? 256
                               : one_of<std::size_t>(4, 16, 64, 256);

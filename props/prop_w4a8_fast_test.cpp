@@ -26,12 +26,7 @@ using namespace safespec::numerics;
 
 namespace {
 
-template <class Testable>
-void prop(const std::string& description, int cases, Testable&& testable) {
-  test::capped_prop(description, cases, std::forward<Testable>(testable), 50);
-}
-
-FloatType gen_type() { return *rc::gen::element(FloatType::F32, FloatType::BF16, FloatType::F16); }
+FloatType gen_fast_type() { return *rc::gen::element(FloatType::F32, FloatType::BF16, FloatType::F16); }
 
 // Mostly ordinary magnitudes, sometimes any bit pattern (NaN, ±inf,
 // subnormals, huge), sometimes zero.
@@ -50,15 +45,15 @@ float gen_x(FloatType t) {
   return round_to(t, std::ldexp(v, *rc::gen::inRange(-14, 6)));
 }
 
-struct Case {
+struct FastCase {
   W4a8Layer layer;
   Activations x;
   W4a8Options options;
   W4a8FastConfig config;
 };
 
-Case gen_case(Semantics semantics) {
-  Case c;
+FastCase gen_case(Semantics semantics) {
+  FastCase c;
   W4a8Layer& l = c.layer;
   W4a8Options& o = c.options;
   o.semantics = semantics;
@@ -67,8 +62,8 @@ Case gen_case(Semantics semantics) {
   o.cuda_fma_epilogue = *rc::gen::arbitrary<bool>();
   o.cuda_flush_subnormals = *rc::gen::arbitrary<bool>();
   o.eager_scale = *rc::gen::element(EagerScale::Divide, EagerScale::Reciprocal);
-  c.x.dtype = gen_type();
-  if (*rc::gen::arbitrary<bool>()) o.out_dtype = gen_type();
+  c.x.dtype = gen_fast_type();
+  if (*rc::gen::arbitrary<bool>()) o.out_dtype = gen_fast_type();
   const FloatType to = o.out_dtype.value_or(c.x.dtype);
   l.convrot_groupsize =
       semantics == Semantics::Cuda && !o.cuda_any_block_size ? 256 : *rc::gen::element<std::size_t>(4, 16, 64, 256);
@@ -109,17 +104,17 @@ Case gen_case(Semantics semantics) {
 }  // namespace
 
 TEST_CASE("W4A8 fast path: bit-identical to the reference (§5.3 cuda, §5.4 eager)", "[prop][numerics]") {
-  prop("cuda semantics", 250, [] {
-    const Case c = gen_case(Semantics::Cuda);
+  test::small_prop("cuda semantics", 250, [] {
+    const FastCase c = gen_case(Semantics::Cuda);
     const auto d = w4a8_fast_differs(c.layer, c.x, c.options, c.config);
     RC_ASSERT(d.value_or("") == "");
   });
-  prop("eager semantics", 150, [] {
-    const Case c = gen_case(Semantics::Eager);
+  test::small_prop("eager semantics", 150, [] {
+    const FastCase c = gen_case(Semantics::Eager);
     const auto d = w4a8_fast_differs(c.layer, c.x, c.options, c.config);
     RC_ASSERT(d.value_or("") == "");
   });
-  prop("the linear fuzzer's oracle on random bytes", 300, [] {
+  test::small_prop("the linear fuzzer's oracle on random bytes", 300, [] {
     const auto bytes = *rc::gen::container<std::vector<std::uint8_t>>(*rc::gen::inRange<std::size_t>(0, 3000),
                                                                        rc::gen::arbitrary<std::uint8_t>());
     const auto d = w4a8_fast_differs(bytes);
@@ -152,7 +147,7 @@ TEST_CASE("W4A8 fast path: invalid layers give the reference's Error (§5.1)", "
 TEST_CASE("int8 GEMM: every kernel and thread split is the exact sum", "[prop][numerics]") {
   // m and n past two register blocks (VNNI's is 6 x 4, AVX2's 4 x 2) and every edge block; K past
   // one and two K blocks of either kernel (AVX2's 1024, VNNI's 4096), so later blocks add onto C.
-  prop("random shapes, K not a multiple of 16, 64 or of the K block", 80, [] {
+  test::small_prop("random shapes, K not a multiple of 16, 64 or of the K block", 80, [] {
     const std::size_t m = *rc::gen::inRange<std::size_t>(0, 15), n = *rc::gen::inRange<std::size_t>(0, 12);
     const std::size_t k = *rc::gen::element<std::size_t>(0, 1, 15, 16, 17, 100, 1023, 1024, 1025, 2100, 4097, 8300);
     std::vector<std::int8_t> a(m * k), b(n * k);
@@ -174,8 +169,8 @@ TEST_CASE("int8 GEMM: every kernel and thread split is the exact sum", "[prop][n
 }
 
 TEST_CASE("round_double_to: one RNE to T, as ExactSum::rounded", "[prop][numerics]") {
-  prop("products of two binary32 values and random binary64 bits", 2000, [] {
-    const FloatType t = gen_type();
+  test::small_prop("products of two binary32 values and random binary64 bits", 2000, [] {
+    const FloatType t = gen_fast_type();
     double e;
     if (*rc::gen::arbitrary<bool>()) {
       e = static_cast<double>(std::bit_cast<float>(*rc::gen::arbitrary<std::uint32_t>())) *

@@ -24,11 +24,6 @@ using namespace safespec::numerics;
 
 namespace {
 
-template <class Testable>
-void prop(const std::string& description, int cases, Testable&& testable) {
-  test::capped_prop(description, cases, std::forward<Testable>(testable), 50);
-}
-
 // Unit roundoff of T: half an ulp of 1.
 double unit(FloatType t) { return std::ldexp(1.0, -significand_bits(t)); }
 // Half the subnormal spacing of T: the absolute error of one rounding near 0.
@@ -201,13 +196,13 @@ TEST_CASE("W4A8 §3.1: H_C · H_C = I and rotating twice is the identity", "[num
       }
     CHECK(identity);
   }
-  prop("H_256 rows are orthonormal", 100, [] {
+  test::small_prop("H_256 rows are orthonormal", 100, [] {
     const auto i = *rc::gen::inRange<std::size_t>(0, 256), j = *rc::gen::inRange<std::size_t>(0, 256);
     double s = 0;
     for (std::size_t t = 0; t < 256; ++t) s += hadamard_entry(256, i, t) * hadamard_entry(256, t, j);
     RC_ASSERT(s == (i == j ? 1.0 : 0.0));
   });
-  prop("rotate twice gives the input (exact, eager in F32; cuda FHT on small integers)", 100, [] {
+  test::small_prop("rotate twice gives the input (exact, eager in F32; cuda FHT on small integers)", 100, [] {
     const std::size_t c = *rc::gen::element<std::size_t>(4, 16, 64, 256);
     std::vector<float> v;
     for (std::size_t i = 0; i < c; ++i) v.push_back(static_cast<float>(*rc::gen::inRange(-100, 101)));
@@ -218,7 +213,7 @@ TEST_CASE("W4A8 §3.1: H_C · H_C = I and rotating twice is the identity", "[num
 }
 
 TEST_CASE("ExactSum: one correct rounding of an exact sum (the eager matmul model)", "[numerics][prop]") {
-  prop("binary32 results match a binary64 sum that is exact, from subnormals to 2^127", 300, [] {
+  test::small_prop("binary32 results match a binary64 sum that is exact, from subnormals to 2^127", 300, [] {
     // Terms within a 2^25 window of one another: their binary64 sum is exact.
     const int base = *rc::gen::inRange(-172, 76);  // below 2^128: the cast stays defined
     const std::size_t count = *rc::gen::inRange<std::size_t>(1, 9);
@@ -246,7 +241,7 @@ TEST_CASE("W4A8 §2.5: packing round-trips for all 256 bytes", "[numerics][prop]
 }
 
 TEST_CASE("W4A8: scaling x by a power of two keeps xq and scales y exactly", "[numerics][prop]") {
-  prop("cuda and eager, F32 and BF16, no bias, no correction", 200, [] {
+  test::small_prop("cuda and eager, F32 and BF16, no bias, no correction", 200, [] {
     Case c = gen_case(gen_semantics(), false);
     c.x.dtype = *rc::gen::element(FloatType::F32, FloatType::BF16);
     c.options.out_dtype = c.x.dtype;
@@ -264,7 +259,7 @@ TEST_CASE("W4A8: scaling x by a power of two keeps xq and scales y exactly", "[n
 }
 
 TEST_CASE("W4A8: permuting weight rows permutes output columns", "[numerics][prop]") {
-  prop("every semantics and option, bit for bit", 200, [] {
+  test::small_prop("every semantics and option, bit for bit", 200, [] {
     const Case c = gen_case(gen_semantics(), true);
     const W4a8Layer& l = c.layer;
     std::vector<std::size_t> perm(l.n);
@@ -291,7 +286,7 @@ TEST_CASE("W4A8: permuting weight rows permutes output columns", "[numerics][pro
 }
 
 TEST_CASE("W4A8: the reference lies within a derived error bound of the ideal output", "[numerics][prop]") {
-  prop("cuda and eager; every T_x, T_o; codebook, correction and bias or not", 200, [] {
+  test::small_prop("cuda and eager; every T_x, T_o; codebook, correction and bias or not", 200, [] {
     const Case c = gen_case(gen_semantics(), true);
     const W4a8Output out = run(c);
     const auto ideal = w4a8_ideal(c.layer, c.x);

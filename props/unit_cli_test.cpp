@@ -46,8 +46,8 @@ struct Scratch : test::TempDir {
 
 std::string quoted(const std::string& p) { return "'" + p + "'"; }
 
-const std::string kTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
-std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "    ", 16); }                     // N = 64
+const std::string kCliTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
+std::vector<std::uint8_t> canonical() { return gen::file_with_header(kCliTest + "    ", 16); }                     // N = 64
 // N = 56, so the strict profile adds no ST-HEADER-UNALIGNED warning.
 // A W4A8 layer as ComfyUI's writer leaves it: no "convrot" key (G1). sglang
 // refuses it; ComfyUI and comfy-kitchen load it (K = 256, C = 256, G = 16).
@@ -100,7 +100,7 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1", "[ST-OFFSET-GAP]") {
 
 TEST_CASE("CLI (W5): warnings alone exit 0", "[ST-HEADER-UNALIGNED]") {
   Scratch s;
-  const auto p = s.file("n60.safetensors", gen::file_with_header(kTest, 16));
+  const auto p = s.file("n60.safetensors", gen::file_with_header(kCliTest, 16));
   const Run r = s.run("check " + quoted(p));
   CHECK(r.code == 0);
   CHECK(r.out.find("ST-HEADER-UNALIGNED") != std::string::npos);

@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Scratch : test::TempDir {
-  Scratch() : TempDir("safespec_conformance_numeric") {}
+struct NumericScratch : test::TempDir {
+  NumericScratch() : TempDir("safespec_conformance_numeric") {}
   // `conformance numeric` over corpus/vectors with `impl` (a template whose
   // first word is a program of props/impls, or the safespec command).
   Run numeric(const std::string& impl, const std::string& more = "") const {
@@ -35,7 +35,7 @@ const std::string kCudaSummary = "numeric cuda: 8 vectors (10 more have no cuda 
 }  // namespace
 
 TEST_CASE("conformance numeric: safespec linear is bit-exact on every vector of both semantics", "[conformance]") {
-  const Scratch s;
+  const NumericScratch s;
   const std::string linear = test::shell_word(test::cli_path()) + " linear {checkpoint} --layer {layer} --input {input} --out {output}";
   Run r = s.numeric(linear + " --semantics cuda");
   CHECK(r.code == 0);
@@ -73,7 +73,7 @@ TEST_CASE("conformance numeric: safespec linear is bit-exact on every vector of 
 }
 
 TEST_CASE("conformance numeric: exact, within 1 ulp, or the max error and the first difference", "[conformance]") {
-  const Scratch s;
+  const NumericScratch s;
   Run r = s.numeric(program("copy_expected") + " {checkpoint} {input} {output} cuda");
   CHECK(r.code == 0);
   CHECK(r.out.ends_with(kCudaSummary +
@@ -132,7 +132,7 @@ TEST_CASE("conformance numeric: exact, within 1 ulp, or the max error and the fi
 }
 
 TEST_CASE("conformance numeric: no usable output is a failure that says why", "[conformance]") {
-  const Scratch s;
+  const NumericScratch s;
   Run r = s.numeric(program("garbage_output") + " {checkpoint} {input} {output}");
   CHECK(r.code == 1);
   CHECK(r.out.starts_with(
@@ -156,7 +156,7 @@ TEST_CASE("conformance numeric: no usable output is a failure that says why", "[
 }
 
 TEST_CASE("conformance numeric: usage errors exit 2", "[conformance]") {
-  const Scratch s;
+  const NumericScratch s;
   const auto usage = [&](const Run& r, const std::string& err) {
     CHECK(r.code == 2);
     CHECK(r.out == "");

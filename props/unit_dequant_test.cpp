@@ -33,16 +33,16 @@ Mat<V> mat(std::uint64_t r, std::uint64_t c, std::vector<V> v) { return Mat<V>(r
 // ---- §1 rounding and the exact sum ------------------------------------------
 
 TEST_CASE("numerics §1.3: the exact sum rounds once (T(a + b), not T(f32(a + b)))", "[numerics]") {
-  ExactSum s;  // §1.3's counterexample: a = 1 + 2^-8, b = 2^-30
+  deq::ExactSum s;  // §1.3's counterexample: a = 1 + 2^-8, b = 2^-30
   s.add(1.0f + p2(-8));
   s.add(p2(-30));
   CHECK(s.round(Dtype::BF16) == 1.0f + p2(-7));
   CHECK(round_t(Dtype::BF16, (1.0f + p2(-8)) + p2(-30)) == 1.0f);  // the double rounding it avoids
-  ExactSum tie;  // an exact tie goes to even
+  deq::ExactSum tie;  // an exact tie goes to even
   tie.add(1.0f);
   tie.add(p2(-8));
   CHECK(tie.round(Dtype::BF16) == 1.0f);
-  ExactSum cancel;  // 1 + 2^-30 - 1 keeps 2^-30, which binary32 addition would lose
+  deq::ExactSum cancel;  // 1 + 2^-30 - 1 keeps 2^-30, which binary32 addition would lose
   cancel.add(1.0f);
   cancel.add(p2(-30));
   cancel.add(1.0f, true);
@@ -51,43 +51,43 @@ TEST_CASE("numerics §1.3: the exact sum rounds once (T(a + b), not T(f32(a + b)
 
 TEST_CASE("numerics §1.1-§1.2: the exact sum's rounding at the edges of F32, BF16, F16", "[numerics]") {
   const float fmax = std::numeric_limits<float>::max();
-  ExactSum big;
+  deq::ExactSum big;
   big.add(fmax);
   big.add(fmax);
   CHECK(big.round(Dtype::F32) == INFINITY);
   CHECK(big.round(Dtype::F32, -1) == fmax);  // (2 * max) / 2, no intermediate overflow
-  ExactSum h;
+  deq::ExactSum h;
   h.add(65504.0f);
   h.add(15.0f);  // 65519 < 65520: stays finite
   CHECK(h.round(Dtype::F16) == 65504.0f);
   h.add(1.0f);  // 65520: infinity (§1.2)
   CHECK(h.round(Dtype::F16) == INFINITY);
-  ExactSum sub;  // binary16 subnormals: 3 * 2^-25 is a tie between 2^-24 and 2^-23, even is 2^-23
+  deq::ExactSum sub;  // binary16 subnormals: 3 * 2^-25 is a tie between 2^-24 and 2^-23, even is 2^-23
   sub.add(3.0f * p2(-25));
   CHECK(sub.round(Dtype::F16) == p2(-23));
-  ExactSum tiny;  // the smallest binary32 subnormal, scaled down: rounds to +0
+  deq::ExactSum tiny;  // the smallest binary32 subnormal, scaled down: rounds to +0
   tiny.add(p2(-149));
   CHECK(tiny.round(Dtype::F32) == p2(-149));
   CHECK(tiny.round(Dtype::F32, -1) == 0.0f);  // 2^-150 is a tie with 0, even
-  ExactSum neg;
+  deq::ExactSum neg;
   neg.add(3.0f, true);
   CHECK(neg.round(Dtype::F16) == -3.0f);
-  ExactSum zero;
+  deq::ExactSum zero;
   zero.add(-0.0f);
   CHECK(same_bits(zero.round(Dtype::F32), 0.0f));
 }
 
 TEST_CASE("numerics §1: the exact sum's IEEE special cases", "[numerics]") {
-  ExactSum a;
+  deq::ExactSum a;
   a.add(1.0f);
   a.add(INFINITY);
   CHECK(a.round(Dtype::BF16) == INFINITY);
   a.add(INFINITY, true);  // +inf - inf
   CHECK(std::isnan(a.round(Dtype::BF16)));
-  ExactSum b;
+  deq::ExactSum b;
   b.add(NAN);
   CHECK(std::isnan(b.round(Dtype::F16)));
-  ExactSum c;
+  deq::ExactSum c;
   c.add(INFINITY, true);
   CHECK(c.round(Dtype::F32) == -INFINITY);
 }
@@ -95,7 +95,7 @@ TEST_CASE("numerics §1: the exact sum's IEEE special cases", "[numerics]") {
 TEST_CASE("numerics §1: the exact sum equals an independent exact integer sum, rounded", "[numerics]") {
   std::mt19937_64 rng(4);
   for (int trial = 0; trial < 2000; ++trial) {
-    ExactSum s;
+    deq::ExactSum s;
     std::int64_t exact = 0;
     const int terms = 1 + static_cast<int>(rng() % 16);
     for (int i = 0; i < terms; ++i) {
@@ -127,7 +127,7 @@ TEST_CASE("numerics §1.3: a two-term exact sum is IEEE addition, for any bit pa
     const bool negate = rng() & 1;
     for (Dtype t : {Dtype::F32, Dtype::BF16, Dtype::F16}) {
       const float at = round_t(t, a), bt = round_t(t, b);
-      ExactSum s;
+      deq::ExactSum s;
       s.add(at);
       s.add(bt, negate);
       const float want = round_t(t, negate ? at - bt : at + bt);

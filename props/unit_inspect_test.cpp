@@ -22,11 +22,9 @@ using test::Run;
 
 namespace {
 
-struct Scratch : test::CliScratch {
-  Scratch() : CliScratch("safespec_unit_inspect") {}
+struct InspectScratch : test::CliScratch {
+  InspectScratch() : CliScratch("safespec_unit_inspect") {}
 };
-
-std::string quoted(const std::string& p) { return test::shell_word(p); }
 
 // The decoded text of the first `n` elements of `bytes` read as `d`, joined.
 std::string decoded(Dtype d, std::vector<std::uint8_t> bytes, std::uint64_t n) {
@@ -79,18 +77,18 @@ TEST_CASE("inspect --values decodes every dtype, text and JSON", "[inspect]") {
 }
 
 TEST_CASE("inspect --values: hostile headers are reported, never read out of bounds", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   // A shape of 2^62 x 4 F32 elements whose data_offsets hold 16 bytes: the
   // first 16 elements need 64 bytes, which the tensor does not have.
   const auto huge = s.file("huge.safetensors",
                            gen::file_with_header(R"({"big":{"dtype":"F32","shape":[4611686018427387904,4],"data_offsets":[0,16]}})", 16));
-  const Run h = s.run("inspect --values big " + quoted(huge));
+  const Run h = s.run("inspect --values big " + test::shell_word(huge));
   CHECK(h.code == 2);
   CHECK(h.out.ends_with("values 'big' F32 [4611686018427387904,4]: not read: its first 16 elements need 64 bytes, "
                         "its data_offsets [0, 16] hold 16\n"));
   // Two elements fit in the 16 bytes the offsets give, and the count says
   // the tensor has more elements than 64 bits count.
-  const Run h2 = s.run("inspect --values big --count 2 " + quoted(huge));
+  const Run h2 = s.run("inspect --values big --count 2 " + test::shell_word(huge));
   CHECK(h2.code == 0);
   CHECK(h2.out.ends_with("values 'big' F32 [4611686018427387904,4]: first 2 of 2^64 or more elements (truncated; "
                          "--count K shows up to 4096): 0, 0\n"));
@@ -98,52 +96,52 @@ TEST_CASE("inspect --values: hostile headers are reported, never read out of bou
   // file are read.
   const auto cut = s.file("cut.safetensors",
                           gen::file_with_header(R"({"t":{"dtype":"I32","shape":[4],"data_offsets":[0,16]}}    )", 8));
-  const Run c = s.run("inspect --values t " + quoted(cut));
+  const Run c = s.run("inspect --values t " + test::shell_word(cut));
   CHECK(c.code == 2);
   CHECK(c.out.ends_with("values 't' I32 [4]: not read: 16 bytes at data_offsets [0, 16] lie outside the file (75 bytes)\n"));
-  const Run c2 = s.run("inspect --values t --count 2 " + quoted(cut));
+  const Run c2 = s.run("inspect --values t --count 2 " + test::shell_word(cut));
   CHECK(c2.code == 0);
   CHECK(c2.out.ends_with("values 't' I32 [4]: first 2 of 4 elements (truncated; --count K shows up to 4096): 0, 0\n"));
-  const Run cj = s.run("inspect --json --values t " + quoted(cut));
+  const Run cj = s.run("inspect --json --values t " + test::shell_word(cut));
   CHECK(cj.code == 2);
   CHECK(cj.out.find(R"x(,"values":[{"name":"t","dtype":"I32","shape":[4],"error":"16 bytes at data_offsets [0, 16] lie outside the file (75 bytes)"}],"truncated":{)x") !=
         std::string::npos);
 }
 
 TEST_CASE("inspect --values: an unknown name is a usage error naming the tensors, bounded", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   std::string header = "{";
   for (int i = 0; i < 25; ++i)
     header += (i ? "," : "") + std::string("\"t") + std::to_string(i) + R"(":{"dtype":"U8","shape":[1],"data_offsets":[)" +
               std::to_string(i) + "," + std::to_string(i + 1) + "]}";
   const auto p = s.file("many.safetensors", gen::file_with_header(header + "}", 25));
-  const Run r = s.run("inspect --values nope " + quoted(p));
+  const Run r = s.run("inspect --values nope " + test::shell_word(p));
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   std::string names;
   for (int i = 0; i < 20; ++i) names += (i ? ", " : "") + std::string("'t") + std::to_string(i) + "'";
   CHECK(r.err == "safespec: inspect --values 'nope': no such tensor in " + p + " (tensors: " + names + ", … and 5 more)\n");
-  const Run j = s.run("inspect --json --values nope " + quoted(p));
+  const Run j = s.run("inspect --json --values nope " + test::shell_word(p));
   CHECK(j.code == 2);
   CHECK(j.out.starts_with(R"({"schema":1,"path":")" + p + R"(","error":"--values 'nope': no such tensor in )"));
   for (const char* count : {"0", "4097", "-1", "x"}) {
     INFO(count);
-    const Run bad = s.run("inspect --values t0 --count " + std::string(count) + " " + quoted(p));
+    const Run bad = s.run("inspect --values t0 --count " + std::string(count) + " " + test::shell_word(p));
     CHECK(bad.code == 2);
     CHECK(bad.err.starts_with("--count: expected 1 to 4096 elements, found " + std::string(count) + "\n"));
   }
-  CHECK(s.run("inspect --values t0 --count 4096 " + quoted(p)).out.ends_with("values 't0' U8 [1]: 1 of 1 elements: 0\n"));
+  CHECK(s.run("inspect --values t0 --count 4096 " + test::shell_word(p)).out.ends_with("values 't0' U8 [1]: 1 of 1 elements: 0\n"));
 }
 
 TEST_CASE("inspect --json: every bundled example gives one document whose summary agrees with table", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   std::vector<std::string> paths{"corpus/examples/tiny-llm.safetensors", "corpus/examples/scalars-and-subbyte.safetensors",
                                  "corpus/examples/sharded/model.safetensors.index.json"};
   for (const auto& e : std::filesystem::directory_iterator("corpus/examples/quant")) paths.push_back(e.path().string());
   simdjson::dom::parser parser, table_parser;
   for (const std::string& p : paths) {
     INFO(p);
-    const Run r = s.run("inspect --json " + quoted(p));
+    const Run r = s.run("inspect --json " + test::shell_word(p));
     CHECK(r.code == 0);
     simdjson::dom::element doc;
     REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
@@ -157,7 +155,7 @@ TEST_CASE("inspect --json: every bundled example gives one document whose summar
     CHECK(params == std::uint64_t(summary["parameters"]));
     CHECK(tensors == std::uint64_t(summary["tensors"]));
     // Each consumer's checkpoint verdict is table's.
-    const Run t = s.run("table --json " + quoted(p));
+    const Run t = s.run("table --json " + test::shell_word(p));
     simdjson::dom::element tdoc;
     REQUIRE(table_parser.parse(t.out).get(tdoc) == simdjson::SUCCESS);
     for (simdjson::dom::element f : simdjson::dom::array(tdoc["files"])) {
@@ -179,7 +177,7 @@ TEST_CASE("inspect --json: every bundled example gives one document whose summar
 }
 
 TEST_CASE("inspect (issue 15): the summary of a quantized example, exact: dtypes, layers, marker, group sizes, consumers", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   const Run r = s.run("inspect corpus/examples/quant/w4a8_convrot_groupsize_64.safetensors");
   CHECK(r.code == 0);
   // The listing as before, then the summary: kitchen's CUDA kernel refuses
@@ -222,7 +220,7 @@ TEST_CASE("inspect (issue 15): the summary of a quantized example, exact: dtypes
 }
 
 TEST_CASE("inspect (issue 15): a marker from _quantization_metadata, an assumed embedding, an unreadable marker", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   const auto tail = [](const std::string& out, std::string_view from) {
     const auto at = out.find(from);
     return at == std::string::npos ? std::string() : out.substr(at);
@@ -273,7 +271,7 @@ TEST_CASE("inspect (issue 15): a marker from _quantization_metadata, an assumed 
 }
 
 TEST_CASE("inspect (issue 15): a shard index gets one summary over its shards", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   const Run r = s.run("inspect corpus/examples/sharded/model.safetensors.index.json");
   CHECK(r.code == 0);
   CHECK(r.out.ends_with(
@@ -292,7 +290,7 @@ TEST_CASE("inspect (issue 15): a shard index gets one summary over its shards", 
 }
 
 TEST_CASE("inspect --values: the sub-byte, fp8 and complex tensors of an example, text and JSON", "[inspect]") {
-  Scratch s;
+  InspectScratch s;
   const Run r = s.run("inspect --values complex --values scale --values empty --values mx.scales --values f6 "
                       "--values mx.blocks --values mask corpus/examples/scalars-and-subbyte.safetensors");
   CHECK(r.code == 0);

@@ -14,9 +14,9 @@ using namespace safespec::deq;
 
 namespace {
 
-float p2(int e) { return std::ldexp(1.0f, e); }
+float pow2(int e) { return std::ldexp(1.0f, e); }
 template <class V>
-Mat<V> mat(std::uint64_t r, std::uint64_t c, std::vector<V> v) { return Mat<V>(r, c, std::move(v)); }
+Mat<V> make_mat(std::uint64_t r, std::uint64_t c, std::vector<V> v) { return Mat<V>(r, c, std::move(v)); }
 
 // Packed W4A4 bytes with every code equal to `code` (low and high nibble).
 W4a4Weight w4a4_uniform(std::uint64_t n, std::uint64_t k, std::vector<std::uint8_t> row_codes, std::vector<float> scale,
@@ -45,7 +45,7 @@ TEST_CASE("numerics §5.4 eager.4: xs divides on the CPU and multiplies by f32(1
 
 TEST_CASE("numerics §5.4 eager.5-eager.6: zero divisor becomes tiny(T) (fp16 only), codes clamp to [-128, 127]", "[numerics]") {
   const float f = std::bit_cast<float>(0x0DA24260u);
-  CHECK(eager_divisor(f, Dtype::F16) == p2(-14));
+  CHECK(eager_divisor(f, Dtype::F16) == pow2(-14));
   CHECK(eager_divisor(f, Dtype::BF16) == round_t(Dtype::BF16, f));
   CHECK(eager_divisor(f, Dtype::F32) == f);
   CHECK(eager_code(127.5f, 1.0f, Dtype::F32) == 127);
@@ -80,9 +80,9 @@ TEST_CASE("numerics NUM-K-INT32-OVERFLOW: the K bounds of the integer GEMMs", "[
 TEST_CASE("numerics §7.1: int8 linear, F32, tensor-wise scale, by hand", "[numerics]") {
   // amax = 127 -> xs = 1 (both devices), so xq = rne(x): [127, -2, 0, 4].
   // acc = [127 + -4 + 0 + 16, -127 + 0 + 0 - 512] = [139, -639]; y = acc * 0.5 + bias.
-  const Int8Weight w{mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f}, 0};
+  const Int8Weight w{make_mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f}, 0};
   for (Device d : {Device::Cpu, Device::Gpu}) {
-    LinearInput in{mat<float>(1, 4, {127.0f, -2.5f, 0.5f, 3.5f}), Dtype::F32, std::vector<float>{1.0f, 0.25f}, d};
+    LinearInput in{make_mat<float>(1, 4, {127.0f, -2.5f, 0.5f, 3.5f}), Dtype::F32, std::vector<float>{1.0f, 0.25f}, d};
     auto r = int8_linear(in, w);
     REQUIRE(r.ok());
     CHECK(r.value().x_scale == std::vector<float>{1.0f});
@@ -93,14 +93,14 @@ TEST_CASE("numerics §7.1: int8 linear, F32, tensor-wise scale, by hand", "[nume
 }
 
 TEST_CASE("numerics §7.1 eager.8: int8 linear in BF16 rounds twice, row-wise scales", "[numerics]") {
-  LinearInput in{mat<float>(1, 4, {127.0f, -2.5f, 0.5f, 3.5f}), Dtype::BF16, std::vector<float>{1.0f, 0.25f}, Device::Gpu};
+  LinearInput in{make_mat<float>(1, 4, {127.0f, -2.5f, 0.5f, 3.5f}), Dtype::BF16, std::vector<float>{1.0f, 0.25f}, Device::Gpu};
   // v = bf16(-319.5) = -320 (step 2 in [256, 512)); -320 + 0.25 -> bf16 -320.
-  auto r = int8_linear(in, {mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f}, 0});
+  auto r = int8_linear(in, {make_mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f}, 0});
   REQUIRE(r.ok());
   CHECK(r.value().y.v == std::vector<float>{70.5f, -320.0f});
   in.t = Dtype::F32;
   in.bias.reset();
-  auto rw = int8_linear(in, {mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f, 0.25f}, 0});
+  auto rw = int8_linear(in, {make_mat<std::int8_t>(2, 4, {1, 2, 3, 4, -1, 0, 1, -128}), {0.5f, 0.25f}, 0});
   REQUIRE(rw.ok());
   CHECK(rw.value().y.v == std::vector<float>{69.5f, -159.75f});
 }
@@ -109,8 +109,8 @@ TEST_CASE("numerics §7.1: int8 linear with ConvRot rotates the activations firs
   // x = [254, 0, 0, 0] -> xr = 254 * H4 row 0 / 2 = [127, 127, 127, -127]; xs = 1.
   // Stored (rotated) weight row [1, 1, 1, -1]: acc = 4 * 127 = 508; y = 508 * 0.5 = 254,
   // which is x . W for the un-rotated W = [1, 0, 0, 0] (dequant_int8 gives it).
-  const Int8Weight w{mat<std::int8_t>(1, 4, {1, 1, 1, -1}), {0.5f}, 4};
-  auto r = int8_linear({mat<float>(1, 4, {254.0f, 0.0f, 0.0f, 0.0f}), Dtype::BF16, std::nullopt, Device::Cpu}, w);
+  const Int8Weight w{make_mat<std::int8_t>(1, 4, {1, 1, 1, -1}), {0.5f}, 4};
+  auto r = int8_linear({make_mat<float>(1, 4, {254.0f, 0.0f, 0.0f, 0.0f}), Dtype::BF16, std::nullopt, Device::Cpu}, w);
   REQUIRE(r.ok());
   CHECK(r.value().xr.v == std::vector<float>{127.0f, 127.0f, 127.0f, -127.0f});
   CHECK(r.value().xq.v == std::vector<std::int8_t>{127, 127, 127, -127});
@@ -121,36 +121,36 @@ TEST_CASE("numerics §7.1: int8 linear with ConvRot rotates the activations firs
 }
 
 TEST_CASE("numerics §7.1 U8: zero, NaN and infinite activations never crash", "[numerics]") {
-  const Int8Weight w{mat<std::int8_t>(1, 4, {1, 1, 1, 1}), {1.0f}, 0};
-  auto zero = int8_linear({mat<float>(1, 4, {0, 0, 0, 0}), Dtype::F16, std::vector<float>{3.0f}, Device::Cpu}, w);
+  const Int8Weight w{make_mat<std::int8_t>(1, 4, {1, 1, 1, 1}), {1.0f}, 0};
+  auto zero = int8_linear({make_mat<float>(1, 4, {0, 0, 0, 0}), Dtype::F16, std::vector<float>{3.0f}, Device::Cpu}, w);
   REQUIRE(zero.ok());
   CHECK(zero.value().xq.v == std::vector<std::int8_t>{0, 0, 0, 0});
   CHECK(zero.value().y.v == std::vector<float>{3.0f});
-  auto nan = int8_linear({mat<float>(1, 4, {1, NAN, 0, 0}), Dtype::F32, std::nullopt, Device::Cpu}, w);
+  auto nan = int8_linear({make_mat<float>(1, 4, {1, NAN, 0, 0}), Dtype::F32, std::nullopt, Device::Cpu}, w);
   REQUIRE(nan.ok());
   CHECK(std::isnan(nan.value().x_scale[0]));
   CHECK(nan.value().xq.v == std::vector<std::int8_t>{0, 0, 0, 0});
   CHECK(std::isnan(nan.value().y.v[0]));  // 0 * NaN
-  auto inf = int8_linear({mat<float>(1, 4, {1, INFINITY, 0, 0}), Dtype::BF16, std::nullopt, Device::Gpu}, w);
+  auto inf = int8_linear({make_mat<float>(1, 4, {1, INFINITY, 0, 0}), Dtype::BF16, std::nullopt, Device::Gpu}, w);
   REQUIRE(inf.ok());
   CHECK(inf.value().x_scale[0] == INFINITY);
   CHECK(inf.value().xq.v == std::vector<std::int8_t>{0, 0, 0, 0});  // 1/inf = 0, inf/inf = NaN -> 0
 }
 
 TEST_CASE("numerics §7.1: int8 linear input errors name both shapes", "[numerics]") {
-  const Int8Weight w{mat<std::int8_t>(2, 4, {1, 2, 3, 4, 5, 6, 7, 8}), {1.0f}, 0};
-  auto k = int8_linear({mat<float>(1, 3, {1, 2, 3}), Dtype::F32, std::nullopt, Device::Cpu}, w);
+  const Int8Weight w{make_mat<std::int8_t>(2, 4, {1, 2, 3, 4, 5, 6, 7, 8}), {1.0f}, 0};
+  auto k = int8_linear({make_mat<float>(1, 3, {1, 2, 3}), Dtype::F32, std::nullopt, Device::Cpu}, w);
   REQUIRE_FALSE(k.ok());
   CHECK(k.error().message == "expected x [M, K] with K = 4 for the weight [N, K] = [2, 4], found x [1, 3]");
-  auto v = int8_linear({mat<float>(1, 4, {1, 2, 3, 0.1f}), Dtype::BF16, std::nullopt, Device::Cpu}, w);
+  auto v = int8_linear({make_mat<float>(1, 4, {1, 2, 3, 0.1f}), Dtype::BF16, std::nullopt, Device::Cpu}, w);
   REQUIRE_FALSE(v.ok());
   CHECK(v.error().rule == RuleId::QuantInt8Shapes);
-  auto b = int8_linear({mat<float>(1, 4, {1, 2, 3, 4}), Dtype::F32, std::vector<float>{1.0f}, Device::Cpu}, w);
+  auto b = int8_linear({make_mat<float>(1, 4, {1, 2, 3, 4}), Dtype::F32, std::vector<float>{1.0f}, Device::Cpu}, w);
   REQUIRE_FALSE(b.ok());
   CHECK(b.error().message == "expected N = 2 values, found 1");
-  auto t = int8_linear({mat<float>(1, 4, {1, 2, 3, 4}), Dtype::I32, std::nullopt, Device::Cpu}, w);
+  auto t = int8_linear({make_mat<float>(1, 4, {1, 2, 3, 4}), Dtype::I32, std::nullopt, Device::Cpu}, w);
   REQUIRE_FALSE(t.ok());
-  auto c = int8_linear({mat<float>(1, 4, {1, 2, 3, 4}), Dtype::F32, std::nullopt, Device::Cpu}, {w.q, {1.0f}, 8});
+  auto c = int8_linear({make_mat<float>(1, 4, {1, 2, 3, 4}), Dtype::F32, std::nullopt, Device::Cpu}, {w.q, {1.0f}, 8});
   REQUIRE_FALSE(c.ok());
   CHECK(c.error().rule == RuleId::QuantInt8ConvrotGroupsize);
 }
@@ -165,7 +165,7 @@ namespace {
 LinearInput w4a4_input(Dtype t, std::optional<std::vector<float>> bias, Device d = Device::Gpu) {
   std::vector<float> x(64, 0.0f);
   x[0] = 56.0f;
-  return {mat<float>(1, 64, std::move(x)), t, std::move(bias), d};
+  return {make_mat<float>(1, 64, std::move(x)), t, std::move(bias), d};
 }
 // Row 0 codes all 1, row 1 all -1 (0xF); scales 0.5, 0.25.
 W4a4Weight w4a4_weight() { return w4a4_uniform(2, 64, {0x1, 0xF}, {0.5f, 0.25f}, 64); }
@@ -219,8 +219,8 @@ TEST_CASE("numerics §6.2 U8: an all-tiny F16 row gives x_scale 0 and codes 0, n
   // 2^-24 rotated by H_64 is 2^-27: below half of F16's smallest subnormal, so xr = 0;
   // x_scale = f16(1e-10 / 7) = 0; 0 / 0 is NaN, coded 0.
   std::vector<float> x(64, 0.0f);
-  x[0] = p2(-24);
-  auto r = convrot_w4a4_linear({mat<float>(1, 64, x), Dtype::F16, std::nullopt, Device::Gpu}, w4a4_weight(), W4a4LinearDtype::Int4,
+  x[0] = pow2(-24);
+  auto r = convrot_w4a4_linear({make_mat<float>(1, 64, x), Dtype::F16, std::nullopt, Device::Gpu}, w4a4_weight(), W4a4LinearDtype::Int4,
                                Backend::Cuda);
   REQUIRE(r.ok());
   CHECK(r.value().x_scale == std::vector<float>{0.0f});

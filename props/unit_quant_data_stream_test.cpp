@@ -176,7 +176,7 @@ TEST_CASE("data rules: a tensor over the old bounds of 256 MiB a tensor and 1 Gi
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+constexpr float kQuietNan = std::numeric_limits<float>::quiet_NaN();
 
 
 
@@ -203,7 +203,7 @@ Result<Bytes, std::string> scan_all(const FileTensorData& d, const quant::Tensor
 }
 
 TEST_CASE("FileTensorData: streams a written file, offsets past EOF or overflowing give the reason", "[quant]") {
-  const Bytes scale = f32s({kNan});
+  const Bytes scale = f32s({kQuietNan});
   const Bytes weight{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18};
   auto file = serialize({TensorView{"p.weight", Dtype::I8, {3, 6}, weight},
                          TensorView{"p.weight_scale", Dtype::F32, {}, scale}},

@@ -7,19 +7,19 @@ using namespace safespec::test;
 
 namespace {
 
-constexpr std::string_view kMarker = R"({"format": "mxfp8"})";
+constexpr std::string_view kMxfp8Marker = R"({"format": "mxfp8"})";
 
 // N = 128, K = 128: the swizzled scale [128, 4] also looks logical (G12).
-QuantFixture valid_layer(const std::string& p, Dtype scale = Dtype::U8) {
+QuantFixture mxfp8_layer(const std::string& p, Dtype scale = Dtype::U8) {
   QuantFixture fx;
   fx.tensor(p + ".weight", Dtype::F8_E4M3, {128, 128}).tensor(p + ".weight_scale", scale, {128, 4});
   return fx;
 }
 
-quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_view config = "MXFP8Config") {
+quant::Sink run_mxfp8(const QuantFixture& fx, const std::string& prefix, std::string_view config = "MXFP8Config") {
   auto files = fx.files();
   quant::TensorTable table(files);
-  auto h = make_layer(prefix, kMarker, config);
+  auto h = make_layer(prefix, kMxfp8Marker, config);
   quant::Sink sink;
   run_header_rules(h.layer, table, sink);
   return sink;
@@ -28,21 +28,21 @@ quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_v
 }  // namespace
 
 TEST_CASE("mxfp8 (L13): a canonical layer has no findings", "[quant]") {
-  CHECK(run(valid_layer("blk.0"), "blk.0").findings().empty());
-  auto fx = valid_layer("blk.0");
+  CHECK(run_mxfp8(mxfp8_layer("blk.0"), "blk.0").findings().empty());
+  auto fx = mxfp8_layer("blk.0");
   fx.tensor("blk.0.input_scale", Dtype::F32, {});
-  CHECK(run(fx, "blk.0", "").findings().empty());
+  CHECK(run_mxfp8(fx, "blk.0", "").findings().empty());
   // N = 96, K = 160: kitchen pads the scale to [128, 8].
   QuantFixture pad;
   pad.tensor("q.weight", Dtype::F8_E4M3, {96, 160}).tensor("q.weight_scale", Dtype::U8, {128, 8});
-  CHECK(run(pad, "q").findings().empty());
+  CHECK(run_mxfp8(pad, "q").findings().empty());
 }
 
 TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message, sglang skips mxfp8 markers (S9.0)",
           "[quant][CQ-MXFP8-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.a'b\\c.weight", Dtype::F8_E4M3, {128, 128});
-  auto f = of_rule(run(fx, "model.diffusion_model.a'b\\c"), RuleId::QuantMxfp8Tensors);
+  auto f = of_rule(run_mxfp8(fx, "model.diffusion_model.a'b\\c"), RuleId::QuantMxfp8Tensors);
   REQUIRE(f.size() == 1);
   REQUIRE(f[0].verdicts.size() == 1);
   CHECK(message_for(f[0], Consumer::Comfyui) == "Missing MXFP8 block scales for layer a'b\\c");
@@ -54,21 +54,21 @@ TEST_CASE("CQ-MXFP8-TENSORS (L13, C12): ComfyUI's missing-scale message, sglang 
 
   // Without a weight ComfyUI stops at C6 (CQ-MARKER-ORPHAN).
   QuantFixture none;
-  auto f2 = of_rule(run(none, "b"), RuleId::QuantMxfp8Tensors);
+  auto f2 = of_rule(run_mxfp8(none, "b"), RuleId::QuantMxfp8Tensors);
   REQUIRE(f2.size() == 1);
   CHECK(f2[0].verdicts.empty());
 }
 
 TEST_CASE("CQ-MXFP8-DTYPES (L13, C12 view): scale dtypes ComfyUI views as E8M0", "[quant][CQ-MXFP8-DTYPES]") {
-  CHECK(run(valid_layer("p", Dtype::F8_E8M0), "p").findings().size() == 1);  // only the mmap warning
-  CHECK(of_rule(run(valid_layer("p", Dtype::F8_E8M0), "p"), RuleId::QuantMxfp8Dtypes).empty());
+  CHECK(run_mxfp8(mxfp8_layer("p", Dtype::F8_E8M0), "p").findings().size() == 1);  // only the mmap warning
+  CHECK(of_rule(run_mxfp8(mxfp8_layer("p", Dtype::F8_E8M0), "p"), RuleId::QuantMxfp8Dtypes).empty());
   // I8 keeps its bits through the view: non-canonical, but not mis-loaded.
-  auto i8 = of_rule(run(valid_layer("p", Dtype::I8), "p"), RuleId::QuantMxfp8Dtypes);
+  auto i8 = of_rule(run_mxfp8(mxfp8_layer("p", Dtype::I8), "p"), RuleId::QuantMxfp8Dtypes);
   REQUIRE(i8.size() == 1);
   CHECK(i8[0].verdicts.empty());
   CHECK(i8[0].message == "mxfp8 needs an F8_E4M3 weight and a U8 or F8_E8M0 weight_scale, got weight_scale I8");
   for (Dtype d : {Dtype::F8_E4M3, Dtype::F16, Dtype::F32}) {
-    auto f = of_rule(run(valid_layer("p", d), "p"), RuleId::QuantMxfp8Dtypes);
+    auto f = of_rule(run_mxfp8(mxfp8_layer("p", d), "p"), RuleId::QuantMxfp8Dtypes);
     REQUIRE(f.size() == 1);
     REQUIRE(f[0].verdicts.size() == 1);
     CHECK(f[0].verdicts[0].consumer == Consumer::Comfyui);
@@ -80,7 +80,7 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 
   for (Dtype d : {Dtype::U8, Dtype::I8, Dtype::F8_E5M2, Dtype::BF16}) {
     QuantFixture fx;
     fx.tensor("p.weight", d, {128, 128}).tensor("p.weight_scale", Dtype::U8, {128, 4});
-    auto sink = run(fx, "p");
+    auto sink = run_mxfp8(fx, "p");
     auto f = of_rule(sink, RuleId::QuantWeightCast);
     REQUIRE(f.size() == 1);
     CHECK(f[0].where.text() == "tensor 'p.weight'");
@@ -92,7 +92,7 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-F8_E4M3 mxfp8 
   }
   QuantFixture u8;
   u8.tensor("p.weight", Dtype::U8, {128, 128}).tensor("p.weight_scale", Dtype::U8, {128, 4});
-  CHECK(of_rule(run(u8, "p"), RuleId::QuantWeightCast).at(0).message ==
+  CHECK(of_rule(run_mxfp8(u8, "p"), RuleId::QuantWeightCast).at(0).message ==
         "expected the mxfp8 weight stored as F8_E4M3, found U8, which ComfyUI converts to float8_e4m3fn by value");
 }
 
@@ -100,7 +100,7 @@ TEST_CASE("CQ-MXFP8-LAYOUT (L3, G12): the logical (N, K/32) scale is not kitchen
           "[quant][CQ-MXFP8-LAYOUT]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::F8_E4M3, {96, 160}).tensor("p.weight_scale", Dtype::U8, {96, 5});
-  auto f = of_rule(run(fx, "p"), RuleId::QuantMxfp8Layout);
+  auto f = of_rule(run_mxfp8(fx, "p"), RuleId::QuantMxfp8Layout);
   REQUIRE(f.size() == 1);
   CHECK(f[0].message == "comfy-kitchen's swizzled mxfp8 weight_scale for weight (96, 160) is (128, 8), got (96, 5)");
   CHECK(f[0].verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
@@ -109,17 +109,17 @@ TEST_CASE("CQ-MXFP8-LAYOUT (L3, G12): the logical (N, K/32) scale is not kitchen
 
   QuantFixture unpadded;
   unpadded.tensor("p.weight", Dtype::F8_E4M3, {100, 160}).tensor("p.weight_scale", Dtype::U8, {128, 8});
-  CHECK(of_rule(run(unpadded, "p"), RuleId::QuantMxfp8Layout).at(0).message ==
+  CHECK(of_rule(run_mxfp8(unpadded, "p"), RuleId::QuantMxfp8Layout).at(0).message ==
         "comfy-kitchen pads an mxfp8 weight to [N32, K32] (both multiples of 32), got (100, 160)");
 
   QuantFixture rank;
   rank.tensor("p.weight", Dtype::F8_E4M3, {128}).tensor("p.weight_scale", Dtype::U8, {128, 4});
-  CHECK(of_rule(run(rank, "p"), RuleId::QuantMxfp8Layout).at(0).message ==
+  CHECK(of_rule(run_mxfp8(rank, "p"), RuleId::QuantMxfp8Layout).at(0).message ==
         "comfy-kitchen's mxfp8 weight is 2-D [N32, K32], got (128,)");
 }
 
 TEST_CASE("CQ-DTYPE-COMFY-MMAP (§2.1, G23): F8_E8M0 scales warn for ComfyUI's reader", "[quant][CQ-DTYPE-COMFY-MMAP]") {
-  auto f = of_rule(run(valid_layer("p", Dtype::F8_E8M0), "p"), RuleId::QuantDtypeComfyMmap);
+  auto f = of_rule(run_mxfp8(mxfp8_layer("p", Dtype::F8_E8M0), "p"), RuleId::QuantDtypeComfyMmap);
   REQUIRE(f.size() == 1);
   REQUIRE(f[0].verdicts.size() == 1);
   CHECK(f[0].verdicts[0].consumer == Consumer::Comfyui);
@@ -134,7 +134,7 @@ TEST_CASE("mxfp8 (L13): shapes near 2^64 never overflow", "[quant]") {
   const std::uint64_t big = UINT64_MAX;
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::F8_E4M3, {big - 31, big - 31}).tensor("p.weight_scale", Dtype::U8, {big, 0});
-  auto f = of_rule(run(fx, "p"), RuleId::QuantMxfp8Layout);
+  auto f = of_rule(run_mxfp8(fx, "p"), RuleId::QuantMxfp8Layout);
   REQUIRE(f.size() == 1);
   CHECK(f[0].message ==
         "comfy-kitchen's swizzled mxfp8 weight_scale for weight (18446744073709551584, 18446744073709551584) is "

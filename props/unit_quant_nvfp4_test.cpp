@@ -7,7 +7,7 @@ using namespace safespec::test;
 
 namespace {
 
-constexpr std::string_view kMarker = R"({"format": "nvfp4", "full_precision_matrix_mult": true})";
+constexpr std::string_view kNvfp4Marker = R"({"format": "nvfp4", "full_precision_matrix_mult": true})";
 constexpr std::string_view kNvfp4Config = "ComfyNvfp4Config";
 
 // N = 128, K = 64: sglang's (N, K/16) and kitchen's swizzled shape coincide.
@@ -19,7 +19,7 @@ QuantFixture valid_layer(const std::string& p) {
   return fx;
 }
 
-quant::Sink run(const QuantFixture& fx, const std::string& prefix, std::string_view marker = kMarker,
+quant::Sink run_nvfp4(const QuantFixture& fx, const std::string& prefix, std::string_view marker = kNvfp4Marker,
                 std::string_view config = kNvfp4Config) {
   auto files = fx.files();
   quant::TensorTable table(files);
@@ -34,23 +34,23 @@ const Verdict* verdict_of(const Finding& f, Consumer c) { return f.verdict(c); }
 }  // namespace
 
 TEST_CASE("nvfp4 (L12): a canonical layer has no findings", "[quant]") {
-  CHECK(run(valid_layer("blk.0"), "blk.0").findings().empty());
+  CHECK(run_nvfp4(valid_layer("blk.0"), "blk.0").findings().empty());
   // With an optional pre_quant_scale of shape (K,) and an input_scale.
   auto fx = valid_layer("blk.0");
   fx.tensor("blk.0.pre_quant_scale", Dtype::BF16, {64}).tensor("blk.0.input_scale", Dtype::F32, {});
-  CHECK(run(fx, "blk.0").findings().empty());
+  CHECK(run_nvfp4(fx, "blk.0").findings().empty());
   // Zero-sized dimensions: both shapes are (0, 0).
   QuantFixture z;
   z.tensor("z.weight", Dtype::U8, {0, 0}).tensor("z.weight_scale", Dtype::F8_E4M3, {0, 0}).tensor(
       "z.weight_scale_2", Dtype::F32, {1});
-  CHECK(run(z, "z").findings().empty());
+  CHECK(run_nvfp4(z, "z").findings().empty());
 }
 
 TEST_CASE("CQ-NVFP4-TENSORS (S9.1, C12): sglang and ComfyUI messages", "[quant][CQ-NVFP4-TENSORS]") {
   QuantFixture fx;
   fx.tensor("model.diffusion_model.blk.0.weight", Dtype::U8, {128, 32})
       .tensor("model.diffusion_model.blk.0.weight_scale", Dtype::F8_E4M3, {128, 4});
-  auto sink = run(fx, "model.diffusion_model.blk.0");
+  auto sink = run_nvfp4(fx, "model.diffusion_model.blk.0");
   auto f = of_rule(sink, RuleId::QuantNvfp4Tensors);
   REQUIRE(f.size() == 1);
   CHECK(f[0].where.text() == "layer 'model.diffusion_model.blk.0'");
@@ -63,7 +63,7 @@ TEST_CASE("CQ-NVFP4-TENSORS (S9.1, C12): sglang and ComfyUI messages", "[quant][
 
   // Without a weight ComfyUI stops at C6 (CQ-MARKER-ORPHAN); sglang lists all three, sorted.
   QuantFixture none;
-  auto f2 = of_rule(run(none, "b"), RuleId::QuantNvfp4Tensors);
+  auto f2 = of_rule(run_nvfp4(none, "b"), RuleId::QuantNvfp4Tensors);
   REQUIRE(f2.size() == 1);
   CHECK(message_for(f2[0], Consumer::Sglang) ==
         "Comfy layer 'b' is missing checkpoint tensors: ['b.weight', 'b.weight_scale', 'b.weight_scale_2']");
@@ -76,7 +76,7 @@ TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1): sglang message with repr of a hostile prefi
   fx.tensor(p + ".weight", Dtype::I8, {128, 32})
       .tensor(p + ".weight_scale", Dtype::U8, {128, 4})
       .tensor(p + ".weight_scale_2", Dtype::F32, {});
-  auto sink = run(fx, p);
+  auto sink = run_nvfp4(fx, p);
   auto f = of_rule(sink, RuleId::QuantNvfp4Dtypes);
   REQUIRE(f.size() == 1);
   CHECK(message_for(f[0], Consumer::Sglang) ==
@@ -94,7 +94,7 @@ TEST_CASE("CQ-NVFP4-DTYPES (S9.5.1, C12 view): a float block scale of another ki
     QuantFixture fx;
     fx.tensor("p.weight", Dtype::U8, {128, 32}).tensor("p.weight_scale", d, {128, 4}).tensor("p.weight_scale_2",
                                                                                            Dtype::F32, {});
-    auto f = of_rule(run(fx, "p"), RuleId::QuantNvfp4Dtypes);
+    auto f = of_rule(run_nvfp4(fx, "p"), RuleId::QuantNvfp4Dtypes);
     REQUIRE(f.size() == 1);
     const Verdict* cu = verdict_of(f[0], Consumer::Comfyui);
     REQUIRE(cu);
@@ -109,7 +109,7 @@ TEST_CASE("CQ-NVFP4-GLOBAL-SCALE (S9.5.2): dtype and shape concatenated", "[quan
     QuantFixture fx;
     fx.tensor("p.weight", Dtype::U8, {128, 32}).tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4}).tensor(
         "p.weight_scale_2", d, std::move(shape));
-    auto f = of_rule(run(fx, "p"), RuleId::QuantNvfp4GlobalScale);
+    auto f = of_rule(run_nvfp4(fx, "p"), RuleId::QuantNvfp4GlobalScale);
     if (want.empty()) {
       CHECK(f.empty());
       return;
@@ -131,7 +131,7 @@ TEST_CASE("CQ-NVFP4-WEIGHT-RANK (S9.5.3): a non-2-D weight", "[quant][CQ-NVFP4-W
   fx.tensor("p.weight", Dtype::U8, {128, 32, 1})
       .tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4})
       .tensor("p.weight_scale_2", Dtype::F32, {});
-  auto sink = run(fx, "p");
+  auto sink = run_nvfp4(fx, "p");
   auto f = of_rule(sink, RuleId::QuantNvfp4WeightRank);
   REQUIRE(f.size() == 1);
   CHECK(message_for(f[0], Consumer::Sglang) == "Comfy NVFP4 layer 'p' needs a 2D packed weight, got (128, 32, 1)");
@@ -150,7 +150,7 @@ TEST_CASE("CQ-NVFP4-SHAPES / CQ-NVFP4-LAYOUT (S9.5.4, L3, G13): sglang's and kit
     fx.tensor("p.weight", Dtype::U8, {112, 40})
         .tensor("p.weight_scale", Dtype::F8_E4M3, std::move(scale))
         .tensor("p.weight_scale_2", Dtype::F32, {});
-    return run(fx, "p");
+    return run_nvfp4(fx, "p");
   };
   SECTION("kitchen's swizzled scale: sglang rejects") {
     auto sink = with_scale({128, 8});
@@ -179,7 +179,7 @@ TEST_CASE("CQ-NVFP4-SHAPES / CQ-NVFP4-LAYOUT (S9.5.4, L3, G13): sglang's and kit
     fx.tensor("p.weight", Dtype::U8, {128, 36})
         .tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4})
         .tensor("p.weight_scale_2", Dtype::F32, {});
-    auto sink = run(fx, "p");
+    auto sink = run_nvfp4(fx, "p");
     auto f = of_rule(sink, RuleId::QuantNvfp4Shapes);
     REQUIRE(f.size() == 1);
     CHECK(message_for(f[0], Consumer::Sglang) ==
@@ -196,7 +196,7 @@ TEST_CASE("CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5): dtype and shape (K,)", "[quant][CQ
   auto check = [](Dtype d, std::vector<std::uint64_t> shape, const std::string& want) {
     auto fx = valid_layer("p");
     fx.tensor("p.pre_quant_scale", d, std::move(shape));
-    auto f = of_rule(run(fx, "p"), RuleId::QuantNvfp4PreQuantScale);
+    auto f = of_rule(run_nvfp4(fx, "p"), RuleId::QuantNvfp4PreQuantScale);
     if (want.empty()) {
       CHECK(f.empty());
       return;
@@ -213,10 +213,10 @@ TEST_CASE("CQ-NVFP4-PRE-QUANT-SCALE (S9.5.5): dtype and shape (K,)", "[quant][CQ
   // Without a weight only the dtype can be judged.
   QuantFixture fx;
   fx.tensor("q.pre_quant_scale", Dtype::F16, {3});
-  CHECK(of_rule(run(fx, "q"), RuleId::QuantNvfp4PreQuantScale).empty());
+  CHECK(of_rule(run_nvfp4(fx, "q"), RuleId::QuantNvfp4PreQuantScale).empty());
   QuantFixture bad;
   bad.tensor("q.pre_quant_scale", Dtype::F64, {3});
-  auto f = of_rule(run(bad, "q"), RuleId::QuantNvfp4PreQuantScale);
+  auto f = of_rule(run_nvfp4(bad, "q"), RuleId::QuantNvfp4PreQuantScale);
   REQUIRE(f.size() == 1);
   CHECK(f[0].message == "an nvfp4 pre_quant_scale is BF16, F16 or F32 of shape (K,), got F64 (3,)");
 }
@@ -229,17 +229,17 @@ TEST_CASE("CQ-NVFP4-FULL-PRECISION (S19): only JSON true passes, only under Comf
                              R"({"format": "nvfp4", "full_precision_matrix_mult": false})",
                              R"({"format": "nvfp4", "full_precision_matrix_mult": null})",
                              R"({"format": "nvfp4", "params": {"full_precision_matrix_mult": true}})"}) {
-    auto f = of_rule(run(valid_layer("blk.0"), "blk.0", m), RuleId::QuantNvfp4FullPrecision);
+    auto f = of_rule(run_nvfp4(valid_layer("blk.0"), "blk.0", m), RuleId::QuantNvfp4FullPrecision);
     REQUIRE(f.size() == 1);
     CHECK(message_for(f[0], Consumer::Sglang) == "Comfy NVFP4 layer 'blk.0' must request full_precision_matrix_mult");
     CHECK(f[0].verdicts.size() == 1);
   }
-  auto f = of_rule(run(valid_layer("blk.0"), "blk.0", R"({"format": "nvfp4", "full_precision_matrix_mult": 1})"),
+  auto f = of_rule(run_nvfp4(valid_layer("blk.0"), "blk.0", R"({"format": "nvfp4", "full_precision_matrix_mult": 1})"),
                    RuleId::QuantNvfp4FullPrecision);
   REQUIRE(f.size() == 1);
   CHECK(f[0].message == "sglang's ComfyNvfp4Config needs \"full_precision_matrix_mult\": true, got 1");
   // Another resolution (or none) never runs S19.
-  CHECK(run(valid_layer("blk.0"), "blk.0", R"({"format": "nvfp4"})", "").findings().empty());
+  CHECK(run_nvfp4(valid_layer("blk.0"), "blk.0", R"({"format": "nvfp4"})", "").findings().empty());
 }
 
 TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-integer nvfp4 weight to uint8",
@@ -248,7 +248,7 @@ TEST_CASE("CQ-WEIGHT-CAST (§2.1, C13): ComfyUI value-casts a non-integer nvfp4 
   fx.tensor("p.weight", Dtype::F16, {128, 32})
       .tensor("p.weight_scale", Dtype::F8_E4M3, {128, 4})
       .tensor("p.weight_scale_2", Dtype::F32, {});
-  auto sink = run(fx, "p");
+  auto sink = run_nvfp4(fx, "p");
   auto f = of_rule(sink, RuleId::QuantWeightCast);
   REQUIRE(f.size() == 1);
   CHECK(f[0].where.text() == "tensor 'p.weight'");
@@ -265,7 +265,7 @@ TEST_CASE("CQ-DTYPE-COMFY-MMAP (§2.1, G23): F4 data or F8_E8M0 scales warn for 
   fx.tensor("p.weight", Dtype::F4, {128, 64})
       .tensor("p.weight_scale", Dtype::F8_E8M0, {128, 4})
       .tensor("p.weight_scale_2", Dtype::F32, {});
-  auto sink = run(fx, "p");
+  auto sink = run_nvfp4(fx, "p");
   auto f = of_rule(sink, RuleId::QuantDtypeComfyMmap);
   REQUIRE(f.size() == 1);
   REQUIRE(f[0].verdicts.size() == 1);
@@ -285,7 +285,7 @@ TEST_CASE("nvfp4 (L12): shapes near 2^64 never overflow", "[quant]") {
       .tensor("p.weight_scale", Dtype::F8_E4M3, {1, 1})
       .tensor("p.weight_scale_2", Dtype::F32, {})
       .tensor("p.pre_quant_scale", Dtype::F32, {big});
-  auto sink = run(fx, "p");
+  auto sink = run_nvfp4(fx, "p");
   auto lay = of_rule(sink, RuleId::QuantNvfp4Layout);
   REQUIRE(lay.size() == 1);
   CHECK(lay[0].message ==

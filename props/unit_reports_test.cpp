@@ -24,8 +24,6 @@ struct Scratch : test::CliScratch {
   Scratch() : CliScratch("safespec_unit_reports") {}
 };
 
-std::string quoted(const std::string& p) { return test::shell_word(p); }
-
 const std::string kTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
 std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "    ", 16); }  // N = 64
 std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
@@ -49,7 +47,7 @@ std::vector<std::string> keys(simdjson::dom::object o) {
 TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer object has the same keys", "[reports]") {
   Scratch s;
   const auto good = s.file("ok.safetensors", canonical());
-  const Run r = s.run("check --json " + quoted(good));
+  const Run r = s.run("check --json " + test::shell_word(good));
   CHECK(r.code == 0);
   CHECK(r.out == R"({"schema":1,"profile":"strict","files":[{"path":)" + ("\"" + good + "\"") +
                      R"(,"ok":true,"hint":null,"findings":[],"counts":{},"ignored":0,"complete":true,"unchecked":[],"consumers":)" + all_load() + "}]}\n");
@@ -57,7 +55,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
   const auto bad = s.file("gap.safetensors", gap());
   for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
     INFO(profile);
-    const Run b = s.run(std::string("check --json --separate --profile ") + profile + " " + quoted(bad));
+    const Run b = s.run(std::string("check --json --separate --profile ") + profile + " " + test::shell_word(bad));
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     REQUIRE(parser.parse(b.out).get(doc) == simdjson::SUCCESS);
@@ -77,20 +75,20 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
 TEST_CASE("reports (issue 11): table --json, inspect --json and rules --json have schema 1", "[reports]") {
   Scratch s;
   const auto good = s.file("ok.safetensors", canonical());
-  const Run t = s.run("table --json " + quoted(good));
+  const Run t = s.run("table --json " + test::shell_word(good));
   CHECK(t.code == 0);
   CHECK(t.out == R"({"schema":1,"files":[{"path":")" + good + R"(","consumers":)" + all_load() + R"(,"complete":true,"unchecked":[]})" + "]}\n");
-  const Run missing = s.run("table --json " + quoted(good + ".missing"));
+  const Run missing = s.run("table --json " + test::shell_word(good + ".missing"));
   CHECK(missing.code == 2);
   CHECK(missing.out.starts_with(R"({"schema":1,"files":[{"path":")" + good + R"(.missing","error":")"));
-  CHECK(s.run("inspect --json " + quoted(good)).out.starts_with(R"({"schema":1,"path":")" + good + "\","));
+  CHECK(s.run("inspect --json " + test::shell_word(good)).out.starts_with(R"({"schema":1,"path":")" + good + "\","));
   CHECK(s.run("rules --json").out.starts_with(R"({"schema":1,"rules":[)"));
 }
 
 TEST_CASE("reports (issue 11): inspect --json on a bad file prints a JSON error object and exits non-zero", "[reports]") {
   Scratch s;
   const auto broken = s.file("broken.safetensors", gen::file_with_header("{\"a\":", 0));
-  const Run r = s.run("inspect --json " + quoted(broken));
+  const Run r = s.run("inspect --json " + test::shell_word(broken));
   CHECK(r.code == 1);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
@@ -100,7 +98,7 @@ TEST_CASE("reports (issue 11): inspect --json on a bad file prints a JSON error 
   CHECK(std::string_view(doc["error"]).starts_with(std::string_view(doc["rule"])));
   CHECK(std::string_view(doc["rule"]).starts_with("ST-"));
 
-  const Run gone = s.run("inspect --json " + quoted(broken + ".missing"));
+  const Run gone = s.run("inspect --json " + test::shell_word(broken + ".missing"));
   CHECK(gone.code == 2);
   REQUIRE(parser.parse(gone.out).get(doc) == simdjson::SUCCESS);
   CHECK(std::string_view(doc["path"]) == broken + ".missing");
@@ -111,11 +109,11 @@ TEST_CASE("reports (issue 11): inspect --json on a bad file prints a JSON error 
 TEST_CASE("reports (issue 11): compare --ulps -1 is a usage error", "[reports]") {
   Scratch s;
   const auto good = s.file("ok.safetensors", canonical());
-  const Run r = s.run("compare " + quoted(good) + " " + quoted(good) + " --ulps -1");
+  const Run r = s.run("compare " + test::shell_word(good) + " " + test::shell_word(good) + " --ulps -1");
   CHECK(r.code == 2);
   CHECK(r.out.empty());
   CHECK(r.err == "--ulps: expected a count of ulps (0 or more), found -1\nRun with --help for more information.\n");
-  CHECK(s.run("compare " + quoted(good) + " " + quoted(good) + " --ulps 3").code == 0);
+  CHECK(s.run("compare " + test::shell_word(good) + " " + test::shell_word(good) + " --ulps 3").code == 0);
 }
 
 TEST_CASE("reports (issue 11): inspect accepts a shard index and lists its shards", "[reports]") {
@@ -123,7 +121,7 @@ TEST_CASE("reports (issue 11): inspect accepts a shard index and lists its shard
   const auto shard = s.file("s1.safetensors", canonical());
   const auto index = s.text("model.safetensors.index.json",
                             R"({"metadata":{"total_size":16},"weight_map":{"test":"s1.safetensors"}})");
-  const Run r = s.run("inspect " + quoted(index));
+  const Run r = s.run("inspect " + test::shell_word(index));
   CHECK(r.code == 0);
   // The listing as before, then the checkpoint's summary (issue 15).
   CHECK(r.out == "shard index: 1 shard\nshard " + shard +
@@ -132,7 +130,7 @@ TEST_CASE("reports (issue 11): inspect accepts a shard index and lists its shard
                      "layers by prefix: 1\n  (no prefix): 1 tensor (test), 4 parameters, 16 bytes\n"
                      "verdicts (header rules only; `safespec check --data` adds the value rules):\n"
                      "  safetensors: loads\n  sglang: loads\n  comfyui: loads\n  kitchen: loads\nmetadata keys: none\n");
-  const Run j = s.run("inspect --json " + quoted(index));
+  const Run j = s.run("inspect --json " + test::shell_word(index));
   CHECK(j.code == 0);
   CHECK(j.out.starts_with(R"({"schema":1,"path":")" + index + R"(","shards":[{"path":")" + shard + "\","));
 }
@@ -141,20 +139,20 @@ TEST_CASE("reports (issue 11): a Git LFS pointer or a JSON file given as a check
   Scratch s;
   const auto lfs = s.text("model.safetensors",
                           "version https://git-lfs.github.com/spec/v1\noid sha256:00000000\nsize 1234\n");
-  const Run c = s.run("check " + quoted(lfs));
+  const Run c = s.run("check " + test::shell_word(lfs));
   CHECK(c.code == 1);
   CHECK(c.out.find("\n  hint: this is a Git LFS pointer file, not the tensors: fetch them with `git lfs pull`\n") !=
         std::string::npos);
-  const Run i = s.run("inspect " + quoted(lfs));
+  const Run i = s.run("inspect " + test::shell_word(lfs));
   CHECK(i.code != 0);
   CHECK(i.err.find(" (this is a Git LFS pointer file, not the tensors: fetch them with `git lfs pull`)\n") !=
         std::string::npos);
   const auto json = s.text("config.json", "{\"weight_map\": {}}\n");
-  const Run j = s.run("check --json " + quoted(json));
+  const Run j = s.run("check --json " + test::shell_word(json));
   CHECK(j.out.find(R"x("hint":"this is a JSON file, not a safetensors file (a shard index must be named *.index.json)")x") !=
         std::string::npos);
   const auto good = s.file("ok.safetensors", canonical());
-  CHECK(s.run("check " + quoted(good)).out.find("hint") == std::string::npos);
+  CHECK(s.run("check " + test::shell_word(good)).out.find("hint") == std::string::npos);
 }
 
 namespace {
@@ -183,11 +181,11 @@ std::size_t count(const std::string& text, std::string_view what) {
 TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each rule id once per outcome", "[reports]") {
   Scratch s;
   const auto p = s.file("orphans.safetensors", orphans(1003));
-  const Run r = s.run("check " + quoted(p));
+  const Run r = s.run("check " + test::shell_word(p));
   CHECK(count(r.out, " CQ-MARKER-ORPHAN at ") == 1001);
   CHECK(r.out.find("  warning CQ-MARKER-ORPHAN at file: found 3 more findings of this rule beyond the 1000 listed\n") !=
         std::string::npos);
-  const Run j = s.run("check --json " + quoted(p));
+  const Run j = s.run("check --json " + test::shell_word(p));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
@@ -206,7 +204,7 @@ TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each 
 TEST_CASE("reports (issue 11): a mis-load fails the consumer's profile, --fail-on chooses", "[reports]") {
   Scratch s;
   // ComfyUI loads it and casts the weight without its scale (README's table: "loads, mis-loads").
-  const std::string unmarked = quoted((test::vectors_dir().parent_path() / "examples" / "quant" /
+  const std::string unmarked = test::shell_word((test::vectors_dir().parent_path() / "examples" / "quant" /
                                        "fp8_unmarked.safetensors").string());
   CHECK(s.run("check --profile comfyui " + unmarked).code == 1);
   CHECK(s.run("check --profile comfyui --fail-on misload " + unmarked).code == 1);
@@ -216,17 +214,17 @@ TEST_CASE("reports (issue 11): a mis-load fails the consumer's profile, --fail-o
   CHECK(json.out.find(R"("ok":false)") != std::string::npos);
   CHECK(s.run("check --fail-on sometimes " + unmarked).code == 2);
   const auto good = s.file("ok.safetensors", canonical());
-  CHECK(s.run("check --fail-on warning " + quoted(good)).code == 0);
+  CHECK(s.run("check --fail-on warning " + test::shell_word(good)).code == 0);
   const auto gap_file = s.file("gap.safetensors", gap());
-  CHECK(s.run("check --profile sglang --fail-on warning " + quoted(gap_file)).code == 1);
+  CHECK(s.run("check --profile sglang --fail-on warning " + test::shell_word(gap_file)).code == 1);
 }
 
 TEST_CASE("reports (issue 11): a consumer that rejects the checkpoint has no mis-loads", "[reports]") {
   Scratch s;
   const auto quant = test::vectors_dir().parent_path() / "examples" / "quant";
   // Read together: ComfyUI mis-loads the first and rejects the second's marker.
-  const Run r = s.run("check --json --checkpoint " + quoted((quant / "fp8_unmarked.safetensors").string()) + " " +
-                      quoted((quant / "marker_not_json.safetensors").string()));
+  const Run r = s.run("check --json --checkpoint " + test::shell_word((quant / "fp8_unmarked.safetensors").string()) + " " +
+                      test::shell_word((quant / "marker_not_json.safetensors").string()));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
@@ -241,7 +239,7 @@ TEST_CASE("reports (issue 11): a consumer that rejects the checkpoint has no mis
 TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {
   Scratch s;
   const auto p = s.file("short.safetensors", gen::file_with_header(kTest + "    ", 8));
-  const Run r = s.run("inspect " + quoted(p));
+  const Run r = s.run("inspect " + test::shell_word(p));
   CHECK(r.out == "header length 64 bytes, data 8 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
                  "truncated: ST-BUFFER-TRUNCATED at byte 80: expected a byte buffer of 16 bytes (the last tensor's end), "
                  "found 8 bytes: the file is 8 bytes short\n"
@@ -254,9 +252,9 @@ TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {
                  "  comfyui: rejects by ST-BUFFER-TRUNCATED at byte 80 (SafetensorError: Error while deserializing header: incomplete metadata, file not fully covered)\n"
                  "  kitchen: rejects by ST-BUFFER-TRUNCATED at byte 80 (SafetensorError: Error while deserializing header: incomplete metadata, file not fully covered)\n"
                  "metadata keys: none\n");
-  const Run j = s.run("inspect --json " + quoted(p));
+  const Run j = s.run("inspect --json " + test::shell_word(p));
   CHECK(j.out.ends_with(R"x(,"truncated":{"rule":"ST-BUFFER-TRUNCATED","where":"byte 80","place":{"kind":"byte","name":null,"field":null,"path":[],"byte":80},"message":"expected a byte buffer of 16 bytes (the last tensor's end), found 8 bytes: the file is 8 bytes short"}})x"
                         "\n"));
   const auto good = s.file("ok.safetensors", canonical());
-  CHECK(s.run("inspect --json " + quoted(good)).out.ends_with(",\"truncated\":null}\n"));
+  CHECK(s.run("inspect --json " + test::shell_word(good)).out.ends_with(",\"truncated\":null}\n"));
 }

@@ -26,7 +26,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-std::vector<std::string> lines(const Findings& fs) {
+std::vector<std::string> shard_lines(const Findings& fs) {
   std::vector<std::string> out;
   for (const Finding& f : fs) out.push_back(std::string(rule_name(f.rule)) + " | " + f.where.text() + " | " + f.message);
   return out;
@@ -74,7 +74,7 @@ std::vector<std::string> index_findings(Checkpoint& c, std::string_view json) {
   const auto reports = c.check(json);
   REQUIRE_FALSE(reports.empty());
   CHECK_FALSE(reports[0].io_error.has_value());
-  return lines(reports[0].findings);
+  return shard_lines(reports[0].findings);
 }
 
 void require_index_json(std::string_view text, std::string_view where, std::string_view message) {
@@ -141,7 +141,7 @@ TEST_CASE("ST-INDEX-JSON (index): reported on the index file's report", "[ST-IND
   c.shard("s1.safetensors", {{"a", 1}});
   const auto reports = c.check(R"({"weight_map":{"a":"../s1.safetensors"}})");
   REQUIRE(reports.size() == 1);
-  CHECK(lines(reports[0].findings) ==
+  CHECK(shard_lines(reports[0].findings) ==
         std::vector<std::string>{"ST-INDEX-JSON | weight_map['a'] | expected a file name beside the index, found the path "
                                  "'../s1.safetensors'"});
   CHECK_FALSE(reports[0].ok());
@@ -159,7 +159,7 @@ TEST_CASE("ST-INDEX-JSON (index): an index over 256 MiB is refused unread by che
   const auto reports = check_shard_index(path, Profile::Strict, parser);
   REQUIRE(reports.size() == 1);
   CHECK_FALSE(reports[0].io_error.has_value());
-  CHECK(lines(reports[0].findings) == std::vector<std::string>{"ST-INDEX-JSON | index | " + message});
+  CHECK(shard_lines(reports[0].findings) == std::vector<std::string>{"ST-INDEX-JSON | index | " + message});
   const CommandOutcome inspect = run_inspect(InspectOptions{path, false, {}, kInspectValuesDefault});
   CHECK(inspect.exit_code == kExitFindings);
   CHECK(inspect.err == "safespec: " + path + ": ST-INDEX-JSON at index: " + message + "\n");
@@ -177,7 +177,7 @@ TEST_CASE("ST-INDEX-SHARD-MISSING (index): a shard that does not exist", "[ST-IN
   c.shard("s1.safetensors", {{"a", 1}});
   const auto reports = c.check(
       R"({"metadata":{"total_size":999},"weight_map":{"a":"s1.safetensors","b":"gone.safetensors"}})");
-  CHECK(lines(reports[0].findings) ==
+  CHECK(shard_lines(reports[0].findings) ==
         std::vector<std::string>{"ST-INDEX-SHARD-MISSING | shard 'gone.safetensors' | expected a readable safetensors "
                                  "shard, found: cannot open: No such file or directory"});
   REQUIRE(reports.size() == 2);  // the index and s1; a missing shard has no report of its own
@@ -198,7 +198,7 @@ TEST_CASE("ST-INDEX-SHARD-MISSING (index): a directory, and a shard whose header
   fs::create_directory(c.dir / "d.safetensors");
   c.raw("bad.safetensors", std::string("\x01\0\0\0\0\0\0\0\xFF", 9));
   const auto reports = c.check(R"({"weight_map":{"a":"d.safetensors","b":"bad.safetensors"}})");
-  CHECK(lines(reports[0].findings) ==
+  CHECK(shard_lines(reports[0].findings) ==
         std::vector<std::string>{
             "ST-INDEX-SHARD-MISSING | shard 'bad.safetensors' | expected a readable safetensors shard, found: its "
             "header does not parse (see its report)",
@@ -282,11 +282,11 @@ TEST_CASE("ST-INDEX-* (index): check_index is a pure function of index and shard
   ShardIndex idx{{{"a", "s"}}, 8};
   CHECK(check_index(idx, shards).empty());
   idx.total_size = 9;
-  CHECK(lines(check_index(idx, shards)) ==
+  CHECK(shard_lines(check_index(idx, shards)) ==
         std::vector<std::string>{"ST-INDEX-TOTAL-SIZE | metadata.total_size | expected the sum of the shards' tensor "
                                  "sizes, 8 bytes, found 9"});
   shards["t"].problem = "cannot open: gone";
-  CHECK(lines(check_index(idx, shards)) ==
+  CHECK(shard_lines(check_index(idx, shards)) ==
         std::vector<std::string>{
             "ST-INDEX-SHARD-MISSING | shard 't' | expected a readable safetensors shard, found: cannot open: gone"});
 }

@@ -22,7 +22,7 @@ namespace {
 
 const std::string kA = R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})";
 
-std::vector<std::string> lines(const Findings& fs) {
+std::vector<std::string> severity_lines(const Findings& fs) {
   std::vector<std::string> out;
   for (const Finding& f : fs)
     out.push_back(std::string(rule_name(f.rule)) + (f.severity == Severity::Error ? " E | " : " W | ") + f.where.text() +
@@ -30,9 +30,9 @@ std::vector<std::string> lines(const Findings& fs) {
   return out;
 }
 
-std::vector<std::string> strict_of(const Bytes& file) { return lines(check_model(require_model(file), Profile::Strict)); }
+std::vector<std::string> strict_of(const Bytes& file) { return severity_lines(check_model(require_model(file), Profile::Strict)); }
 std::vector<std::string> reference_of(const Bytes& file) {
-  return lines(check_model(require_model(file), Profile::Safetensors));
+  return severity_lines(check_model(require_model(file), Profile::Safetensors));
 }
 
 bool report_ok(const Bytes& file, Profile p) {
@@ -191,8 +191,8 @@ TEST_CASE("X1-X19: strict findings follow reference findings, errors before warn
   CHECK(got[4].starts_with("ST-METADATA-NULL W |"));
   CHECK(got[5].starts_with("ST-TENSOR-UNKNOWN-FIELD W | tensor 'a'"));
   CHECK(reference_of(f) == std::vector<std::string>{got[0]});
-  CHECK(lines(reference_findings(require_model(f))) == std::vector<std::string>{got[0]});
-  CHECK(lines(strict_findings(require_model(f))).size() == 5);
+  CHECK(severity_lines(reference_findings(require_model(f))) == std::vector<std::string>{got[0]});
+  CHECK(severity_lines(strict_findings(require_model(f))).size() == 5);
 }
 
 TEST_CASE("ST-* catalogue: 40 ST- rules, then the CQ-/NUM- rules, in RuleId order with unique names") {

@@ -22,7 +22,7 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-const std::string kTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
+const std::string kVectorsTest = R"({"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}})";
 
 // Writes the bytes to a scratch file and checks it with the reference profile.
 FileReport check_bytes(const Bytes& bytes, Profile p = Profile::Safetensors) {
@@ -53,7 +53,7 @@ void require_verdict(const Bytes& bytes, std::string_view verdict, std::string_v
   if (!r.findings.empty()) CHECK(rule_info(r.findings[0].rule).reference == verdict);
 }
 
-Bytes valid_test_file() { return gen::file_with_header(kTest, 16); }
+Bytes valid_test_file() { return gen::file_with_header(kVectorsTest, 16); }
 
 }  // namespace
 
@@ -157,7 +157,7 @@ TEST_CASE("ST-OFFSET-OVERLAP (F8, X13, §9): test_json_attack, 10 F32 [2,2] all 
 
 TEST_CASE("ST-HEADER-LENGTH (F4, §9): pread test_truncated_header_is_rejected", "[ST-HEADER-LENGTH]") {
   Bytes f = valid_test_file();
-  f.resize(8 + kTest.size() / 2);
+  f.resize(8 + kVectorsTest.size() / 2);
   require_verdict(f, "InvalidHeaderLength", "ST-HEADER-LENGTH");
 }
 

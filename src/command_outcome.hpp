@@ -19,4 +19,9 @@ struct CommandOutcome {
   int stop_signal = 0;
 };
 
+// A usage or I/O error: exit 2 and "safespec: MESSAGE" on stderr.
+inline CommandOutcome usage_error(const std::string& message) {
+  return {kExitUsage, "", "safespec: " + message + "\n", 0};
+}
+
 }  // namespace safespec

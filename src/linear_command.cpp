@@ -23,7 +23,6 @@ namespace {
 using numerics::FloatType;
 
 
-CommandOutcome usage(std::string message) { return {kExitUsage, "", "safespec: " + message + "\n"}; }
 CommandOutcome from(const LayerError& e) { return {e.refused ? kExitFindings : kExitUsage, "", "safespec: " + e.message + "\n"}; }
 CommandOutcome refused(const std::string& layer, const Error& e) {
   return {kExitFindings, "",
@@ -139,8 +138,8 @@ std::optional<std::string> dump(const std::string& dir, const std::vector<NamedT
 
 CommandOutcome finish(const LinearRequest& r, const NamedTensor& y, const std::vector<NamedTensor>& intermediates) {
   if (!r.dump_dir.empty())
-    if (auto e = dump(r.dump_dir, intermediates)) return usage(*e);
-  if (auto e = write_output(r.out, y)) return usage(*e);
+    if (auto e = dump(r.dump_dir, intermediates)) return usage_error(*e);
+  if (auto e = write_output(r.out, y)) return usage_error(*e);
   return {kExitOk, "", ""};
 }
 
@@ -149,7 +148,7 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
   if (!layer) return from(layer.error());
   const numerics::W4a8Layer& w = layer.value();
   if (x.k != w.k)
-    return usage("input " + quote_name(r.input) + " has shape " + dims(x.m, x.k) + ", layer " + quote_name(r.layer) +
+    return usage_error("input " + quote_name(r.input) + " has shape " + dims(x.m, x.k) + ", layer " + quote_name(r.layer) +
                  " expects [M, " + std::to_string(w.k) + "] (its weight is [N, K] = " + dims(w.n, w.k) + ")");
   numerics::W4a8Options o;
   o.semantics = r.semantics;
@@ -170,10 +169,10 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
   OwnedBytes owned;
   auto written = dump_views(r.dump_dir, w4a8_trace_views(w, a, y.value(), r.semantics, owned));
   const auto y_ideal = ideal.get();
-  if (written) return usage(*written);
+  if (written) return usage_error(*written);
   if (!y_ideal) return refused(r.layer, y_ideal.error());  // not reached: the linear passed the stricter checks
-  if (auto e = dump_views(r.dump_dir, {y_ideal_view(w, a, y_ideal.value(), owned)})) return usage(*e);
-  if (auto e = write_output(r.out, out)) return usage(*e);
+  if (auto e = dump_views(r.dump_dir, {y_ideal_view(w, a, y_ideal.value(), owned)})) return usage_error(*e);
+  if (auto e = write_output(r.out, out)) return usage_error(*e);
   return {kExitOk, "", ""};
 }
 
@@ -191,7 +190,7 @@ CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, con
     n = w.value().q.rows, k = w.value().q.cols;
     auto b = read_bias(c, l, n);
     if (!b) return from(b.error());
-    if (x.k != k) return usage("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
+    if (x.k != k) return usage_error("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
     trace = deq::int8_linear({deq::Mat<float>(x.m, x.k, x.values), t, std::move(b).value(), deq::Device::Gpu}, w.value());
   } else {
     auto w = read_w4a4(c, l);
@@ -199,7 +198,7 @@ CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, con
     n = w.value().packed.rows, k = 2 * w.value().packed.cols;
     auto b = read_bias(c, l, n);
     if (!b) return from(b.error());
-    if (x.k != k) return usage("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
+    if (x.k != k) return usage_error("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
     const py::Value* ld = quant::comfy_get(*l.marker, "linear_dtype");
     const auto* s = ld ? std::get_if<std::string>(&ld->data) : nullptr;
     const auto dt = s && *s == "int8" ? deq::W4a4LinearDtype::Int8 : deq::W4a4LinearDtype::Int4;
@@ -340,11 +339,11 @@ CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, co
     // (4 bytes a weight, most of what `dequant` touches).
     if (!is_npy_path(r.out)) {
       const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(m.v.data()), m.v.size() * 4);
-      if (auto e = write_views(r.out, {{"weight", Dtype::F32, {m.rows, m.cols}, bytes}})) return usage(*e);
+      if (auto e = write_views(r.out, {{"weight", Dtype::F32, {m.rows, m.cols}, bytes}})) return usage_error(*e);
       return {kExitOk, "", ""};
     }
   }
-  if (auto e = write_output(r.out, float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v))) return usage(*e);
+  if (auto e = write_output(r.out, float_tensor("weight", FloatType::F32, {m.rows, m.cols}, m.v))) return usage_error(*e);
   return {kExitOk, "", ""};
 }
 
@@ -362,7 +361,7 @@ CommandOutcome dequant_w4a8_streamed(const DequantRequest& r, const CheckpointRe
   auto rows = numerics::W4a8DequantRows::make(w);
   if (!rows) return refused(r.layer, rows.error());
   auto prefix = serialize_prefix({{"weight", Dtype::F32, {w.n, w.k}, {}}}, std::nullopt);
-  if (!prefix) return usage(r.out + ": " + prefix.error().message);
+  if (!prefix) return usage_error(r.out + ": " + prefix.error().message);
   constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
   const std::size_t block_rows = std::max<std::size_t>(1, kBlockBytes / std::max<std::size_t>(1, w.k * 4));
   std::vector<float> block(std::min(block_rows, w.n) * w.k);
@@ -380,7 +379,7 @@ CommandOutcome dequant_w4a8_streamed(const DequantRequest& r, const CheckpointRe
     next_row = end;
     return {reinterpret_cast<const std::uint8_t*>(block.data()), bytes};
   };
-  if (auto e = write_file(r.out, next); !e) return usage(r.out + ": " + e.error().message);
+  if (auto e = write_file(r.out, next); !e) return usage_error(r.out + ": " + e.error().message);
   return {kExitOk, "", ""};
 }
 
@@ -447,7 +446,7 @@ CommandOutcome run_linear(const LinearRequest& r) {
   if (!x) return from(x.error());
   const FormatNumerics* n = numerics_of(*l.value());
   if (n && n->linear) return n->linear(r, *c.value(), *l.value(), x.value());
-  return usage("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
+  return usage_error("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
                ": `linear` is not supported yet for it (supported: " + linear_formats() + ")");
 }
 
@@ -459,7 +458,7 @@ CommandOutcome run_dequant(const DequantRequest& r) {
   if (auto s = c.value()->refuse_invalid(*l.value(), false); !s) return from(s.error());
   const FormatNumerics* n = numerics_of(*l.value());
   if (!n)
-    return usage("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
+    return usage_error("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
                  ", which safespec cannot dequantize");
   return n->dequant(r, *c.value(), *l.value());
 }
