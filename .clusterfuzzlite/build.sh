@@ -25,8 +25,11 @@ mkdir -p "$OUT" "$build"
 # CMake reads $CXX, $CXXFLAGS, $CC and $CFLAGS itself. No -Werror (unless SAFESPEC_WERROR=ON): the engines' clang is
 # newer than the one the project's warnings are pinned to. No CMake build type
 # either, so the engine's optimisation flags in $CXXFLAGS are the ones used.
+# $SAFESPEC_CMAKE_ARGS: more -D options (scripts/oss_fuzz_local.sh batches the
+# libraries for build speed); the engines set none.
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_CXX_COMPILER="$CXX" -DCMAKE_C_COMPILER="$CC" \
-  -DSAFESPEC_FUZZ=ON -DSAFESPEC_TESTS=OFF -DSAFESPEC_WERROR="${SAFESPEC_WERROR:-OFF}" -DSAFESPEC_FUZZ_ENGINE="$LIB_FUZZING_ENGINE"
+  -DSAFESPEC_FUZZ=ON -DSAFESPEC_TESTS=OFF -DSAFESPEC_WERROR="${SAFESPEC_WERROR:-OFF}" -DSAFESPEC_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+  ${SAFESPEC_CMAKE_ARGS:-}
 
 targets=()
 for options in "$src"/fuzz/*.options; do targets+=("$(basename "$options" .options)"); done

@@ -55,6 +55,15 @@ function(safespec_unity target)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
   endif()
 endfunction()
+# The libraries (spec/, src/, the C API) in batches too: for builds whose
+# speed nobody measures (the asan tests, the fuzz targets). Off in the
+# release preset, whose benchmarks measure the libraries as `app` builds them.
+option(SAFESPEC_UNITY_LIBRARIES "Compile the libraries in unity batches too" OFF)
+function(safespec_library_unity target)
+  if(SAFESPEC_UNITY_LIBRARIES)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
+  endif()
+endfunction()
 # One precompiled header per target, when SAFESPEC_PCH is on.
 function(safespec_precompile target)
   if(SAFESPEC_PCH)

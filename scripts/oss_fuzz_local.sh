@@ -22,6 +22,9 @@ export CFLAGS="$CXXFLAGS"
 export LIB_FUZZING_ENGINE=-fsanitize=fuzzer
 # The project's own clang-14 is pinned, so its warnings stay errors here.
 export SAFESPEC_WERROR=${SAFESPEC_WERROR:-ON}
+# The libraries in unity batches (cmake/SafespecOptions.cmake) for build time;
+# coverage instrumentation is per function either way.
+export SAFESPEC_CMAKE_ARGS="${SAFESPEC_CMAKE_ARGS:--DSAFESPEC_UNITY_LIBRARIES=ON}"
 rm -rf "$OUT" && mkdir -p "$OUT" "$WORK"
 .clusterfuzzlite/build.sh
 ls -l "$OUT"

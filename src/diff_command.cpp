@@ -48,12 +48,6 @@ Result<std::unique_ptr<Side>, std::string> load_side(const std::string& path) {
   return s;
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", shape[i]);
-  return s + "]";
-}
-
 // One difference, as a text line and a JSON object.
 struct Change {
   std::string text;
@@ -81,8 +75,8 @@ struct TensorKey {
   Dtype dtype;
   std::vector<std::uint64_t> shape;
   bool operator==(const TensorKey&) const = default;
-  std::string text() const { return std::string(dtype_name(dtype)) + " " + shape_text(shape); }
-  std::string json() const { return fmt::format("{{\"dtype\":\"{}\",\"shape\":{}}}", dtype_name(dtype), shape_text(shape)); }
+  std::string text() const { return std::string(dtype_name(dtype)) + " " + shape_json(shape); }
+  std::string json() const { return fmt::format("{{\"dtype\":\"{}\",\"shape\":{}}}", dtype_name(dtype), shape_json(shape)); }
 };
 
 void diff_tensors(const Side& a, const Side& b, Diff& d) {

@@ -19,13 +19,6 @@ namespace safespec {
 
 namespace {
 
-// "[2,2]", as the tensor lines print a shape (and JSON takes it as is).
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", shape[i]);
-  return s + "]";
-}
-
 std::string hint_suffix(const std::string& path) {
   const std::string hint = hint_for_path(path);
   return hint.empty() ? hint : " (" + hint + ")";
@@ -114,9 +107,9 @@ std::optional<ValuesOut> values_of(const InspectOptions& o, const std::vector<Li
       error = fmt::format("--values {}: no such tensor in {} (tensors: {})", quote_name(name), o.path, some_names(files));
       return std::nullopt;
     }
-    const std::string head = fmt::format("values {} {} {}", quote_name(name), dtype_name(entry->dtype), shape_text(entry->shape));
+    const std::string head = fmt::format("values {} {} {}", quote_name(name), dtype_name(entry->dtype), shape_json(entry->shape));
     v.json += fmt::format("{}{{\"name\":{},\"dtype\":\"{}\",\"shape\":{}", i ? "," : "", json_string(name),
-                          dtype_name(entry->dtype), shape_text(entry->shape));
+                          dtype_name(entry->dtype), shape_json(entry->shape));
     auto file = ByteFile::open(holder->path);
     auto read = file ? read_values(file.value(), holder->model, *entry, o.count)
                      : Result<TensorValues, std::string>(file.error().message);

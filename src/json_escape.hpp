@@ -3,8 +3,10 @@
 // bytes that are not UTF-8 (only possible in file paths) as \ufffd.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace safespec {
 
@@ -13,5 +15,7 @@ inline constexpr int kJsonSchema = 1;
 
 void append_json_string(std::string& out, std::string_view s);
 std::string json_string(std::string_view s);
+// A shape as a JSON array without spaces, "[2,2]" (inspect and diff print it so).
+std::string shape_json(const std::vector<std::uint64_t>& shape);
 
 }  // namespace safespec

@@ -21,12 +21,6 @@ std::string_view reference_of(const Finding& f) {
   return ref.empty() ? std::string_view("accepts") : ref;
 }
 
-std::string shape_json(const std::vector<std::uint64_t>& shape) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s += fmt::format("{}{}", i ? "," : "", shape[i]);
-  return s + "]";
-}
-
 // {"sglang":"rejects",...}: every consumer the finding affects.
 std::string effects_json(const Finding& f) {
   std::string out = "{";

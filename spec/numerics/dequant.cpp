@@ -10,7 +10,6 @@ namespace safespec::deq {
 
 namespace {
 
-std::string shape_str(std::uint64_t r, std::uint64_t c) { return "[" + std::to_string(r) + ", " + std::to_string(c) + "]"; }
 
 Status check_shape(const char* what, std::uint64_t rows, std::uint64_t cols, std::size_t values, RuleId rule) {
   const auto n = checked_mul(rows, cols);

@@ -5,11 +5,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "spec/checked_math.hpp"
 
 namespace safespec::deq {
+
+// "[rows, cols]", as the numerics' messages print a matrix shape.
+inline std::string shape_str(std::uint64_t rows, std::uint64_t cols) {
+  return "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
+}
 
 template <class V>
 struct Mat {

@@ -14,7 +14,6 @@ std::optional<std::uint64_t> roundup(std::uint64_t a, std::uint64_t m) {
   return checked_add(a, m - rem);
 }
 
-std::string shape_str(std::uint64_t r, std::uint64_t c) { return "[" + std::to_string(r) + ", " + std::to_string(c) + "]"; }
 
 }  // namespace
 

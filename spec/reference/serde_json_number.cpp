@@ -12,7 +12,6 @@ namespace safespec::reference {
 
 namespace {
 
-constexpr std::string_view kEofValue = "EOF while parsing a value";
 constexpr std::string_view kInvalidNumber = "invalid number";
 constexpr std::string_view kOutOfRange = "number out of range";
 constexpr std::uint64_t kU64Max = ~std::uint64_t{0};
@@ -38,8 +37,6 @@ constexpr std::array<double, 309> kPow10 = [] {
 #undef SAFESPEC_P
   return t;
 }();
-
-bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 

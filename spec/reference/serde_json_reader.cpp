@@ -11,7 +11,6 @@ namespace {
 constexpr std::string_view kEofList = "EOF while parsing a list";
 constexpr std::string_view kEofObject = "EOF while parsing an object";
 constexpr std::string_view kEofString = "EOF while parsing a string";
-constexpr std::string_view kEofValue = "EOF while parsing a value";
 constexpr std::string_view kExpectedColon = "expected `:`";
 constexpr std::string_view kListCommaOrEnd = "expected `,` or `]`";
 constexpr std::string_view kObjectCommaOrEnd = "expected `,` or `}`";
@@ -25,8 +24,6 @@ constexpr std::string_view kTrailingComma = "trailing comma";
 constexpr std::string_view kTrailingChars = "trailing characters";
 constexpr std::string_view kHexEnd = "unexpected end of hex escape";
 constexpr std::string_view kRecursion = "recursion limit exceeded";
-
-bool is_digit(int c) { return c >= '0' && c <= '9'; }
 
 int hex_value(int c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -15,6 +15,11 @@
 
 namespace safespec::reference {
 
+// Shared by the reader and its number parser (serde_json_number.cpp): the
+// ErrorCode text both report, and the digit test both scan with.
+inline constexpr std::string_view kEofValue = "EOF while parsing a value";
+inline bool is_digit(int c) { return c >= '0' && c <= '9'; }
+
 // A serde_json::Error. line == 0: a serde (custom) error not yet given a
 // place; serde_json places it when it returns through a deserialize call.
 struct SerdeError {

@@ -18,8 +18,6 @@ namespace {
 using namespace safespec;
 using namespace safespec::c_api;
 
-constexpr std::initializer_list<Dtype> kFloats{Dtype::F32, Dtype::BF16, Dtype::F16};
-
 // The reference's result into the caller's buffer of dtype T.
 ApiStatus deliver(const Result<deq::Mat<float>>& m, Dtype t, safespec_buffer* out) {
   if (!m) return refused(m.error());

@@ -20,8 +20,6 @@ namespace {
 using namespace safespec;
 using namespace safespec::c_api;
 
-constexpr std::initializer_list<Dtype> kFloats{Dtype::F32, Dtype::BF16, Dtype::F16};
-
 // An enum argument of another value is the caller's mistake, said before any
 // tensor is read (numerics.h: the MIN/MAX sentinels make it representable).
 ApiStatus check_semantics(safespec_semantics s) {

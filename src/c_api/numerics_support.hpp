@@ -31,6 +31,9 @@ struct safespec_tensors {
 
 namespace safespec::c_api {
 
+// The float dtypes a numerics argument may have.
+inline constexpr std::initializer_list<Dtype> kFloats{Dtype::F32, Dtype::BF16, Dtype::F16};
+
 struct ApiError {
   safespec_status status = SAFESPEC_INVALID_ARGUMENT;
   std::string rule;  // "" when the specification names none
