@@ -50,17 +50,14 @@ endfunction()
 # one translation unit per file and catch it; the presets the test command
 # runs (release, asan) turn it on.
 option(SAFESPEC_UNITY "Compile test and cold code (tests, generators, CLI parsing) in unity batches" OFF)
-function(safespec_unity target)
-  if(SAFESPEC_UNITY)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
-  endif()
-endfunction()
-# The libraries (spec/, src/, the C API) in batches too: for builds whose
-# speed nobody measures (the asan tests, the fuzz targets). Off in the
-# release preset, whose benchmarks measure the libraries as `app` builds them.
+# The libraries (spec/, src/, the C API) in batches too, with LIBRARY: for
+# builds whose speed nobody measures (the asan tests, the fuzz targets). Off
+# in the release preset, whose benchmarks measure the libraries as `app`
+# builds them.
 option(SAFESPEC_UNITY_LIBRARIES "Compile the libraries in unity batches too" OFF)
-function(safespec_library_unity target)
-  if(SAFESPEC_UNITY_LIBRARIES)
+function(safespec_unity target)
+  cmake_parse_arguments(U "LIBRARY" "" "" ${ARGN})
+  if((U_LIBRARY AND SAFESPEC_UNITY_LIBRARIES) OR (NOT U_LIBRARY AND SAFESPEC_UNITY))
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON)
   endif()
 endfunction()
