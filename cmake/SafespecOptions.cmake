@@ -45,11 +45,17 @@ endfunction()
 # Unity builds for that same code: its files are compiled in batches of
 # eight, so the headers (Catch2, RapidCheck, CLI11, fmt, the standard
 # library) are parsed, and their templates instantiated, once per batch
-# rather than once per file. Off by default: a file that forgets an include
+# rather than once per file (with SAFESPEC_PCH the headers are already
+# precompiled per target, so the saving is mostly the instantiations). The
+# conformance runner and the Python bindings count as cold code here: they
+# call into the libraries, whose speed is theirs. A batch is eight files in
+# source order, so adding a file moves the later ones into other batches:
+# two same-named helpers in anonymous namespaces then fail to compile, which
+# is why the test helpers carry per-file names. Off by default: a file that forgets an include
 # still compiles inside a batch, so day-to-day builds (the dev preset) keep
 # one translation unit per file and catch it; the presets the test command
 # runs (release, asan) turn it on.
-option(SAFESPEC_UNITY "Compile test and cold code (tests, generators, CLI parsing) in unity batches" OFF)
+option(SAFESPEC_UNITY "Compile test and cold code (tests, generators, CLI parsing, the conformance runner, the Python bindings) in unity batches" OFF)
 # The libraries (spec/, src/, the C API) in batches too, with LIBRARY: for
 # builds whose speed nobody measures (the asan tests, the fuzz targets). Off
 # in the release preset, whose benchmarks measure the libraries as `app`
