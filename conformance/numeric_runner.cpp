@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 std::string shape_text(const std::vector<std::uint64_t>& s) {
   std::string out = "[";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
@@ -195,9 +194,9 @@ CommandOutcome run_numeric(const NumericRequest& req,
   if (vectors.empty()) {
     if (without != 0)
       return usage_error(req.vectors_dir.string() + ": expected a vector with " + expected_name + ", found " +
-                   std::to_string(without) + " without (the cuda outputs need C = 256)");
+                         std::to_string(without) + " without (the cuda outputs need C = 256)");
     return usage_error(req.vectors_dir.string() + ": expected vector directories with layer.safetensors, x.safetensors and " +
-                 expected_name + ", found none");
+                       expected_name + ", found none");
   }
   std::sort(vectors.begin(), vectors.end(), [](const Vector& a, const Vector& b) { return a.name < b.name; });
 

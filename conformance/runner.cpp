@@ -26,11 +26,11 @@ CommandOutcome run_conformance(const RunRequest& req,
   if (!words) return usage_error("--impl: " + words.error());
   if (!mentions(words.value(), "file"))
     return usage_error("--impl: expected {file} in the template (where each suite file's path goes), found '" + req.impl +
-                 "'");
+                       "'");
   std::error_code no_suite;
   if (!fs::exists(req.suite_dir / "manifest.jsonl", no_suite))
     return usage_error(req.suite_dir.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or " +
-                 "write one with `safespec_generate conformance DIR`");
+                       "write one with `safespec_generate conformance DIR`");
   auto manifest = read_manifest(req.suite_dir);
   if (!manifest) return usage_error(manifest.error());
   if (manifest.value().empty())
@@ -55,7 +55,7 @@ CommandOutcome run_conformance(const RunRequest& req,
   }
   if (cases.empty())
     return usage_error("expected at least one file to run, found none of the " + std::to_string(manifest.value().size()) +
-                 " in the suite left by --only, --exclude, --rerun-failed and --impldef skip");
+                       " in the suite left by --only, --exclude, --rerun-failed and --impldef skip");
 
   // Opened before the run: an unwritable path is a usage error, not a
   // report lost after minutes of running.

@@ -75,6 +75,22 @@ LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::st
   return h;
 }
 
+quant::Sink layer_findings(const QuantFixture& fx, const std::string& prefix, std::string_view marker_json,
+                           std::string_view sglang_config) {
+  auto files = fx.files();
+  quant::TensorTable table(files);
+  auto h = make_layer(prefix, marker_json, sglang_config);
+  quant::Sink sink;
+  run_header_rules(h.layer, table, sink);
+  return sink;
+}
+
+Finding only_finding(const quant::Sink& sink, RuleId rule) {
+  auto f = of_rule(sink, rule);
+  REQUIRE(f.size() == 1);
+  return f[0];
+}
+
 std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule) {
   std::vector<Finding> out;
   for (const auto& lf : sink.findings())

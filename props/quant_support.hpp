@@ -54,8 +54,15 @@ struct Marked {
   quant::Analysis run(const quant::LayerKinds& kinds = {});
 };
 
+// The header rules' findings for the layer at `prefix` of fx, marked with
+// marker_json and, for sglang, the config class sglang_config.
+quant::Sink layer_findings(const QuantFixture& fx, const std::string& prefix, std::string_view marker_json,
+                           std::string_view sglang_config);
+
 // The findings of one rule, in order.
 std::vector<Finding> of_rule(const quant::Sink& sink, RuleId rule);
+// The one finding of `rule` (REQUIREs exactly one).
+Finding only_finding(const quant::Sink& sink, RuleId rule);
 // A verdict's message for one consumer, "" when the finding has none.
 std::string message_for(const Finding& f, Consumer c);
 

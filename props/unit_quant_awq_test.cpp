@@ -16,12 +16,7 @@ quant::Sink run_awq(std::string_view marker, T weight, T scale, T zeros, std::st
   if (weight) fx.tensor(prefix + ".weight", weight->first, weight->second);
   if (scale) fx.tensor(prefix + ".weight_scale", scale->first, scale->second);
   if (zeros) fx.tensor(prefix + ".weight_zeros", zeros->first, zeros->second);
-  auto files = fx.files();
-  quant::TensorTable table(files);
-  auto h = make_layer(prefix, marker, "");
-  quant::Sink sink;
-  run_header_rules(h.layer, table, sink);
-  return sink;
+  return layer_findings(fx, prefix, marker, "");
 }
 
 std::pair<Dtype, std::vector<std::uint64_t>> t(Dtype d, std::vector<std::uint64_t> s) { return {d, s}; }

@@ -17,12 +17,7 @@ quant::Sink run_fp8(std::string_view format, T weight, T scale, T input = std::n
   if (weight) fx.tensor(prefix + ".weight", weight->first, weight->second);
   if (scale) fx.tensor(prefix + ".weight_scale", scale->first, scale->second);
   if (input) fx.tensor(prefix + ".input_scale", input->first, input->second);
-  auto files = fx.files();
-  quant::TensorTable table(files);
-  auto h = make_layer(prefix, std::string(R"({"format": ")") + std::string(format) + "\"}", config);
-  quant::Sink sink;
-  run_header_rules(h.layer, table, sink);
-  return sink;
+  return layer_findings(fx, prefix, std::string(R"({"format": ")") + std::string(format) + "\"}", config);
 }
 
 std::pair<Dtype, std::vector<std::uint64_t>> t(Dtype d, std::vector<std::uint64_t> s) { return {d, s}; }

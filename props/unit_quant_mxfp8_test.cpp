@@ -17,12 +17,7 @@ QuantFixture mxfp8_layer(const std::string& p, Dtype scale = Dtype::U8) {
 }
 
 quant::Sink run_mxfp8(const QuantFixture& fx, const std::string& prefix, std::string_view config = "MXFP8Config") {
-  auto files = fx.files();
-  quant::TensorTable table(files);
-  auto h = make_layer(prefix, kMxfp8Marker, config);
-  quant::Sink sink;
-  run_header_rules(h.layer, table, sink);
-  return sink;
+  return layer_findings(fx, prefix, kMxfp8Marker, config);
 }
 
 }  // namespace

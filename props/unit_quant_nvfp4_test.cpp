@@ -21,12 +21,7 @@ QuantFixture valid_layer(const std::string& p) {
 
 quant::Sink run_nvfp4(const QuantFixture& fx, const std::string& prefix, std::string_view marker = kNvfp4Marker,
                 std::string_view config = kNvfp4Config) {
-  auto files = fx.files();
-  quant::TensorTable table(files);
-  auto h = make_layer(prefix, marker, config);
-  quant::Sink sink;
-  run_header_rules(h.layer, table, sink);
-  return sink;
+  return layer_findings(fx, prefix, marker, config);
 }
 
 const Verdict* verdict_of(const Finding& f, Consumer c) { return f.verdict(c); }

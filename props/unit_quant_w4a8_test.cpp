@@ -26,18 +26,7 @@ QuantFixture valid_fixture(const std::string& p = "p") {
 
 quant::Sink run_w4a8(const QuantFixture& fx, const std::string& prefix, std::string_view marker,
                 std::string_view config = kW4a8Config) {
-  auto files = fx.files();
-  quant::TensorTable table(files);
-  auto h = make_layer(prefix, marker, config);
-  quant::Sink sink;
-  run_header_rules(h.layer, table, sink);
-  return sink;
-}
-
-Finding only_w4a8(const quant::Sink& sink, RuleId rule) {
-  auto f = of_rule(sink, rule);
-  REQUIRE(f.size() == 1);
-  return f[0];
+  return layer_findings(fx, prefix, marker, config);
 }
 
 std::string w4a8_marker_with(const std::string& extra) {
@@ -59,7 +48,7 @@ TEST_CASE("CQ-W4A8-TENSORS (S9.1 A0, C12): missing companions", "[quant][CQ-W4A8
   QuantFixture fx;
   fx.tensor("model.diffusion_model.b.weight", Dtype::I8, {3, 128});
   auto sink = run_w4a8(fx, "model.diffusion_model.b", kW4a8Marker);
-  auto f = only_w4a8(sink, RuleId::QuantW4a8Tensors);
+  auto f = only_finding(sink, RuleId::QuantW4a8Tensors);
   CHECK(f.where.text() == "layer 'model.diffusion_model.b'");
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy layer 'model.diffusion_model.b' is missing checkpoint tensors: "
@@ -73,7 +62,7 @@ TEST_CASE("CQ-W4A8-TENSORS (C13, K1.4): no weight_s_channel reaches kitchen Para
           "[quant][CQ-W4A8-TENSORS]") {
   QuantFixture fx;
   fx.tensor("p.weight", Dtype::I8, {3, 128}).tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16});
-  auto f = only_w4a8(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8Tensors);
+  auto f = only_finding(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8Tensors);
   CHECK(message_for(f, Consumer::Sglang) == "Comfy layer 'p' is missing checkpoint tensors: ['p.weight_s_channel']");
   CHECK(message_for(f, Consumer::Comfyui) == "s_channel must have shape (3,), got None");
   CHECK(message_for(f, Consumer::Kitchen) == "s_channel must have shape (3,), got None");
@@ -85,7 +74,7 @@ TEST_CASE("CQ-W4A8-TENSORS (S9.1): no weight: sglang only (C6 is CQ-MARKER-ORPHA
   QuantFixture fx;
   fx.tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16});
   auto sink = run_w4a8(fx, "p", kW4a8Marker);
-  auto f = only_w4a8(sink, RuleId::QuantW4a8Tensors);
+  auto f = only_finding(sink, RuleId::QuantW4a8Tensors);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy layer 'p' is missing checkpoint tensors: ['p.weight', 'p.weight_s_channel']");
   CHECK(f.verdicts.size() == 1);
@@ -95,12 +84,12 @@ TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1): group_size below 4, with repr of a host
           "[quant][CQ-W4A8-GROUP-SIZE]") {
   const std::string p = "a'b\\\xc3\xa9\xe2\x80\x8b";
   auto sink = run_w4a8(valid_fixture(p), p, w4a8_marker_with(R"("group_size": 2)"));
-  auto f = only_w4a8(sink, RuleId::QuantW4a8GroupSize);
+  auto f = only_finding(sink, RuleId::QuantW4a8GroupSize);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy W4A8 layer \"a'b\\\\\xc3\xa9\\u200b\" has invalid group_size=2");
   CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_layer(0, 1));
   // ComfyUI and kitchen reject G = 2 through K1.2.
-  auto k = only_w4a8(sink, RuleId::QuantW4a8K);
+  auto k = only_finding(sink, RuleId::QuantW4a8K);
   CHECK(message_for(k, Consumer::Kitchen) ==
         "K=256 must be divisible by 16, group_size=2, and convrot_groupsize=256; group_size must be >=4 and "
         "divide 16 or be a multiple of 16");
@@ -108,11 +97,11 @@ TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1): group_size below 4, with repr of a host
 }
 
 TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1, §6.11): int() coercions", "[quant][CQ-W4A8-GROUP-SIZE]") {
-  CHECK(message_for(only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": true)")), RuleId::QuantW4a8GroupSize),
+  CHECK(message_for(only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": true)")), RuleId::QuantW4a8GroupSize),
                     Consumer::Sglang) == "Comfy W4A8 layer 'p' has invalid group_size=1");
-  CHECK(message_for(only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": 3.9)")), RuleId::QuantW4a8GroupSize),
+  CHECK(message_for(only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": 3.9)")), RuleId::QuantW4a8GroupSize),
                     Consumer::Sglang) == "Comfy W4A8 layer 'p' has invalid group_size=3");
-  CHECK(message_for(only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": -1)")), RuleId::QuantW4a8GroupSize),
+  CHECK(message_for(only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": -1)")), RuleId::QuantW4a8GroupSize),
                     Consumer::Sglang) == "Comfy W4A8 layer 'p' has invalid group_size=-1");
   // "16" and 16.0 pass sglang's int() (G20).
   CHECK(of_rule(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": "16")")), RuleId::QuantW4a8GroupSize).empty());
@@ -120,21 +109,21 @@ TEST_CASE("CQ-W4A8-GROUP-SIZE (S9.3 A1, §6.11): int() coercions", "[quant][CQ-W
 }
 
 TEST_CASE("CQ-MARKER-INT (S9.3 A1, S13.4): int() raises", "[quant][CQ-MARKER-INT]") {
-  auto f = only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": null)")), RuleId::QuantKeyInt);
+  auto f = only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": null)")), RuleId::QuantKeyInt);
   const Verdict* v = f.verdict(Consumer::Sglang);
   REQUIRE(v);
   CHECK(v->error == "TypeError");
   CHECK(v->message == "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'");
   CHECK(v->order == quant::order::sg_layer(0, 1));
 
-  f = only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": "x")")), RuleId::QuantKeyInt);
+  f = only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": "x")")), RuleId::QuantKeyInt);
   CHECK(f.verdict(Consumer::Sglang)->error == "ValueError");
   CHECK(message_for(f, Consumer::Sglang) == "invalid literal for int() with base 10: 'x'");
 
   // convrot_groupsize is read only by get_quant_method (S13.4).
-  f = only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("convrot_groupsize": "x")")), RuleId::QuantKeyInt);
+  f = only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("convrot_groupsize": "x")")), RuleId::QuantKeyInt);
   CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_method(0, 4));
-  f = only_w4a8(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("convrot_groupsize": Infinity)"), ""), RuleId::QuantKeyInt);
+  f = only_finding(run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("convrot_groupsize": Infinity)"), ""), RuleId::QuantKeyInt);
   CHECK(f.verdicts.empty());
   CHECK(f.message == "expected marker values that survive Python int(), found convrot_groupsize: int(inf) raises "
                      "OverflowError: "
@@ -147,7 +136,7 @@ TEST_CASE("CQ-W4A8-DTYPES (S9.3 A2, G2) and CQ-WEIGHT-CAST (C13)", "[quant][CQ-W
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
       .tensor("p.weight_s_channel", Dtype::F32, {3});
   auto sink = run_w4a8(fx, "p", kW4a8Marker);
-  auto f = only_w4a8(sink, RuleId::QuantW4a8Dtypes);
+  auto f = only_finding(sink, RuleId::QuantW4a8Dtypes);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy W4A8 layer 'p' needs I8 weights and FP8 group scales, got U8 and F8_E4M3");
   CHECK(f.verdicts.size() == 1);
@@ -158,9 +147,9 @@ TEST_CASE("CQ-W4A8-DTYPES (S9.3 A2, G2) and CQ-WEIGHT-CAST (C13)", "[quant][CQ-W
       .tensor("p.weight_s_rel", Dtype::F32, {3, 16})
       .tensor("p.weight_s_channel", Dtype::F32, {3});
   sink = run_w4a8(fx2, "p", kW4a8Marker);
-  CHECK(message_for(only_w4a8(sink, RuleId::QuantW4a8Dtypes), Consumer::Sglang) ==
+  CHECK(message_for(only_finding(sink, RuleId::QuantW4a8Dtypes), Consumer::Sglang) ==
         "Comfy W4A8 layer 'p' needs I8 weights and FP8 group scales, got F16 and F32");
-  auto cast = only_w4a8(sink, RuleId::QuantWeightCast);
+  auto cast = only_finding(sink, RuleId::QuantWeightCast);
   CHECK(cast.where.text() == "tensor 'p.weight'");
   REQUIRE(cast.verdict(Consumer::Comfyui));
   CHECK(cast.verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
@@ -172,7 +161,7 @@ TEST_CASE("CQ-W4A8-CHANNEL-DTYPE (S9.3 A3)", "[quant][CQ-W4A8-CHANNEL-DTYPE]") {
   fx.tensor("p.weight", Dtype::I8, {3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
       .tensor("p.weight_s_channel", Dtype::BF16, {3});
-  auto f = only_w4a8(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8ChannelDtype);
+  auto f = only_finding(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8ChannelDtype);
   CHECK(f.where.text() == "tensor 'p.weight_s_channel'");
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A8 layer 'p' needs F32 channel scales, got BF16");
 }
@@ -183,7 +172,7 @@ TEST_CASE("CQ-W4A8-WEIGHT-RANK (S9.3 A4, K1.1)", "[quant][CQ-W4A8-WEIGHT-RANK]")
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
       .tensor("p.weight_s_channel", Dtype::F32, {3});
   auto sink = run_w4a8(fx, "p", kW4a8Marker);
-  auto f = only_w4a8(sink, RuleId::QuantW4a8WeightRank);
+  auto f = only_finding(sink, RuleId::QuantW4a8WeightRank);
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A8 layer 'p' needs a 2D packed weight, got (2, 3, 128)");
   CHECK(message_for(f, Consumer::Kitchen) == "orig_shape must be 2D, got (2, 3, 256)");
   CHECK(message_for(f, Consumer::Comfyui) == "orig_shape must be 2D, got (2, 3, 256)");
@@ -198,7 +187,7 @@ TEST_CASE("CQ-W4A8-SHAPES (S9.3 A5, K1.3, K1.4)", "[quant][CQ-W4A8-SHAPES]") {
   fx.tensor("p.weight", Dtype::I8, {3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 8})
       .tensor("p.weight_s_channel", Dtype::F32, {3});
-  auto f = only_w4a8(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8Shapes);
+  auto f = only_finding(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8Shapes);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Comfy W4A8 layer 'p' has incompatible weight/scale shapes: (3, 128), (3, 8), and (3,)");
   CHECK(message_for(f, Consumer::Kitchen) == "scale must have shape (3, 16), got (3, 8)");
@@ -210,7 +199,7 @@ TEST_CASE("CQ-W4A8-SHAPES (S9.3 A5, K1.3, K1.4)", "[quant][CQ-W4A8-SHAPES]") {
   fx2.tensor("p.weight", Dtype::I8, {3, 128})
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {3, 16})
       .tensor("p.weight_s_channel", Dtype::F32, {3, 1});
-  f = only_w4a8(run_w4a8(fx2, "p", kW4a8Marker), RuleId::QuantW4a8Shapes);
+  f = only_finding(run_w4a8(fx2, "p", kW4a8Marker), RuleId::QuantW4a8Shapes);
   CHECK(message_for(f, Consumer::Comfyui) == "s_channel must have shape (3,), got (3, 1)");
   CHECK(f.verdict(Consumer::Comfyui)->order == quant::order::cu_layer(0, 24));
 }
@@ -218,13 +207,13 @@ TEST_CASE("CQ-W4A8-SHAPES (S9.3 A5, K1.3, K1.4)", "[quant][CQ-W4A8-SHAPES]") {
 TEST_CASE("CQ-W4A8-CODEBOOK (S9.3 A7, K1.6)", "[quant][CQ-W4A8-CODEBOOK]") {
   auto fx = valid_fixture();
   fx.tensor("p.weight_codebook", Dtype::F16, {16});
-  auto f = only_w4a8(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8Codebook);
+  auto f = only_finding(run_w4a8(fx, "p", kW4a8Marker), RuleId::QuantW4a8Codebook);
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A8 layer 'p' needs an F32[16] codebook");
   CHECK(f.verdict(Consumer::Kitchen) == nullptr);  // Params check the shape only
 
   auto fx2 = valid_fixture();
   fx2.tensor("p.weight_codebook", Dtype::F32, {8});
-  f = only_w4a8(run_w4a8(fx2, "p", kW4a8Marker), RuleId::QuantW4a8Codebook);
+  f = only_finding(run_w4a8(fx2, "p", kW4a8Marker), RuleId::QuantW4a8Codebook);
   CHECK(message_for(f, Consumer::Kitchen) == "codebook must have shape (16,), got (8,)");
 }
 
@@ -234,7 +223,7 @@ TEST_CASE("CQ-W4A8-CORRECTION (S9.3 A8) and CQ-W4A8-CORRECTION-IGNORED (C12, G3)
   fx.tensor("p.weight_correction", Dtype::F32, {16, 3});
   auto sink = run_w4a8(fx, "p", kW4a8Marker);
   CHECK(of_rule(sink, RuleId::QuantW4a8Correction).empty());
-  auto ign = only_w4a8(sink, RuleId::QuantW4a8CorrectionIgnored);
+  auto ign = only_finding(sink, RuleId::QuantW4a8CorrectionIgnored);
   CHECK(ign.severity == Severity::Warning);
   REQUIRE(ign.verdict(Consumer::Comfyui));
   CHECK(ign.verdict(Consumer::Comfyui)->effect == Effect::MisLoads);
@@ -242,7 +231,7 @@ TEST_CASE("CQ-W4A8-CORRECTION (S9.3 A8) and CQ-W4A8-CORRECTION-IGNORED (C12, G3)
 
   auto fx2 = valid_fixture();
   fx2.tensor("p.weight_correction", Dtype::BF16, {16, 3});
-  auto f = only_w4a8(run_w4a8(fx2, "p", kW4a8Marker), RuleId::QuantW4a8Correction);
+  auto f = only_finding(run_w4a8(fx2, "p", kW4a8Marker), RuleId::QuantW4a8Correction);
   CHECK(message_for(f, Consumer::Sglang) == "Comfy W4A8 layer 'p' has an incompatible correction tensor");
   CHECK(f.message == "a W4A8 weight_correction must be F32 (K // group_size, N) = (16, 3); found BF16 (16, 3)");
   CHECK(f.verdict(Consumer::Kitchen) == nullptr);
@@ -250,14 +239,14 @@ TEST_CASE("CQ-W4A8-CORRECTION (S9.3 A8) and CQ-W4A8-CORRECTION-IGNORED (C12, G3)
 
 TEST_CASE("CQ-W4A8-CONVROT (S12.3, G1): convrot is True", "[quant][CQ-W4A8-CONVROT]") {
   const std::string comfy_written = R"({"format": "asym_w4a8_int8", "group_size": 16, "convrot_groupsize": 256})";
-  auto f = only_w4a8(run_w4a8(valid_fixture(), "p", comfy_written), RuleId::QuantW4a8Convrot);
+  auto f = only_finding(run_w4a8(valid_fixture(), "p", comfy_written), RuleId::QuantW4a8Convrot);
   CHECK(message_for(f, Consumer::Sglang) == "Serialized W4A8 layer 'p' must set convrot=true");
   CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_config(0, 3));
   CHECK(f.verdict(Consumer::Comfyui) == nullptr);
-  f = only_w4a8(run_w4a8(valid_fixture(), "p", R"({"format": "asym_w4a8_int8", "convrot": 1})"), RuleId::QuantW4a8Convrot);
+  f = only_finding(run_w4a8(valid_fixture(), "p", R"({"format": "asym_w4a8_int8", "convrot": 1})"), RuleId::QuantW4a8Convrot);
   CHECK(f.message == "a W4A8 marker must set \"convrot\": true; found 1");
   // Another config (or none): the invariant stands, no sglang verdict.
-  f = only_w4a8(run_w4a8(valid_fixture(), "p", comfy_written, ""), RuleId::QuantW4a8Convrot);
+  f = only_finding(run_w4a8(valid_fixture(), "p", comfy_written, ""), RuleId::QuantW4a8Convrot);
   CHECK(f.verdicts.empty());
 }
 
@@ -268,7 +257,7 @@ TEST_CASE("CQ-W4A8-K (S13.5, K1.2): K not divisible", "[quant][CQ-W4A8-K]") {
       .tensor("p.weight_s_channel", Dtype::F32, {3});
   auto sink = run_w4a8(fx, "p", kW4a8Marker);
   CHECK(of_rule(sink, RuleId::QuantW4a8Shapes).empty());
-  auto f = only_w4a8(sink, RuleId::QuantW4a8K);
+  auto f = only_finding(sink, RuleId::QuantW4a8K);
   CHECK(message_for(f, Consumer::Sglang) ==
         "Serialized W4A8 layer 'p' has input size 200, incompatible with group_size=16 and convrot_groupsize=256");
   CHECK(f.verdict(Consumer::Sglang)->order == quant::order::sg_method(0, 5));
@@ -276,23 +265,23 @@ TEST_CASE("CQ-W4A8-K (S13.5, K1.2): K not divisible", "[quant][CQ-W4A8-K]") {
         "K=200 must be divisible by 16, group_size=16, and convrot_groupsize=256; group_size must be >=4 and divide "
         "16 or be a multiple of 16");
   CHECK(f.verdict(Consumer::Comfyui)->order == quant::order::cu_layer(0, 22));
-  auto cuda = only_w4a8(sink, RuleId::QuantW4a8CudaGroupsize);
+  auto cuda = only_finding(sink, RuleId::QuantW4a8CudaGroupsize);
   CHECK(message_for(cuda, Consumer::Kitchen) == "convrot fused kernel requires K divisible by 256");
 }
 
 TEST_CASE("CQ-W4A8-K (S13.5, K1.2): convrot_groupsize 0 divides by zero", "[quant][CQ-W4A8-K]") {
   auto sink = run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("convrot_groupsize": 0)"));
-  auto f = only_w4a8(sink, RuleId::QuantW4a8K);
+  auto f = only_finding(sink, RuleId::QuantW4a8K);
   CHECK(f.verdict(Consumer::Sglang)->error == "ZeroDivisionError");
   CHECK(message_for(f, Consumer::Sglang) == "integer modulo by zero");
   CHECK(f.verdict(Consumer::Kitchen)->error == "ZeroDivisionError");
-  CHECK(message_for(only_w4a8(sink, RuleId::QuantW4a8Hadamard), Consumer::Kitchen) ==
+  CHECK(message_for(only_finding(sink, RuleId::QuantW4a8Hadamard), Consumer::Kitchen) ==
         "Regular Hadamard size must be a power of 4, got 0");
 }
 
 TEST_CASE("CQ-W4A8-K (G4): group_size only in params: ComfyUI reads it, sglang does not", "[quant][CQ-W4A8-K]") {
   auto sink = run_w4a8(valid_fixture(), "p", R"({"format": "asym_w4a8_int8", "convrot": true, "params": {"group_size": 2}})");
-  auto f = only_w4a8(sink, RuleId::QuantW4a8K);
+  auto f = only_finding(sink, RuleId::QuantW4a8K);
   CHECK(f.verdict(Consumer::Sglang) == nullptr);
   CHECK(message_for(f, Consumer::Comfyui) ==
         "K=256 must be divisible by 16, group_size=2, and convrot_groupsize=256; group_size must be >=4 and divide "
@@ -304,10 +293,10 @@ TEST_CASE("CQ-W4A8-K (G4): group_size only in params: ComfyUI reads it, sglang d
 TEST_CASE("CQ-W4A8-HADAMARD (K6) and CQ-W4A8-CUDA-GROUPSIZE (K7, G5)",
           "[quant][CQ-W4A8-HADAMARD][CQ-W4A8-CUDA-GROUPSIZE]") {
   auto sink = run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("convrot_groupsize": 32)"));
-  auto h = only_w4a8(sink, RuleId::QuantW4a8Hadamard);
+  auto h = only_finding(sink, RuleId::QuantW4a8Hadamard);
   CHECK(message_for(h, Consumer::Kitchen) == "Regular Hadamard size must be a power of 4, got 32");
   CHECK(h.verdict(Consumer::Sglang) == nullptr);  // no power-of-4 test in S13 (G5)
-  auto cuda = only_w4a8(sink, RuleId::QuantW4a8CudaGroupsize);
+  auto cuda = only_finding(sink, RuleId::QuantW4a8CudaGroupsize);
   CHECK(message_for(cuda, Consumer::Kitchen) == "convrot fused kernel only supports group_size 256");
   CHECK(cuda.message ==
         "comfy-kitchen's CUDA kernel needs convrot_groupsize 256 and K divisible by 256; found "
@@ -332,10 +321,10 @@ TEST_CASE("CQ-W4A8 hostile marker values and shapes never crash", "[quant]") {
   }
   // 2^70 is a multiple of 16 but not a divisor of K.
   auto sink = run_w4a8(valid_fixture(), "p", w4a8_marker_with(R"("group_size": 1180591620717411303424)"));
-  CHECK(message_for(only_w4a8(sink, RuleId::QuantW4a8K), Consumer::Sglang) ==
+  CHECK(message_for(only_finding(sink, RuleId::QuantW4a8K), Consumer::Sglang) ==
         "Serialized W4A8 layer 'p' has input size 256, incompatible with group_size=1180591620717411303424 and "
         "convrot_groupsize=256");
-  CHECK(message_for(only_w4a8(sink, RuleId::QuantW4a8Shapes), Consumer::Sglang) ==
+  CHECK(message_for(only_finding(sink, RuleId::QuantW4a8Shapes), Consumer::Sglang) ==
         "Comfy W4A8 layer 'p' has incompatible weight/scale shapes: (3, 128), (3, 16), and (3,)");
 
   // K past 2^64: exact decimals.
@@ -345,7 +334,7 @@ TEST_CASE("CQ-W4A8 hostile marker values and shapes never crash", "[quant]") {
       .tensor("p.weight_s_rel", Dtype::F8_E4M3, {big, big / 8})
       .tensor("p.weight_s_channel", Dtype::F32, {big});
   sink = run_w4a8(fx, "p", kW4a8Marker);
-  auto k = only_w4a8(sink, RuleId::QuantW4a8K);
+  auto k = only_finding(sink, RuleId::QuantW4a8K);
   CHECK(message_for(k, Consumer::Sglang) ==
         "Serialized W4A8 layer 'p' has input size 36893488147419103230, incompatible with group_size=16 and "
         "convrot_groupsize=256");
@@ -357,5 +346,5 @@ TEST_CASE("CQ-W4A8 hostile marker values and shapes never crash", "[quant]") {
   scalar.tensor("p.weight", Dtype::I8, {}).tensor("p.weight_s_rel", Dtype::U8, {}).tensor("p.weight_s_channel",
                                                                                        Dtype::F32, {});
   sink = run_w4a8(scalar, "p", kW4a8Marker);
-  CHECK(message_for(only_w4a8(sink, RuleId::QuantW4a8WeightRank), Consumer::Kitchen) == "orig_shape must be 2D, got ()");
+  CHECK(message_for(only_finding(sink, RuleId::QuantW4a8WeightRank), Consumer::Kitchen) == "orig_shape must be 2D, got ()");
 }

@@ -24,7 +24,6 @@ std::string hint_suffix(const std::string& path) {
   return hint.empty() ? hint : " (" + hint + ")";
 }
 
-
 struct Listed {
   std::string path;
   Model model;

@@ -22,7 +22,6 @@ namespace {
 
 using numerics::FloatType;
 
-
 CommandOutcome from(const LayerError& e) { return {e.refused ? kExitFindings : kExitUsage, "", "safespec: " + e.message + "\n"}; }
 CommandOutcome refused(const std::string& layer, const Error& e) {
   return {kExitFindings, "",
@@ -149,7 +148,7 @@ CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, co
   const numerics::W4a8Layer& w = layer.value();
   if (x.k != w.k)
     return usage_error("input " + quote_name(r.input) + " has shape " + dims(x.m, x.k) + ", layer " + quote_name(r.layer) +
-                 " expects [M, " + std::to_string(w.k) + "] (its weight is [N, K] = " + dims(w.n, w.k) + ")");
+                       " expects [M, " + std::to_string(w.k) + "] (its weight is [N, K] = " + dims(w.n, w.k) + ")");
   numerics::W4a8Options o;
   o.semantics = r.semantics;
   o.record_trace = !r.dump_dir.empty();
@@ -459,7 +458,7 @@ CommandOutcome run_dequant(const DequantRequest& r) {
   const FormatNumerics* n = numerics_of(*l.value());
   if (!n)
     return usage_error("layer " + quote_name(r.layer) + " has format " + quote_name(l.value()->format) +
-                 ", which safespec cannot dequantize");
+                       ", which safespec cannot dequantize");
   return n->dequant(r, *c.value(), *l.value());
 }
 

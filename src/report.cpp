@@ -30,9 +30,6 @@ std::string effects_json(const Finding& f) {
   return out + "}";
 }
 
-
-
-
 std::string rule_array(const std::vector<RuleId>& rules) {
   std::string out = "[";
   for (std::size_t i = 0; i < rules.size(); ++i) out += (i ? "," : "") + json_string(rule_name(rules[i]));

@@ -10,7 +10,6 @@ namespace safespec::deq {
 
 namespace {
 
-
 Status check_shape(const char* what, std::uint64_t rows, std::uint64_t cols, std::size_t values, RuleId rule) {
   const auto n = checked_mul(rows, cols);
   if (!n || *n != values)

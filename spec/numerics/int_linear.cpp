@@ -18,7 +18,6 @@ const float kF = std::bit_cast<float>(0x0DA24260u);  // f32(1e-30), §0.2
 // torch.clamp(v, min=lo): NaN propagates.
 float clamp_min(float v, float lo) { return std::isnan(v) ? v : (v < lo ? lo : v); }
 
-
 // The checks every linear makes before computing: T, x's shape and values,
 // x's K against the weight's, the bias length, the int32 bound.
 Status check_input(const LinearInput& in, std::uint64_t n, std::uint64_t k, std::uint64_t bound, RuleId rule) {

@@ -14,7 +14,6 @@ std::optional<std::uint64_t> roundup(std::uint64_t a, std::uint64_t m) {
   return checked_add(a, m - rem);
 }
 
-
 }  // namespace
 
 std::optional<SwizzledShape> swizzled_shape(std::uint64_t rows, std::uint64_t blocks) {
