@@ -2,13 +2,17 @@
 // that what it decides is what the reference reader and the emulated Rust
 // reader say. The differential properties cover the general case; these pin
 // the spellings real checkpoints use and the edges of "plain".
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "gen/file_bytes.hpp"
 #include "gen/synthetic.hpp"
 #include "props/catch.hpp"
+#include "props/unit_support.hpp"
 #include "spec/header_reader.hpp"
+#include "spec/limits.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "src/fast_header.hpp"
 #include "src/load.hpp"
@@ -96,4 +100,64 @@ TEST_CASE("plain reader keeps one path above 16 MiB", "[unit][plain]") {
   CHECK(h.value().tensors.size() == 150'000);
   const reference::Answer a = reference::read_plain_header(h.value(), s.text.size(), 8 + s.text.size() + s.data_size);
   CHECK_FALSE(a.failure.has_value());
+}
+
+namespace {
+
+// Whether a header read in windows of `window` bytes gives what it gives read
+// whole, and was decided by the fast path.
+bool windows_decide_fast(const std::vector<std::uint8_t>& bytes, std::size_t window) {
+  FastHeaderParser parser;
+  const LoadedFile whole = read_file_memory(bytes, parser);
+  const LoadedFile cut = read_file_windowed(bytes, parser, window);
+  CHECK(cut.model == whole.model);
+  CHECK(cut.reference.failure == whole.reference.failure);
+  return parser.last_was_fast();
+}
+
+}  // namespace
+
+TEST_CASE("plain reader reads a header in windows as it reads it whole", "[unit][plain]") {
+  // 3,000 tensors, a metadata value longer than most windows, runs of
+  // whitespace longer than a window before, between and after the entries,
+  // and an escaped name cut anywhere.
+  const gen::SyntheticText s = gen::synthetic_checkpoint_text(3000, 8);
+  const std::size_t entries = s.text.find("},\"") + 2;  // past its own __metadata__
+  REQUIRE(s.text.starts_with("{\"__metadata__\":{"));
+  std::string header = std::string(5000, ' ') + "{\"__metadata__\":{\"long\":\"" + std::string(20'000, 'x') +
+                       "\",\"esc\":\"\\ud83d\\ude00\\t\"}," + std::string(3000, '\n') +
+                       R"("\u00e9\ud83d\ude00.w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)" + s.text.substr(entries) +
+                       std::string(4000, ' ');
+  const std::vector<std::uint8_t> bytes = gen::file_with_header(header, 0);
+  for (const std::size_t window : {1, 2, 13, 64, 1000, 4096, 70'000}) {
+    INFO("window " << window);
+    CHECK(windows_decide_fast(bytes, window));
+  }
+  // Not plain at its end only: every window reads on to it, then hands over.
+  header.insert(header.size() - 4000, ",");
+  for (const std::size_t window : {1, 64, 4096}) {
+    INFO("window " << window);
+    CHECK_FALSE(windows_decide_fast(gen::file_with_header(header, 0), window));
+  }
+}
+
+TEST_CASE("plain reader reads a local file's header in windows", "[unit][plain]") {
+  // Past kHeaderWindowBytes, so load_file reads it in several windows.
+  const gen::SyntheticText s = gen::synthetic_checkpoint_text(5000, 16);
+  REQUIRE(s.text.size() > 2 * kHeaderWindowBytes);
+  const std::vector<std::uint8_t> bytes = gen::file_with_header(s.text, 0);
+  test::TempDir tmp("plain_windows");
+  const std::string path = (tmp.dir / "w.safetensors").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  std::filesystem::resize_file(path, bytes.size() + s.data_size);
+  FastHeaderParser parser;
+  const auto loaded = load_file(path, parser);
+  REQUIRE(loaded.ok());
+  CHECK(parser.last_was_fast());
+  REQUIRE(loaded.value().model.ok());
+  CHECK(loaded.value().model.value().header.tensors.size() == 5000);
+  CHECK_FALSE(loaded.value().reference.failure.has_value());
 }

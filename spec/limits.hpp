@@ -30,6 +30,13 @@ inline constexpr std::size_t kMaxRecords = 1000;
 // reference ignores (X3); repeats among keys after this many go unreported.
 inline constexpr std::size_t kMaxKeysChecked = 4096;
 
+// Ours: a local file's header is read this many bytes at a time into one
+// buffer that the parser reads from (src/load.cpp), so a 100 MB header is not
+// held whole; the buffer grows only for a tensor entry or a metadata object
+// longer than half of it (never past the header). Small enough to stay in
+// L2 cache between the read and the parse.
+inline constexpr std::size_t kHeaderWindowBytes = std::size_t{256} << 10;
+
 // Ours: a model.safetensors.index.json over this is refused (ST-INDEX-JSON);
 // the indexes of the largest published models are a few MB.
 inline constexpr std::uint64_t kMaxIndexBytes = std::uint64_t{256} << 20;

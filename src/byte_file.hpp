@@ -69,6 +69,9 @@ class ByteFile {
   ~ByteFile();
 
   std::uint64_t size() const { return size_; }
+  // A local file: a read costs a system call, not a request to a server, so
+  // reading in pieces is cheap.
+  bool local() const { return source_ == nullptr; }
   // Fills `out` from `offset`; a file that shrank since open() is an error.
   Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const;
 

@@ -28,4 +28,10 @@ std::optional<Header> FastHeaderParser::parse_plain(std::string_view text) {
   return h;
 }
 
+std::optional<Header> FastHeaderParser::parse_plain(TextWindows& text, std::uint64_t text_size) {
+  auto h = parse_plain_header(text, text_size, impl_->names);
+  last_fast_ = h.has_value();
+  return h;
+}
+
 }  // namespace safespec

@@ -20,6 +20,7 @@
 #include "spec/limits.hpp"
 #include "spec/model.hpp"
 #include "spec/result.hpp"
+#include "src/plain_header.hpp"
 
 namespace safespec {
 
@@ -43,6 +44,8 @@ class FastHeaderParser {
   // reference::read_plain_header requires), else nullopt and the caller asks
   // a reader that decides. Same padding requirement.
   std::optional<Header> parse_plain(std::string_view text);
+  // The fast path over a text that arrives in windows (src/plain_header.hpp).
+  std::optional<Header> parse_plain(TextWindows& text, std::uint64_t text_size);
 
   // True when the last parse() was decided by the fast path (for tests).
   bool last_was_fast() const { return last_fast_; }

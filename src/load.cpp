@@ -1,11 +1,15 @@
 #include "src/load.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "spec/file_prefix.hpp"
 #include "spec/header_reader.hpp"
+#include "spec/limits.hpp"
 #include "src/header_memory.hpp"
 
 namespace safespec {
@@ -28,23 +32,98 @@ Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffe
   return Model{file_size, n, std::move(header).value()};
 }
 
-// The model and the reference's answer from one header buffer after a valid
-// prefix. A plain text is read once: the reference's answer follows from the
-// model (reference::read_plain_header), which saves a second reading of the
-// whole text (half of `check`'s time on a 100,000-tensor header, issue 14).
+// The model and the reference's answer for a header the fast path read. A
+// plain text is read once: the reference's answer follows from the model
+// (reference::read_plain_header), which saves a second reading of the whole
+// text (half of `check`'s time on a 100,000-tensor header, issue 14).
+LoadedFile plain_file(std::uint64_t file_size, std::uint64_t n, Header&& plain) {
+  reference::Answer answer = reference::read_plain_header(plain, n, file_size);
+  return LoadedFile{file_size, n, Model{file_size, n, std::move(plain)}, std::move(answer)};
+}
+
 // Any other text is read by the reference reader first, so that its working
 // set is freed before the strict reader builds the model (the two never peak
 // together).
-LoadedFile read_both(std::uint64_t file_size, std::uint64_t n, std::string_view text, FastHeaderParser& parser) {
-  if (auto plain = parser.parse_plain(text)) {
-    reference::Answer answer = reference::read_plain_header(*plain, n, file_size);
-    return LoadedFile{file_size, n, Model{file_size, n, std::move(*plain)}, std::move(answer)};
-  }
+LoadedFile other_file(std::uint64_t file_size, std::uint64_t n, std::string_view text) {
   reference::Answer answer = reference::read_header(n, text, file_size);
   auto header = read_header_reference(text);
   Result<Model> model = header ? Result<Model>(Model{file_size, n, std::move(header).value()}) : Result<Model>(header.error());
   if (!model && !answer.failure) answer = reference::read_header(n, text, file_size, true);
   return LoadedFile{file_size, n, std::move(model), std::move(answer)};
+}
+
+LoadedFile read_both(std::uint64_t file_size, std::uint64_t n, std::string_view text, FastHeaderParser& parser) {
+  if (auto plain = parser.parse_plain(text)) return plain_file(file_size, n, std::move(*plain));
+  return other_file(file_size, n, text);
+}
+
+// Reads bytes [offset, offset + out.size()) of a file.
+using ReadAt = std::function<Result<Unit, IoError>(std::uint64_t offset, std::span<std::uint8_t> out)>;
+
+// A file's header, `window` bytes at a time (kHeaderWindowBytes for a local
+// file, spec/limits.hpp) into one buffer.
+class FileWindows final : public TextWindows {
+ public:
+  FileWindows(ReadAt read, std::uint64_t n, std::size_t window)
+      : read_at_(std::move(read)), n_(n),
+        capacity_(static_cast<std::size_t>(std::min<std::uint64_t>(n, std::max<std::size_t>(window, 1)))),
+        buffer_(std::make_unique_for_overwrite<char[]>(capacity_)) {}
+
+  bool start() { return fill(0); }
+
+  bool advance(std::size_t drop) override {
+    const std::size_t keep = window().size() - drop;
+    if (keep > capacity_ / 2) {
+      // A unit longer than half the window: room for it and as much again,
+      // never more than what is left of the header.
+      const std::uint64_t left = n_ - read_ + keep;
+      capacity_ = static_cast<std::size_t>(std::min<std::uint64_t>(std::uint64_t{capacity_} * 2, left));
+      auto grown = std::make_unique_for_overwrite<char[]>(capacity_);
+      std::memcpy(grown.get(), buffer_.get() + drop, keep);
+      buffer_ = std::move(grown);
+    } else {
+      std::memmove(buffer_.get(), buffer_.get() + drop, keep);
+    }
+    return fill(keep);
+  }
+
+  const std::optional<IoError>& error() const { return error_; }
+
+ private:
+  // After the `keep` bytes at the buffer's start, as much of the header as fits.
+  bool fill(std::size_t keep) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(capacity_ - keep, n_ - read_));
+    auto* bytes = reinterpret_cast<std::uint8_t*>(buffer_.get());
+    if (auto r = read_at_(8 + read_, std::span(bytes + keep, want)); !r) {
+      error_ = r.error();
+      return false;
+    }
+    read_ += want;
+    set_window({buffer_.get(), keep + want}, read_ == n_);
+    return true;
+  }
+
+  ReadAt read_at_;
+  std::uint64_t n_;
+  std::uint64_t read_ = 0;  // header bytes read so far
+  std::size_t capacity_;
+  std::unique_ptr<char[]> buffer_;
+  std::optional<IoError> error_;
+};
+
+// After a valid prefix: the fast path over the header in windows, and only
+// for a text it does not decide, the whole text for the reference reader.
+Result<LoadedFile, IoError> read_windowed(const ReadAt& read, std::uint64_t file_size, std::uint64_t n,
+                                          std::size_t window, FastHeaderParser& parser) {
+  {
+    FileWindows windows(read, n, window);
+    if (!windows.start()) return *windows.error();
+    if (auto plain = parser.parse_plain(windows, n)) return plain_file(file_size, n, std::move(*plain));
+    if (windows.error()) return *windows.error();
+  }
+  HeaderBuffer buf(n);
+  if (auto r = read(8, std::span(buf.bytes.data(), n)); !r) return r.error();
+  return other_file(file_size, n, buf.text());
 }
 
 }  // namespace
@@ -58,6 +137,11 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   if (auto r = f.read_at(0, std::span(prefix).first(first)); !r) return r.error();
   auto n = check_prefix(std::span(prefix).first(first), f.size());
   if (!n) return LoadedFile{f.size(), 0, n.error(), reference::read_metadata(std::span(prefix).first(first), f.size())};
+  if (f.local()) {
+    const auto read = [&f](std::uint64_t offset, std::span<std::uint8_t> out) { return f.read_at(offset, out); };
+    return read_windowed(read, f.size(), n.value(), kHeaderWindowBytes, parser);
+  }
+  // A URL's header in one request; standard input is in memory already.
   HeaderBuffer buf(n.value());
   if (auto r = f.read_at(8, std::span(buf.bytes.data(), n.value())); !r) return r.error();
   return read_both(f.size(), n.value(), buf.text(), parser);
@@ -79,6 +163,16 @@ LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser
   HeaderBuffer buf(n.value());
   std::memcpy(buf.bytes.data(), file.data() + 8, n.value());
   return read_both(file.size(), n.value(), buf.text(), parser);
+}
+
+LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderParser& parser, std::size_t window) {
+  const auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  if (!n) return read_file_memory(file, parser);
+  const auto read = [file](std::uint64_t offset, std::span<std::uint8_t> out) -> Result<Unit, IoError> {
+    std::memcpy(out.data(), file.data() + offset, out.size());  // check_prefix: 8 + n <= file.size()
+    return Unit{};
+  };
+  return std::move(read_windowed(read, file.size(), n.value(), window, parser)).value();
 }
 
 Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser) {

@@ -29,6 +29,10 @@ struct LoadedFile {
 
 Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser& parser);
 LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+// The same as read_file_memory, through the path load_file takes for a local
+// file: the header read `window` bytes at a time (kHeaderWindowBytes there).
+// Tests and the differential fuzzer cut texts everywhere with small windows.
+LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderParser& parser, std::size_t window);
 
 // The same pipeline over bytes in memory (fuzzers, tests). Copies the header
 // into a padded buffer; never reads past `file`.

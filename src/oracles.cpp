@@ -51,11 +51,28 @@ std::optional<std::string> parsers_disagree(std::span<const std::uint8_t> file, 
     return "fast parser gives " + describe(fast) + "; reference reader gives " + describe(reference);
   // The reference's answer as `check` works it out (from the model when the
   // text is plain) is the reference reader's own.
-  const reference::Answer loaded = read_file_memory(file, parser).reference;
+  const LoadedFile whole = read_file_memory(file, parser);
+  const bool whole_fast = parser.last_was_fast();
+  const reference::Answer& loaded = whole.reference;
   const reference::Answer own = reference::read_metadata(file, file.size());
   if (loaded.failure != own.failure || loaded.alternatives != own.alternatives)
     return "check's reference answer is " + (loaded.failure ? loaded.failure->display : std::string("success")) +
            "; the reference reader's is " + (own.failure ? own.failure->display : std::string("success"));
+  // A local file's header is read in windows (src/load.cpp): cut anywhere,
+  // it reads as the whole text does, and the fast path decides it alike (a
+  // cut mistaken for a text that is not plain would cost a second reading).
+  // Window 1 grows through every size; the other cuts the text at a place
+  // that moves with the input.
+  for (const std::size_t window : {std::size_t{1}, 7 + file.size() % 57}) {
+    const LoadedFile cut = read_file_windowed(file, parser, window);
+    const std::string in = "read in windows of " + std::to_string(window) + " bytes, ";
+    if (!(cut.model == whole.model) || cut.reference.failure != whole.reference.failure ||
+        cut.reference.alternatives != whole.reference.alternatives)
+      return in + "the header gives " + describe(cut.model) + "; read whole, " + describe(whole.model);
+    if (parser.last_was_fast() != whole_fast)
+      return in + "the fast path " + (whole_fast ? "does not decide" : "decides") + " a header it " +
+             (whole_fast ? "decides" : "does not decide") + " read whole";
+  }
   // strict forbids everything the reference reader does: a file strict
   // finds clean is one the emulated reference reads.
   if (fast && !has_errors(check_model(fast.value(), Profile::Strict))) {

@@ -20,7 +20,10 @@ namespace {
 // built) as soon as the text is not plain: the caller then discards it all.
 class Reader {
  public:
-  explicit Reader(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+  void reset(std::string_view text) {
+    p_ = text.data();
+    end_ = text.data() + text.size();
+  }
 
   void skip_space() {
     while (p_ < end_ && is_json_space(*p_)) ++p_;
@@ -133,8 +136,8 @@ class Reader {
   }
 
  private:
-  const char* p_;
-  const char* end_;
+  const char* p_ = nullptr;
+  const char* end_ = nullptr;
   std::string scratch_;
 
   // The rest of a string from its first backslash, decoded into scratch_.
@@ -257,37 +260,139 @@ std::size_t expected_tensors(std::string_view text) {
   return std::min(brackets / 2, text.size() / kMinEntryBytes + 1);
 }
 
+// The top-level object, read one unit at a time from a window of the text:
+// the opening brace, then each "key": value with the ',' or '}' after it, then
+// the trailing whitespace. A unit either completes inside the window or is
+// read again, whole, from a longer window; the Header keeps only units that
+// completed. A unit never looks past its own last byte (the separator), so a
+// unit that completes in a window completes alike in the whole text, and the
+// result is the same for every window size (props: plain_header_windows).
+class TopLevel {
+ public:
+  TopLevel(TextWindows& text, NameIndex& names, std::size_t reserve) : text_(text), names_(names) {
+    h_.tensors.reserve(reserve);
+  }
+
+  std::optional<Header> read() {
+    for (;;) {
+      const std::string_view w = text_.window();
+      r_.reset(w.substr(from_));
+      const Step step = this->step();
+      if (step == Step::Done) break;
+      if (step == Step::NotPlain) return std::nullopt;
+      if (step == Step::Next) {
+        from_ = static_cast<std::size_t>(r_.position() - w.data());
+        continue;
+      }
+      // Step::Starved: drop what is done, read on, and read the unit again.
+      h_.tensors.resize(unit_tensors_);
+      if (unit_metadata_) {
+        h_.metadata.clear();
+        h_.metadata_state = MetadataState::Absent;
+        metadata_seen_ = false;
+      }
+      if (!text_.advance(from_)) return std::nullopt;
+      dropped_ += from_;
+      from_ = 0;
+    }
+    const auto name_at = [&](std::size_t i) -> std::string_view { return h_.tensors[i].name; };
+    if (names_.first_duplicate(h_.tensors.size(), name_at) != NameIndex::npos) return std::nullopt;
+    return std::move(h_);
+  }
+
+ private:
+  enum class Step { Next, Done, NotPlain, Starved };
+  enum class At { Open, First, Entry, Close };
+
+  // A unit that failed within kLookahead bytes of a window that is not the
+  // last may only have run out of text: the primitives read at most an
+  // escape pair (\uXXXX\uXXXX, 12 bytes) or a word (null) past where they stop.
+  static constexpr std::ptrdiff_t kLookahead = 16;
+  Step failed() const {
+    if (text_.final()) return Step::NotPlain;
+    const std::string_view w = text_.window();
+    return w.data() + w.size() - r_.position() < kLookahead ? Step::Starved : Step::NotPlain;
+  }
+
+  // Whitespace is done as soon as it is read (a run of it never has to fit
+  // in one window); the unit starts at the next byte.
+  Step step() {
+    unit_tensors_ = h_.tensors.size();
+    unit_metadata_ = false;
+    r_.skip_space();
+    from_ = static_cast<std::size_t>(r_.position() - text_.window().data());
+    if (r_.at_end()) {
+      if (!text_.final()) return Step::Starved;
+      return at_ == At::Close ? Step::Done : Step::NotPlain;
+    }
+    switch (at_) {
+      case At::Open:
+        h_.leading_whitespace = dropped_ + from_;
+        if (!r_.eat('{')) return Step::NotPlain;
+        at_ = At::First;
+        return Step::Next;
+      case At::First:
+        at_ = r_.eat('}') ? At::Close : At::Entry;
+        return Step::Next;
+      case At::Entry:
+        return entry();
+      case At::Close:  // anything but whitespace after the object
+        return Step::NotPlain;
+    }
+    return Step::NotPlain;
+  }
+
+  Step entry() {
+    std::string_view key;
+    if (!r_.string(key) || !r_.eat(':')) return failed();
+    if (key == "__metadata__") {
+      if (metadata_seen_) return Step::NotPlain;
+      unit_metadata_ = true;
+      metadata_seen_ = true;
+      if (!read_metadata(r_, h_, names_)) return failed();
+    } else {
+      if (h_.tensors.size() >= 0xFFFFFFFFu) return Step::NotPlain;
+      TensorEntry& t = h_.tensors.emplace_back();
+      t.name.assign(key);
+      if (!read_tensor(r_, t)) return failed();
+    }
+    if (r_.eat(',')) return Step::Next;
+    if (r_.eat('}')) {
+      at_ = At::Close;
+      return Step::Next;
+    }
+    return failed();
+  }
+
+  TextWindows& text_;
+  NameIndex& names_;
+  Header h_;
+  Reader r_;
+  At at_ = At::Open;
+  std::size_t from_ = 0;        // where the next unit starts in the window
+  std::uint64_t dropped_ = 0;   // text bytes before the window
+  bool metadata_seen_ = false;
+  // What the unit being read has added, to undo when it is read again.
+  std::size_t unit_tensors_ = 0;
+  bool unit_metadata_ = false;
+};
+
+// The whole text as one window.
+class WholeText final : public TextWindows {
+ public:
+  explicit WholeText(std::string_view text) { set_window(text, true); }
+  bool advance(std::size_t) override { return false; }
+};
+
 }  // namespace
 
 std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names) {
-  Header h;
-  Reader r(text);
-  r.skip_space();
-  h.leading_whitespace = static_cast<std::uint64_t>(r.position() - text.data());
-  if (!r.eat('{')) return std::nullopt;
-  h.tensors.reserve(expected_tensors(text));
-  bool metadata_seen = false;
-  if (!r.eat('}')) {
-    do {
-      std::string_view key;
-      if (!r.string(key) || !r.eat(':')) return std::nullopt;
-      if (key == "__metadata__") {
-        if (metadata_seen || !read_metadata(r, h, names)) return std::nullopt;
-        metadata_seen = true;
-        continue;
-      }
-      if (h.tensors.size() >= 0xFFFFFFFFu) return std::nullopt;
-      TensorEntry& t = h.tensors.emplace_back();
-      t.name.assign(key);
-      if (!read_tensor(r, t)) return std::nullopt;
-    } while (r.eat(','));
-    if (!r.eat('}')) return std::nullopt;
-  }
-  r.skip_space();
-  if (!r.at_end()) return std::nullopt;
-  const auto name_at = [&](std::size_t i) -> std::string_view { return h.tensors[i].name; };
-  if (names.first_duplicate(h.tensors.size(), name_at) != NameIndex::npos) return std::nullopt;
-  return h;
+  WholeText whole(text);
+  return TopLevel(whole, names, expected_tensors(text)).read();
+}
+
+std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names) {
+  return TopLevel(text, names, static_cast<std::size_t>(text_size / kMinEntryBytes + 1)).read();
 }
 
 }  // namespace safespec

@@ -14,6 +14,8 @@
 // to the reference reader, which decides.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -22,7 +24,37 @@
 
 namespace safespec {
 
-// `names` is scratch for the duplicate check, kept by the caller between calls.
+// A header text that arrives a window at a time: a file read in pieces, so
+// that a 100 MB header is never in memory whole (it was a third of `check`'s
+// peak memory on a 1,000,000-tensor header, and most of its page faults,
+// issue 14). The parser needs a unit (one tensor entry, or the metadata) whole
+// in the window; the source lets the window grow for a longer one.
+class TextWindows {
+ public:
+  virtual ~TextWindows() = default;
+  std::string_view window() const { return window_; }
+  // The window reaches the end of the text.
+  bool final() const { return final_; }
+  // Drops the window's first `drop` bytes and reads on: the new window starts
+  // with the bytes kept and holds more than before (it grows when they fill
+  // most of it). False when the text cannot be read; the source keeps why.
+  virtual bool advance(std::size_t drop) = 0;
+
+ protected:
+  void set_window(std::string_view window, bool final) {
+    window_ = window;
+    final_ = final;
+  }
+
+ private:
+  std::string_view window_;
+  bool final_ = true;
+};
+
+// `names` is scratch for the duplicate checks, kept by the caller between calls.
 std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names);
+// The same reading over a text of `text_size` bytes that arrives in windows;
+// the same result for every window size.
+std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names);
 
 }  // namespace safespec
