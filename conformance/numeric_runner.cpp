@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <span>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string shape_text(const std::vector<std::uint64_t>& s) {
+std::string shape_text(std::span<const std::uint64_t> s) {
   std::string out = "[";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
@@ -92,7 +93,7 @@ Judged judge(const fs::path& expected_path, const fs::path& actual_path, const T
   if (!eb) return {Grade::NoOutput, false, "expected output: " + eb.error().message};
   auto ab = actual.value()->bytes(*ay.value());
   if (!ab) return {Grade::NoOutput, false, "output: " + without_dir(ab.error().message, scratch)};
-  const TensorComparison t = compare_tensor("y", te.dtype, te.shape, eb.value(), ab.value(), tolerance);
+  const TensorComparison t = compare_tensor("y", te.dtype, std::vector<std::uint64_t>(te.shape), eb.value(), ab.value(), tolerance);
   const auto& first = t.first;
   j.within = t.within;
   j.line = std::string(dtype_name(te.dtype)) + " " + shape_text(te.shape) + ": ";

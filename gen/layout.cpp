@@ -50,7 +50,7 @@ std::string object_text(const std::vector<Member>& members) {
   return s + "}";
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& shape) {
+std::string shape_text(std::span<const std::uint64_t> shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,7 +52,7 @@ Plan plan_of(const FileSpec& spec);
 std::string object_text(const std::vector<Member>& members);
 // The three fields of a tensor entry, W4 order, raw texts.
 std::vector<Member> tensor_fields(const TensorEntry& t);
-std::string shape_text(const std::vector<std::uint64_t>& shape);
+std::string shape_text(std::span<const std::uint64_t> shape);
 // Plan → Layout: metadata member first (if any), then one member per tensor.
 Layout layout_of(const Plan& p);
 // Index of tensor i's member in layout_of(p).members.

@@ -89,8 +89,9 @@ Mutant shape_overflow(const Plan& p0) {
       {std::uint64_t{1} << 40, std::uint64_t{1} << 30, 0},
   };
   const auto& prefix = prefixes[pick(prefixes.size())];
-  auto& shape = p.tensors[i].shape;
-  shape.insert(shape.begin(), prefix.begin(), prefix.end());
+  std::vector<std::uint64_t> shape = prefix;
+  shape.insert(shape.end(), p.tensors[i].shape.begin(), p.tensors[i].shape.end());
+  p.tensors[i].shape = shape;
   return done(p, "shape := " + shape_text(shape) + " of " + name_of(p, i));
 }
 

@@ -234,3 +234,43 @@ TEST_CASE("NameIndex reports each repeated name with its first appearance", "[pr
               (expected.empty() ? NameIndex::npos : expected.front().first));
   });
 }
+
+// The model's Shape (spec/shape.hpp) holds four dimensions in place and more
+// on the heap; the law: whatever is done to it, it holds what a
+// std::vector<uint64_t> would after the same steps, across the inline/heap
+// boundary in both directions.
+TEST_CASE("Shape holds what a std::vector would after the same steps", "[prop][model]") {
+  rc::prop("push_back, reserve, clear, copies and moves", [] {
+    Shape s;
+    std::vector<std::uint64_t> v;
+    const int steps = *rc::gen::inRange(0, 40);
+    for (int i = 0; i < steps; ++i) {
+      const auto dims = *rc::gen::container<std::vector<std::uint64_t>>(
+          static_cast<std::size_t>(*rc::gen::inRange(0, 10)), rc::gen::arbitrary<std::uint64_t>());
+      switch (*rc::gen::inRange(0, 7)) {
+        case 0: s.push_back(dims.empty() ? 7 : dims[0]); v.push_back(dims.empty() ? 7 : dims[0]); break;
+        case 1: s.reserve(dims.size() * 2); break;
+        case 2: s.clear(); v.clear(); break;
+        case 3: s = Shape(dims); v = dims; break;  // move-assigned from a fresh one
+        case 4: { const Shape other(dims); s = other; v = dims; break; }
+        case 5: { Shape moved(std::move(s)); RC_ASSERT(s.empty()); s = moved; break; }
+        case 6: { Shape copy(s); s = std::move(copy); break; }
+      }
+      RC_ASSERT(std::vector<std::uint64_t>(s) == v);
+      RC_ASSERT(s.size() == v.size());
+      RC_ASSERT(s == Shape(v));
+      if (!v.empty()) RC_ASSERT(s.front() == v.front() && s.back() == v.back());
+    }
+  });
+}
+
+TEST_CASE("Shape: four dimensions in place, a tensor entry in 96 bytes", "[unit][model]") {
+  // What the million-tensor benchmark's memory rests on (README, Performance).
+  STATIC_REQUIRE(sizeof(Shape) == 40);
+  STATIC_REQUIRE(sizeof(TensorEntry) <= 96);
+  const Shape conv{320, 4, 3, 3};
+  CHECK(conv.size() == 4);
+  CHECK(std::vector<std::uint64_t>(conv) == std::vector<std::uint64_t>{320, 4, 3, 3});
+  CHECK(Shape{} == Shape(std::vector<std::uint64_t>{}));
+  CHECK_FALSE(Shape{1, 2} == Shape{1, 2, 1});
+}

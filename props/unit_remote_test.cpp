@@ -127,7 +127,7 @@ std::vector<std::uint8_t> nan_scale_long_header() {
   REQUIRE(m.ok());
   std::vector<TensorView> views;
   for (const TensorEntry& t : m.value().header.tensors)
-    views.push_back({t.name, t.dtype, t.shape, file.subspan(8 + m.value().header_length + t.begin, t.end - t.begin)});
+    views.push_back({t.name, t.dtype, std::vector<std::uint64_t>(t.shape), file.subspan(8 + m.value().header_length + t.begin, t.end - t.begin)});
   auto out = serialize(std::move(views), Metadata{{"pad", std::string(150'000, 'x')}});
   REQUIRE(out.ok());
   return std::move(out).value();

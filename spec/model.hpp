@@ -10,13 +10,14 @@
 #include "spec/dtype.hpp"
 #include "spec/limits.hpp"
 #include "spec/place.hpp"
+#include "spec/shape.hpp"
 
 namespace safespec {
 
 struct TensorEntry {
   std::string name;  // decoded (F6.5)
   Dtype dtype = Dtype::U8;
-  std::vector<std::uint64_t> shape;
+  Shape shape;
   std::uint64_t begin = 0;  // data_offsets, relative to the byte buffer
   std::uint64_t end = 0;
 

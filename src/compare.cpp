@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <span>
 
 #include "spec/number_formats.hpp"
 #include "src/json_escape.hpp"
@@ -53,7 +54,7 @@ std::string g(double v) {
   return buf;
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& s) {
+std::string shape_text(std::span<const std::uint64_t> s) {
   std::string out = "[";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
@@ -296,7 +297,7 @@ CommandOutcome run_compare(const std::string& expected, const std::string& actua
           t.mismatch = "not compared: " + why;
           if (unread.empty()) unread = why;
         } else {
-          t = compare_tensor(name, te.dtype, te.shape, eb.value(), ab.value(), tolerance);
+          t = compare_tensor(name, te.dtype, std::vector<std::uint64_t>(te.shape), eb.value(), ab.value(), tolerance);
         }
       }
     }

@@ -73,7 +73,7 @@ void compare_maps(const std::map<std::string, V>& a, const std::map<std::string,
 
 struct TensorKey {
   Dtype dtype;
-  std::vector<std::uint64_t> shape;
+  Shape shape;
   bool operator==(const TensorKey&) const = default;
   std::string text() const { return std::string(dtype_name(dtype)) + " " + shape_json(shape); }
   std::string json() const { return fmt::format("{{\"dtype\":\"{}\",\"shape\":{}}}", dtype_name(dtype), shape_json(shape)); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ void add(Total& sum, std::optional<std::uint64_t> n) {
   else *sum += *n;
 }
 
-std::optional<std::uint64_t> element_count(const std::vector<std::uint64_t>& shape) {
+std::optional<std::uint64_t> element_count(std::span<const std::uint64_t> shape) {
   std::uint64_t n = 1;
   for (std::uint64_t s : shape) {
     if (s != 0 && n > UINT64_MAX / s) return std::nullopt;

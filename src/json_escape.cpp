@@ -49,7 +49,7 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
-std::string shape_json(const std::vector<std::uint64_t>& shape) {
+std::string shape_json(std::span<const std::uint64_t> shape) {
   std::string s = "[";
   for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";

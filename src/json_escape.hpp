@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,6 @@ inline constexpr int kJsonSchema = 1;
 void append_json_string(std::string& out, std::string_view s);
 std::string json_string(std::string_view s);
 // A shape as a JSON array without spaces, "[2,2]" (inspect and diff print it so).
-std::string shape_json(const std::vector<std::uint64_t>& shape);
+std::string shape_json(std::span<const std::uint64_t> shape);
 
 }  // namespace safespec

@@ -24,7 +24,7 @@ LayerError fail(std::string message) { return LayerError{std::move(message), tru
 // The files cannot be read, or the request names what is not there (exit 2).
 LayerError io_fail(std::string message) { return LayerError{std::move(message), false}; }
 
-std::string shape_text(const std::vector<std::uint64_t>& s) { return quant::shape_repr(s); }
+std::string shape_text(const Shape& s) { return quant::shape_repr(s); }
 
 std::uint64_t element_count(const TensorEntry& e) {
   const auto p = shape_product(e.shape);
@@ -44,7 +44,7 @@ LayerResult<const quant::TensorRef*> need(const CheckpointReader& c, const std::
   return t;
 }
 
-LayerResult<Unit> shape_is(const quant::TensorRef& t, const std::vector<std::uint64_t>& expected) {
+LayerResult<Unit> shape_is(const quant::TensorRef& t, const Shape& expected) {
   if (t.entry->shape == expected) return Unit{};
   return fail(Place::tensor(t.entry->name).text() + ": expected shape " + shape_text(expected) + ", found " +
               shape_text(t.entry->shape));

@@ -102,7 +102,7 @@ std::optional<std::string> roundtrip_fails(std::span<const std::uint8_t> file, F
   const std::uint64_t data_start = 8 + m.header_length;
   std::vector<TensorView> views;
   for (const TensorEntry& t : m.header.tensors)
-    views.push_back(TensorView{t.name, t.dtype, t.shape, file.subspan(data_start + t.begin, t.end - t.begin)});
+    views.push_back(TensorView{t.name, t.dtype, std::vector<std::uint64_t>(t.shape), file.subspan(data_start + t.begin, t.end - t.begin)});
   std::optional<Metadata> metadata;
   if (m.header.metadata_state == MetadataState::Present) metadata = m.header.metadata;
   const auto written = serialize(views, metadata);
@@ -123,7 +123,7 @@ std::optional<std::string> roundtrip_fails(std::span<const std::uint8_t> file, F
   if (back.value().header.tensors.size() != views.size()) return "tensor count changed";
   std::vector<TensorView> views2;
   for (const TensorEntry& t : back.value().header.tensors)
-    views2.push_back(TensorView{t.name, t.dtype, t.shape,
+    views2.push_back(TensorView{t.name, t.dtype, std::vector<std::uint64_t>(t.shape),
                                 std::span(bytes).subspan(start2 + t.begin, t.end - t.begin)});
   const auto rewritten = serialize(views2, metadata);
   if (!rewritten || rewritten.value() != bytes) return "serializing the written file does not reproduce it";

@@ -179,7 +179,7 @@ class Reader {
 // (a plain array holds digits, commas and whitespace up to its ']'), so a
 // shape costs one allocation of 8 bytes a dimension and nothing more, even
 // for a hostile header of millions of dimensions.
-bool read_shape(Reader& r, std::vector<std::uint64_t>& shape) {
+bool read_shape(Reader& r, Shape& shape) {
   if (!r.eat('[')) return false;
   if (r.eat(']')) return true;
   shape.reserve(r.count_elements());
