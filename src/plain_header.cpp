@@ -260,6 +260,21 @@ std::size_t expected_tensors(std::string_view text) {
   return std::min(brackets / 2, text.size() / kMinEntryBytes + 1);
 }
 
+// The same for a text of text_size bytes of which only the first window has
+// been read: the window's count scaled to the whole text, a quarter more,
+// capped alike; a text that holds more grows the list. Not one entry per
+// kMinEntryBytes of text_size: that is 1.8x the header of address space, and
+// a header of one 100 MB name or metadata value also holds that unit whole in
+// the window and its decoded copy, past the memory bound (RLIMIT_AS = 3x the
+// header + 64 MiB; README, "Memory bound").
+std::size_t expected_tensors(std::string_view first, std::uint64_t text_size) {
+  if (first.empty() || first.size() >= text_size) return expected_tensors(first);
+  const double per_byte = static_cast<double>(expected_tensors(first)) / static_cast<double>(first.size());
+  const double estimate = per_byte * static_cast<double>(text_size) * 1.25 + 16;
+  const std::uint64_t cap = text_size / kMinEntryBytes + 1;
+  return static_cast<std::size_t>(std::min<double>(estimate, static_cast<double>(cap)));
+}
+
 // The top-level object, read one unit at a time from a window of the text:
 // the opening brace, then each "key": value with the ',' or '}' after it, then
 // the trailing whitespace. A unit either completes inside the window or is
@@ -392,7 +407,7 @@ std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names
 }
 
 std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names) {
-  return TopLevel(text, names, static_cast<std::size_t>(text_size / kMinEntryBytes + 1)).read();
+  return TopLevel(text, names, expected_tensors(text.window(), text_size)).read();
 }
 
 }  // namespace safespec
