@@ -177,8 +177,10 @@ class Reader {
 
 // [d, d, ...] into `shape`, sized exactly: the elements are counted first
 // (a plain array holds digits, commas and whitespace up to its ']'), so a
-// shape costs one allocation of 8 bytes a dimension and nothing more, even
-// for a hostile header of millions of dimensions.
+// shape of up to Shape::kInlineDims costs no allocation and a longer one one
+// allocation of 8 bytes a dimension, even for a hostile header of millions
+// of dimensions. (A shape cut by the end of a window counts fewer and grows;
+// its unit is then read again from a longer window.)
 bool read_shape(Reader& r, Shape& shape) {
   if (!r.eat('[')) return false;
   if (r.eat(']')) return true;
