@@ -1,6 +1,7 @@
 // Properties of the canonical writer (W1-W8) and of the normal form: what is
 // written reads back as written, by both readers, with no findings at all.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -275,4 +276,7 @@ TEST_CASE("Shape: three dimensions in place, a tensor entry in 88 bytes", "[unit
   CHECK(std::vector<std::uint64_t>(conv) == std::vector<std::uint64_t>{320, 4, 3, 3});
   CHECK(Shape{} == Shape(std::vector<std::uint64_t>{}));
   CHECK_FALSE(Shape{1, 2} == Shape{1, 2, 1});
+  Shape too_long;
+  CHECK_THROWS_AS(too_long.reserve(Shape::kMaxDims + 1), std::length_error);  // before any allocation
+  CHECK(too_long.empty());
 }

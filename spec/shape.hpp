@@ -16,6 +16,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace safespec {
@@ -23,6 +24,7 @@ namespace safespec {
 class Shape {
  public:
   static constexpr std::uint32_t kInlineDims = 3;
+  static constexpr std::size_t kMaxDims = 0xFFFFFFFFu;
   using value_type = std::uint64_t;
   using size_type = std::size_t;
   using iterator = std::uint64_t*;
@@ -66,11 +68,15 @@ class Shape {
   std::uint64_t front() const { return data()[0]; }
   std::uint64_t back() const { return data()[size_ - 1]; }
 
+  // As std::vector's length_error past max_size(): no reader reaches it (a
+  // header's ranks are below 5 x 10^7), a caller's own vector might.
   void reserve(std::size_t n) {
+    if (n > kMaxDims) throw std::length_error("Shape: more than 2^32 - 1 dimensions");
     if (n > capacity_) grow(n);
   }
   void push_back(std::uint64_t d) {
-    if (size_ == capacity_) grow(std::size_t{capacity_} * 2);
+    if (size_ == capacity_)
+      reserve(size_ == kMaxDims ? kMaxDims + 1 : std::min<std::size_t>(std::size_t{capacity_} * 2, kMaxDims));
     data()[size_++] = d;
   }
   void clear() { size_ = 0; }
