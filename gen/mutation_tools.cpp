@@ -14,7 +14,7 @@ std::size_t pick(std::size_t n) { return *inRange<std::size_t>(0, n); }
 
 std::string fresh_name(const Plan& p, std::string base) {
   std::set<std::string> names;
-  for (const auto& t : p.tensors) names.insert(t.name);
+  for (const auto& t : p.tensors) names.insert(t.name.str());
   while (names.count(base) || base == "__metadata__") base += '~';
   return base;
 }

@@ -189,10 +189,10 @@ Mutant duplicate_tensor_escaped(const Plan& p0) {
   Plan p = p0;
   std::vector<std::pair<std::size_t, std::string>> named;  // tensors with a second spelling
   for (std::size_t j = 0; j < p.tensors.size(); ++j)
-    if (auto s = escaped_spelling(p.tensors[j].name)) named.emplace_back(j, *s);
+    if (auto s = escaped_spelling(p.tensors[j].name.str())) named.emplace_back(j, *s);
   if (named.empty()) {
     const std::size_t j = append_u8(p, *inRange<std::uint64_t>(0, 5), "t");
-    named.emplace_back(j, *escaped_spelling(p.tensors[j].name));
+    named.emplace_back(j, *escaped_spelling(p.tensors[j].name.str()));
   }
   const auto [i, spelling] = named[pick(named.size())];
   Layout l = layout_of(p);

@@ -265,10 +265,55 @@ TEST_CASE("Shape holds what a std::vector would after the same steps", "[prop][m
   });
 }
 
-TEST_CASE("Shape: three dimensions in place, a tensor entry in 88 bytes", "[unit][model]") {
+// A Name (spec/name.hpp) owns its text or borrows it from an arena; the law:
+// whatever is done to it, it reads as the std::string given the same steps
+// would, and every text an arena stored still reads as stored (ASan, in the
+// test suite, catches a name that outlives its bytes).
+TEST_CASE("Name holds what a std::string would after the same steps", "[prop][model]") {
+  rc::prop("owned, borrowed, copied, moved, across arena blocks", [] {
+    NameArena arena;
+    std::vector<std::pair<std::string_view, std::string>> stored;
+    Name n;
+    std::string s;
+    const int steps = *rc::gen::inRange(0, 30);
+    for (int i = 0; i < steps; ++i) {
+      std::string text = *rc::gen::arbitrary<std::string>();
+      if (*rc::gen::inRange(0, 8) == 0)  // past a block (kMaxBlock), or filling one up
+        text.assign(*rc::gen::inRange<std::size_t>(NameArena::kFirstBlock - 8, NameArena::kMaxBlock + 9), 'n');
+      switch (*rc::gen::inRange(0, 6)) {
+        case 0: n = Name(text); s = text; RC_ASSERT(n.owned() || text.empty()); break;
+        case 1: {
+          const std::string_view at = arena.store(text);
+          stored.emplace_back(at, text);
+          n = Name::borrowed(at);
+          s = text;
+          RC_ASSERT(!n.owned());
+          break;
+        }
+        case 2: { Name copy(n); RC_ASSERT(copy.owned() || copy.empty()); n = std::move(copy); break; }
+        case 3: { Name moved(std::move(n)); RC_ASSERT(n.empty()); n = moved; break; }
+        case 4: { const Name& same = n; n = same; break; }
+        case 5: n = text; s = text; break;
+      }
+      RC_ASSERT(n.view() == s);
+      RC_ASSERT(n == s);
+      RC_ASSERT(n.size() == s.size());
+      RC_ASSERT((n <=> std::string_view(text)) == (s.compare(text) <=> 0));
+    }
+    std::size_t bytes = 0;
+    for (const auto& [at, text] : stored) {
+      RC_ASSERT(at == text);
+      bytes += text.size();
+    }
+    RC_ASSERT(arena.stored() == bytes);
+  });
+}
+
+TEST_CASE("Shape: three dimensions in place, a tensor entry in 72 bytes", "[unit][model]") {
   // What the million-tensor benchmark's memory rests on (README, Performance).
   STATIC_REQUIRE(sizeof(Shape) == 32);
-  STATIC_REQUIRE(sizeof(TensorEntry) <= 88);
+  STATIC_REQUIRE(sizeof(Name) == 16);
+  STATIC_REQUIRE(sizeof(TensorEntry) == 72);
   const Shape expert{64, 4096, 1408};
   CHECK(expert.size() == 3);
   const Shape conv{320, 4, 3, 3};  // on the heap

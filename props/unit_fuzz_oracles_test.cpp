@@ -53,7 +53,7 @@ TEST_CASE("roundtrip oracle W1-W5: a quantized model with scalars and empty tens
   const Model m = expected_model(d);
   // W1: dtype descending (F32 > F16 > F8_E4M3 > U8 > F4), then name; offsets contiguous.
   std::vector<std::string> order;
-  for (const TensorEntry& t : m.header.tensors) order.push_back(t.name + "@" + std::to_string(t.begin) + "-" + std::to_string(t.end));
+  for (const TensorEntry& t : m.header.tensors) order.push_back(t.name.str() + "@" + std::to_string(t.begin) + "-" + std::to_string(t.end));
   CHECK(order == std::vector<std::string>{"blk.0.weight_scale@0-4", "scale@4-8", "empty@8-8", "blk.0.weight@8-24",
                                           "blk.0.comfy_quant@24-51", "packed@51-55"});
   CHECK(m.header_length % 8 == 0);

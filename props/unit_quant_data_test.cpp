@@ -33,7 +33,7 @@ struct MemData final : quant::TensorData {
   std::map<std::string, Bytes> by_name;
   std::size_t piece = SIZE_MAX;
   quant::TensorScan scan(const quant::TensorRef& t, const quant::TensorChunk& chunk) const override {
-    auto it = by_name.find(t.entry->name);
+    auto it = by_name.find(t.entry->name.str());
     if (it == by_name.end()) return std::string("not in memory");
     const std::span<const std::uint8_t> all(it->second);
     for (std::size_t at = 0; at < all.size(); at += std::min(piece, all.size() - at))

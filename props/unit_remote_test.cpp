@@ -127,7 +127,7 @@ std::vector<std::uint8_t> nan_scale_long_header() {
   REQUIRE(m.ok());
   std::vector<TensorView> views;
   for (const TensorEntry& t : m.value().header.tensors)
-    views.push_back({t.name, t.dtype, std::vector<std::uint64_t>(t.shape), file.subspan(8 + m.value().header_length + t.begin, t.end - t.begin)});
+    views.push_back({t.name.str(), t.dtype, std::vector<std::uint64_t>(t.shape), file.subspan(8 + m.value().header_length + t.begin, t.end - t.begin)});
   auto out = serialize(std::move(views), Metadata{{"pad", std::string(150'000, 'x')}});
   REQUIRE(out.ok());
   return std::move(out).value();
@@ -181,7 +181,7 @@ TEST_CASE("remote: --data reads the tensors the value rules need, each by one ra
   std::string scale;
   for (const TensorEntry& t : m.value().header.tensors) {
     allowed.push_back("bytes=" + std::to_string(base + t.begin) + "-" + std::to_string(base + t.end - 1));
-    if (t.name.ends_with("weight_scale")) scale = allowed.back();
+    if (t.name.view().ends_with("weight_scale")) scale = allowed.back();
   }
   bool read_scale = false;
   for (const std::string& l : s.log()) {

@@ -9,13 +9,14 @@
 
 #include "spec/dtype.hpp"
 #include "spec/limits.hpp"
+#include "spec/name.hpp"
 #include "spec/place.hpp"
 #include "spec/shape.hpp"
 
 namespace safespec {
 
 struct TensorEntry {
-  std::string name;  // decoded (F6.5)
+  Name name;  // decoded (F6.5); borrowed from the Header's arena when a reader made it
   Dtype dtype = Dtype::U8;
   Shape shape;
   std::uint64_t begin = 0;  // data_offsets, relative to the byte buffer
@@ -73,6 +74,7 @@ struct Header {
   std::vector<UnknownField> unknown_fields;   // document order, at most kMaxRecords
   std::uint64_t unknown_fields_unlisted = 0;  // beyond those
   std::uint64_t leading_whitespace = 0;  // bytes before the top-level '{'
+  NameArena name_text;  // what tensors' borrowed names point into (spec/name.hpp)
 
   friend bool operator==(const Header&, const Header&) = default;
 };

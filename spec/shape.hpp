@@ -5,8 +5,8 @@
 // tensor of the language models whose checkpoints hold 10^5-10^6 tensors
 // (ranks 1-3); a convolution's four dimensions take a heap block, which the
 // few thousand tensors of a diffusion model do not notice, and a fourth
-// inline dimension would cost every tensor 8 bytes (a TensorEntry of 96
-// bytes, not 88: 0.8 MiB of the 100,000-tensor benchmark's 22 MiB). Reads like a std::vector<uint64_t>,
+// inline dimension would cost every tensor 8 bytes (a TensorEntry of 80
+// bytes, not 72: 0.8 MiB of the 100,000-tensor benchmark's 17 MiB). Reads like a std::vector<uint64_t>,
 // is made from one implicitly, and becomes one only when asked (a copy), so
 // no per-tensor copy hides behind a call.
 #pragma once

@@ -51,12 +51,12 @@ void count_tensors(const std::vector<SummaryFile>& files, InspectSummary& s) {
       ++d.tensors;
       add(d.parameters, n);
       add(d.bytes, bytes);
-      const auto dot = t.name.rfind('.');
-      std::string prefix = dot == std::string::npos ? "" : t.name.substr(0, dot);
+      const auto dot = t.name.view().rfind('.');
+      std::string prefix = dot == std::string::npos ? "" : t.name.str().substr(0, dot);
       auto [it, fresh] = group_of.emplace(prefix, s.groups.size());
       if (fresh) s.groups.push_back(TensorGroup{std::move(prefix), {}, 0, 0});
       TensorGroup& g = s.groups[it->second];
-      g.suffixes.push_back(dot == std::string::npos ? t.name : t.name.substr(dot + 1));
+      g.suffixes.push_back(dot == std::string::npos ? t.name.str() : t.name.str().substr(dot + 1));
       add(g.parameters, n);
       add(g.bytes, bytes);
     }

@@ -50,7 +50,7 @@ Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& fi
   std::vector<quant::MarkerBytes> out;
   std::uint64_t large = 0;
   for (const TensorEntry* t : marker_entries(model)) {
-    quant::MarkerBytes mb{t->name, false, {}};
+    quant::MarkerBytes mb{t->name.str(), false, {}};
     auto span = marker_span(model, *t);
     if (!within_budget(span, large)) span.reset();
     if (span && span->offset + span->size <= file.size()) {
@@ -68,7 +68,7 @@ std::vector<quant::MarkerBytes> read_markers(std::span<const std::uint8_t> file,
   std::vector<quant::MarkerBytes> out;
   std::uint64_t large = 0;
   for (const TensorEntry* t : marker_entries(model)) {
-    quant::MarkerBytes mb{t->name, false, {}};
+    quant::MarkerBytes mb{t->name.str(), false, {}};
     auto span = marker_span(model, *t);
     if (!within_budget(span, large)) span.reset();
     if (span && span->offset <= file.size() && span->size <= file.size() - span->offset) {

@@ -27,7 +27,7 @@ std::string describe(const Result<Model>& r) {
   std::string out = "file_size " + std::to_string(m.file_size) + ", N " + std::to_string(m.header_length) + ", " +
                     std::to_string(m.header.tensors.size()) + " tensors:";
   for (const TensorEntry& t : m.header.tensors)
-    out += " '" + t.name + "' " + std::string(dtype_name(t.dtype)) + " [" + std::to_string(t.begin) + "," +
+    out += " '" + t.name.str() + "' " + std::string(dtype_name(t.dtype)) + " [" + std::to_string(t.begin) + "," +
            std::to_string(t.end) + "]";
   out += ", " + std::to_string(m.header.metadata.size()) + " metadata keys";
   return out;

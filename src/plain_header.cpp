@@ -29,6 +29,13 @@ class Reader {
     while (p_ < end_ && is_json_space(*p_)) ++p_;
   }
   bool at_end() const { return p_ == end_; }
+  // A string that string() decoded lives in scratch, which the next decoded
+  // string overwrites; this moves it to `keep` (no copy) and re-points it.
+  void keep_decoded(std::string_view& s, std::string& keep) {
+    if (s.data() != scratch_.data()) return;
+    keep.swap(scratch_);
+    s = keep;
+  }
   // The next byte after whitespace is `c`; consumes it.
   bool eat(char c) {
     skip_space();
@@ -369,16 +376,22 @@ class TopLevel {
       if (!read_metadata(r_, h_, names_)) return failed();
     } else {
       if (h_.tensors.size() >= 0xFFFFFFFFu) return Step::NotPlain;
-      TensorEntry& t = h_.tensors.emplace_back();
-      t.name.assign(key);
-      if (!read_tensor(r_, t)) return failed();
+      r_.keep_decoded(key, key_);
+      if (!read_tensor(r_, h_.tensors.emplace_back())) return failed();
     }
-    if (r_.eat(',')) return Step::Next;
+    if (r_.eat(',')) return named(key);
     if (r_.eat('}')) {
       at_ = At::Close;
-      return Step::Next;
+      return named(key);
     }
     return failed();
+  }
+
+  // The name goes to the arena only once its unit is complete: a unit read
+  // again from a longer window (a 99.9 MB name) must not store it twice.
+  Step named(std::string_view key) {
+    if (!unit_metadata_) h_.tensors.back().name = Name::borrowed(h_.name_text.store(key));
+    return Step::Next;
   }
 
   TextWindows& text_;
@@ -387,6 +400,7 @@ class TopLevel {
   Reader r_;
   At at_ = At::Open;
   std::size_t from_ = 0;        // where the next unit starts in the window
+  std::string key_;             // the unit's key, when it had an escape
   std::uint64_t dropped_ = 0;   // text bytes before the window
   bool metadata_seen_ = false;
   // What the unit being read has added, to undo when it is read again.

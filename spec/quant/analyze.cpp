@@ -119,7 +119,7 @@ bool nothing_quantized(std::span<const CheckpointFile> files) {
     for (const TensorEntry& t : f.model->header.tensors) {
       const Dtype d = t.dtype;
       if (d == Dtype::F8_E4M3 || d == Dtype::F8_E5M2 || d == Dtype::I8 || d == Dtype::U8) return false;
-      if (t.name == "scaled_fp8" || t.name.ends_with(".scaled_fp8")) return false;
+      if (t.name == "scaled_fp8" || t.name.view().ends_with(".scaled_fp8")) return false;
     }
   }
   return true;

@@ -91,7 +91,7 @@ class Collector {
     for (const TensorEntry& t : h.tensors) {
       constexpr std::string_view weight = ".weight";
       if (ends_with(t.name, weight) && (t.dtype == Dtype::F8_E4M3 || t.dtype == Dtype::I8 || t.dtype == Dtype::U8))
-        tracked_.insert(t.name.substr(0, t.name.size() - weight.size()));  // S5
+        tracked_.emplace(t.name.view().substr(0, t.name.size() - weight.size()));  // S5
       if (!qmeta && (t.name == "scaled_fp8" || ends_with(t.name, ".scaled_fp8"))) legacy(f, t);
     }
     const auto& markers = files_[f].markers;
