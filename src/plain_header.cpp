@@ -89,12 +89,21 @@ class Reader {
     if (*p_ == '0') {
       ++p_;
     } else {
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') {
+      // Nineteen digits cannot overflow (10^19 - 1 < 2^64); only the rest
+      // are checked. A local cursor: p_ is a member the compiler would
+      // otherwise store on every digit.
+      const char* p = p_;
+      const char* unchecked_end = end_ - p > 19 ? p + 19 : end_;
+      while (p < unchecked_end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+      while (p < end_ && *p >= '0' && *p <= '9') {
         if (__builtin_mul_overflow(v, std::uint64_t{10}, &v) ||
-            __builtin_add_overflow(v, static_cast<std::uint64_t>(*p_ - '0'), &v))
+            __builtin_add_overflow(v, static_cast<std::uint64_t>(*p - '0'), &v)) {
+          p_ = p;
           return false;
-        ++p_;
+        }
+        ++p;
       }
+      p_ = p;
     }
     if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E' || (*p_ >= '0' && *p_ <= '9'))) return false;
     out = v;
