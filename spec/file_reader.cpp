@@ -8,7 +8,7 @@
 namespace safespec {
 
 Result<Model> read_model_reference(std::span<const std::uint8_t> file) {
-  auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  auto n = check_prefix(file);
   if (!n) return n.error();
   const std::string_view text(reinterpret_cast<const char*>(file.data()) + 8, n.value());
   auto header = read_header_reference(text);

@@ -154,7 +154,7 @@ LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
 }
 
 LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
-  const auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  const auto n = check_prefix(file);
   if (!n) {
     reference::Answer answer = reference::read_metadata(file, file.size());
     if (!answer.failure) answer = reference::read_metadata(file, file.size(), true);
@@ -166,7 +166,7 @@ LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser
 }
 
 LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderParser& parser, std::size_t window) {
-  const auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  const auto n = check_prefix(file);
   if (!n) return read_file_memory(file, parser);
   const auto read = [file](std::uint64_t offset, std::span<std::uint8_t> out) -> Result<Unit, IoError> {
     std::memcpy(out.data(), file.data() + offset, out.size());  // check_prefix: 8 + n <= file.size()
@@ -176,7 +176,7 @@ LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderPars
 }
 
 Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
-  auto n = check_prefix(file.first(file.size() < 8 ? file.size() : 8), file.size());
+  auto n = check_prefix(file);
   if (!n) return n.error();
   HeaderBuffer buf(n.value());
   std::memcpy(buf.bytes.data(), file.data() + 8, n.value());
