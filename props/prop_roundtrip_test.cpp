@@ -13,6 +13,7 @@
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
+#include "spec/name_hash.hpp"
 #include "spec/name_index.hpp"
 #include "src/load.hpp"
 #include "src/oracles.hpp"
@@ -233,6 +234,26 @@ TEST_CASE("NameIndex reports each repeated name with its first appearance", "[pr
     NameIndex again;
     RC_ASSERT(again.first_duplicate(names.size(), [&](std::size_t k) { return std::string_view(names[k]); }) ==
               (expected.empty() ? NameIndex::npos : expected.front().first));
+  });
+}
+
+// name_hash (spec/name_hash.cpp) loads the last bytes of a name of 8 or more
+// with one load that ends at its last byte; the law: the hash depends on
+// every byte of the name and on nothing around it (a dropped or shifted tail
+// byte would make names that differ there collide, every time).
+TEST_CASE("name_hash reads every byte of the name and no other", "[prop][name-index]") {
+  rc::prop("the same name anywhere hashes alike; any changed byte changes it", [] {
+    const std::string name = *rc::gen::container<std::string>(static_cast<std::size_t>(*rc::gen::inRange(0, 40)),
+                                                              rc::gen::arbitrary<char>());
+    const std::string before = *rc::gen::arbitrary<std::string>(), after = *rc::gen::arbitrary<std::string>();
+    const std::string framed = before + name + after;
+    const std::uint64_t h = name_hash(name);
+    RC_ASSERT(name_hash(std::string_view(framed).substr(before.size(), name.size())) == h);
+    for (std::size_t j = 0; j < name.size(); ++j) {
+      std::string changed = name;
+      changed[j] = static_cast<char>(changed[j] ^ (1 + *rc::gen::inRange(0, 255)));
+      RC_ASSERT(name_hash(changed) != h);  // a collision: 2^-64
+    }
   });
 }
 
