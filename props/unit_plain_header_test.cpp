@@ -59,6 +59,24 @@ TEST_CASE("plain reader decides the spellings real checkpoints use", "[unit][pla
   CHECK(decided_fast(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[5,1]}})", 1));
 }
 
+TEST_CASE("plain reader reads numbers of every length as the reference does", "[unit][plain]") {
+  // The reader takes up to eight digits a step where eight bytes are left:
+  // every length from 1 to 21 digits, at every offset within a word, and
+  // the edges of u64 (2^64 - 1 is plain; 2^64 and 10^20 are the reference's).
+  std::vector<std::string> numbers = {"18446744073709551615", "18446744073709551616", "99999999999999999999",
+                                      "100000000000000000000", "10000000000000000000", "12345678", "1234567890123456"};
+  std::string digits = "9876543210";
+  for (std::size_t n = 1; n <= 21; ++n) numbers.push_back(std::string(1, "123456789"[n % 9]) + (digits + digits + digits).substr(0, n - 1));
+  for (const std::string& number : numbers)
+    for (std::size_t pad = 0; pad < 8; ++pad) {
+      INFO(number << " after " << pad << " spaces");
+      const std::string header = R"({"a":{"dtype":"U8","shape":[)" + std::string(pad, ' ') + number +
+                                 R"(,7],"data_offsets":[)" + number + "," + number + "]}}";
+      const bool fits = number.size() < 20 || (number.size() == 20 && number <= "18446744073709551615");
+      CHECK(decided_fast(header) == fits);
+    }
+}
+
 TEST_CASE("plain reader hands every other text to the reference reader", "[unit][plain]") {
   for (const std::string& header : {
            std::string(""), std::string("[]"), std::string("{"), std::string("{}x"), std::string("{},"),

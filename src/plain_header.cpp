@@ -19,6 +19,32 @@ namespace {
 
 // A text cursor; every method returns false (and leaves the Header half
 // built) as soon as the text is not plain: the caller then discards it all.
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr std::uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+// How many of the eight bytes in `word` (first byte lowest) are ASCII digits
+// before the first that is not. A digit is 0x3_ whose low nibble plus 6 does
+// not carry; a carry out of a byte (0xFA and up) only disturbs the bytes
+// after it, which are past the first non-digit.
+inline unsigned leading_digits(std::uint64_t word) {
+  constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0u, threes = 0x3030303030303030u, sixes = 0x0606060606060606u;
+  const std::uint64_t bad = ((word & high) ^ threes) | (((word + sixes) & high) ^ threes);
+  return bad == 0 ? 8u : static_cast<unsigned>(__builtin_ctzll(bad)) / 8u;
+}
+
+// The value of the first n (1-8) digits of `word`. They are moved to the top
+// bytes, so the zero bytes below read as leading zeros, then pairs, fours and
+// the eight are folded: each step's lanes hold at most 99, 9999, 99999999
+// and cannot carry into the next.
+inline std::uint64_t digits_value(std::uint64_t word, unsigned n) {
+  std::uint64_t v = word - 0x3030303030303030u;  // a borrow only runs to bytes past the digits
+  if (n < 8) v <<= 8 * (8 - n);
+  v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFu;
+  v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFu;
+  return (v * 10000 + (v >> 32)) & 0x00000000FFFFFFFFu;
+}
+#endif
+
 class Reader {
  public:
   void reset(std::string_view text) {
@@ -90,12 +116,24 @@ class Reader {
     if (*p_ == '0') {
       ++p_;
     } else {
-      // Nineteen digits cannot overflow (10^19 - 1 < 2^64); only the rest
-      // are checked. A local cursor: p_ is a member the compiler would
-      // otherwise store on every digit.
+      // Up to eight digits a step while eight bytes are left (a byte a step
+      // near the window's end), overflow checked once a step. A local
+      // cursor: p_ is a member the compiler would store on every digit.
       const char* p = p_;
-      const char* unchecked_end = end_ - p > 19 ? p + 19 : end_;
-      while (p < unchecked_end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<std::uint64_t>(*p++ - '0');
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      while (end_ - p >= 8) {
+        std::uint64_t word;
+        std::memcpy(&word, p, 8);
+        const unsigned n = leading_digits(word);
+        if (n == 0) break;
+        if (__builtin_mul_overflow(v, kPow10[n], &v) || __builtin_add_overflow(v, digits_value(word, n), &v)) {
+          p_ = p;
+          return false;
+        }
+        p += n;
+        if (n < 8) break;
+      }
+#endif
       while (p < end_ && *p >= '0' && *p <= '9') {
         if (__builtin_mul_overflow(v, std::uint64_t{10}, &v) ||
             __builtin_add_overflow(v, static_cast<std::uint64_t>(*p - '0'), &v)) {
