@@ -63,6 +63,14 @@ class Reader {
     keep.swap(scratch_);
     s = keep;
   }
+  // Once the kept key is stored, or its unit is to be read again, its buffer
+  // is scratch again: a 64 MB escaped key re-read from a longer window is
+  // decoded into the buffer it was decoded into, not into a second one
+  // (which broke the memory bound: README, "Memory bound").
+  void reuse_kept(std::string& keep) {
+    if (keep.capacity() > scratch_.capacity()) keep.swap(scratch_);
+    std::string().swap(keep);
+  }
   // The next byte after whitespace is `c`; consumes it.
   bool eat(char c) {
     skip_space();
@@ -358,6 +366,7 @@ class TopLevel {
       }
       // Step::Starved: drop what is done, read on, and read the unit again.
       h_.tensors.resize(unit_tensors_);
+      r_.reuse_kept(key_);
       if (unit_metadata_) {
         h_.metadata.clear();
         h_.metadata_state = MetadataState::Absent;
@@ -439,6 +448,7 @@ class TopLevel {
   // again from a longer window (a 99.9 MB name) must not store it twice.
   Step named(std::string_view key) {
     if (!unit_metadata_) h_.tensors.back().name = Name::borrowed(h_.name_text.store(key));
+    if (!key_.empty()) r_.reuse_kept(key_);
     return Step::Next;
   }
 

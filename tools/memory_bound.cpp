@@ -1,6 +1,7 @@
 // memory_bound SAFESPEC DIR: writes a header of just under 100,000,000 bytes
 // (about 800,000 tensors, a sparse data section of several TB; then one whose
-// single tensor name, and one whose single metadata value, fills it) into DIR, runs
+// single tensor name, one whose single metadata value, fills it, and one with
+// an escaped 64 MiB name that a window cuts) into DIR, runs
 // `SAFESPEC check` on it under RLIMIT_AS = 3 x the header length + a fixed
 // allowance (tools/memory_limit.hpp: the bound the README guarantees), and
 // fails unless it exits 0 (an allocation past the limit aborts it) with a
@@ -103,5 +104,16 @@ int main(int argc, char** argv) {
   ok &= within_bound(argv[1], path,
                      padded("{\"__metadata__\":{\"k\":\"" + std::string(fill, 'b') + "\"},\"w\":" + entry + "}"), 4,
                      "one metadata value of 99.9 MB");
+  // An escaped name (decoded into a buffer of its own) whose unit runs off a
+  // window 20 bytes before its end, so that it is read again from a longer
+  // one: its first decoding must not live on beside the second (it did, and
+  // aborted under the limit). The window that holds it, from the name on, is
+  // kHeaderWindowBytes doubled eight times (64 MiB). Empty tensors: no
+  // finding quotes the name.
+  const std::string empty = R"({"dtype":"U8","shape":[0],"data_offsets":[0,0]})";
+  const std::size_t window = kHeaderWindowBytes << 8;
+  std::string cut = "{\"x\":" + empty + ",\"\\n" + std::string(window - 23, 'a') + "\":" + empty + "}";
+  cut += std::string(kMaxHeaderSize - 200 - cut.size(), ' ');
+  ok &= within_bound(argv[1], path, padded(std::move(cut)), 0, "an escaped 64 MiB name read twice");
   return ok ? 0 : 1;
 }
