@@ -327,7 +327,24 @@ TEST_CASE("Name holds what a std::string would after the same steps", "[prop][mo
       bytes += text.size();
     }
     RC_ASSERT(arena.stored() == bytes);
+    RC_ASSERT(arena.allocated() <= bytes + bytes / 3 + 3 * NameArena::kMaxBlock);
   });
+}
+
+TEST_CASE("NameArena loses at most a quarter of a block to each tail", "[unit][model]") {
+  // Texts just past half a block, each followed by 45-byte names: each long
+  // one gets a block of its own and the open block stays open (opening a
+  // block for each lost almost half of every block).
+  NameArena arena;
+  for (int i = 0; i < 40; ++i) {
+    arena.store(std::string(NameArena::kMaxBlock / 2 + 1, 'x'));
+    for (int j = 0; j < 1000; ++j) arena.store("model.layers.12.mlp.experts.3.w2.weight.scale");
+  }
+  CHECK(arena.allocated() <= arena.stored() + arena.stored() / 3 + 3 * NameArena::kMaxBlock);
+  // Names of a quarter block: four to a block, nothing lost past the first ones.
+  NameArena quarters;
+  for (int i = 0; i < 64; ++i) quarters.store(std::string(NameArena::kOwnBlock, 'q'));
+  CHECK(quarters.allocated() <= quarters.stored() + 2 * NameArena::kMaxBlock);
 }
 
 TEST_CASE("Shape: three dimensions in place, a tensor entry in 72 bytes", "[unit][model]") {

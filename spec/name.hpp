@@ -122,12 +122,16 @@ class Name {
 };
 
 // Bytes that stay where they are written until the arena is destroyed.
-// Blocks grow to kMaxBlock, so the unused tail is at most one block; a text
-// longer than a block gets a block of its own.
+// Blocks double up to kMaxBlock. A text that does not fit in the open block
+// leaves its tail unused and opens the next, so that tail is shorter than the
+// text, at most kOwnBlock: a quarter of a full block. A longer text gets a
+// block of exactly its size and leaves the open block open (one that opened
+// a block each would waste up to half of every block).
 class NameArena {
  public:
   static constexpr std::size_t kFirstBlock = 4096;
   static constexpr std::size_t kMaxBlock = std::size_t{1} << 20;
+  static constexpr std::size_t kOwnBlock = kMaxBlock / 4;
 
   NameArena() = default;
   // A copied Header's names are owning copies: the copy needs no bytes here.
@@ -145,7 +149,18 @@ class NameArena {
 
   std::string_view store(std::string_view text) {
     if (text.size() > Name::kMaxSize) throw std::length_error("safespec::NameArena: text longer than 2^32 - 1 bytes");
-    if (text.size() > left_) grow(text.size());
+    if (text.size() > kOwnBlock) {
+      char* at = add_block(text.size());
+      std::memcpy(at, text.data(), text.size());
+      stored_ += text.size();
+      return {at, text.size()};
+    }
+    if (text.size() > left_) {
+      next_ = next_ < kMaxBlock ? next_ * 2 : kMaxBlock;
+      const std::size_t size = text.size() > next_ ? text.size() : next_;
+      free_ = add_block(size);  // first: if it throws, the open block stays as it was
+      left_ = size;
+    }
     char* at = free_;
     if (!text.empty()) std::memcpy(at, text.data(), text.size());
     free_ += text.size();
@@ -155,6 +170,8 @@ class NameArena {
   }
   // Bytes stored so far: what a reader stored once per name shows here.
   std::size_t stored() const noexcept { return stored_; }
+  // Bytes of the blocks: what the arena costs.
+  std::size_t allocated() const noexcept { return allocated_; }
 
  private:
   void take(NameArena& other) noexcept {
@@ -164,13 +181,12 @@ class NameArena {
     left_ = std::exchange(other.left_, 0);
     next_ = std::exchange(other.next_, kFirstBlock / 2);
     stored_ = std::exchange(other.stored_, 0);
+    allocated_ = std::exchange(other.allocated_, 0);
   }
-  void grow(std::size_t need) {
-    next_ = next_ < kMaxBlock ? next_ * 2 : kMaxBlock;
-    const std::size_t size = need > next_ ? need : next_;
+  char* add_block(std::size_t size) {
     blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-    free_ = blocks_.back().get();
-    left_ = size;
+    allocated_ += size;
+    return blocks_.back().get();
   }
 
   std::vector<std::unique_ptr<char[]>> blocks_;
@@ -178,6 +194,7 @@ class NameArena {
   std::size_t left_ = 0;
   std::size_t next_ = kFirstBlock / 2;
   std::size_t stored_ = 0;
+  std::size_t allocated_ = 0;
 };
 
 }  // namespace safespec
