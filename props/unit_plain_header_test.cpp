@@ -53,6 +53,8 @@ TEST_CASE("plain reader decides the spellings real checkpoints use", "[unit][pla
   CHECK(decided_fast("{\"caf\xC3\xA9\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1));
   CHECK(decided_fast(R"({"\ud83d\ude00.w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1));
   CHECK(decided_fast(R"({"a\u0000b":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})", 1));
+  // An escaped name, then escaped strings inside its entry: the name keeps its own buffer.
+  CHECK(decided_fast(R"({"\u0061b":{"d\u0074ype":"U\u0038","shape":[1],"data_offsets":[0,1]}})", 1));
   CHECK(decided_fast(R"({"a":{"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,1]}})", 1));
   // Valid in form, wrong in content: the fast path still decides.
   CHECK(decided_fast(R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,1]}})", 1));

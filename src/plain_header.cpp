@@ -17,8 +17,6 @@ namespace safespec {
 
 namespace {
 
-// A text cursor; every method returns false (and leaves the Header half
-// built) as soon as the text is not plain: the caller then discards it all.
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 constexpr std::uint64_t kPow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
@@ -45,6 +43,8 @@ inline std::uint64_t digits_value(std::uint64_t word, unsigned n) {
 }
 #endif
 
+// A text cursor; every method returns false (and leaves the Header half
+// built) as soon as the text is not plain: the caller then discards it all.
 class Reader {
  public:
   void reset(std::string_view text) {
@@ -56,21 +56,6 @@ class Reader {
     while (p_ < end_ && is_json_space(*p_)) ++p_;
   }
   bool at_end() const { return p_ == end_; }
-  // A string that string() decoded lives in scratch, which the next decoded
-  // string overwrites; this moves it to `keep` (no copy) and re-points it.
-  void keep_decoded(std::string_view& s, std::string& keep) {
-    if (s.data() != scratch_.data()) return;
-    keep.swap(scratch_);
-    s = keep;
-  }
-  // Once the kept key is stored, or its unit is to be read again, its buffer
-  // is scratch again: a 64 MB escaped key re-read from a longer window is
-  // decoded into the buffer it was decoded into, not into a second one
-  // (which broke the memory bound: README, "Memory bound").
-  void reuse_kept(std::string& keep) {
-    if (keep.capacity() > scratch_.capacity()) keep.swap(scratch_);
-    std::string().swap(keep);
-  }
   // The next byte after whitespace is `c`; consumes it.
   bool eat(char c) {
     skip_space();
@@ -92,9 +77,10 @@ class Reader {
   }
 
   // A JSON string, decoded. The view points into the text when the string
-  // has no escape (nearly always), else into scratch_, valid until the next
-  // call. Raw bytes must be UTF-8 and no control character (F5, JSON).
-  bool string(std::string_view& out) {
+  // has no escape (nearly always), else into `decoded` (scratch_ unless the
+  // caller keeps it apart), valid until that buffer is decoded into again. Raw bytes must be UTF-8 and no control character (F5, JSON).
+  bool string(std::string_view& out) { return string(out, scratch_); }
+  bool string(std::string_view& out, std::string& decoded) {
     if (!eat('"')) return false;
     const char* start = p_;
     bool high = false;
@@ -107,7 +93,7 @@ class Reader {
         ++p_;
         return !high || !first_invalid_utf8(out);
       }
-      if (c == '\\') return escaped(start, high, out);
+      if (c == '\\') return escaped(start, high, out, decoded);
       if (c < 0x20) return false;
       high |= c >= 0x80;
       ++p_;
@@ -203,35 +189,35 @@ class Reader {
   const char* end_ = nullptr;
   std::string scratch_;
 
-  // The rest of a string from its first backslash, decoded into scratch_.
+  // The rest of a string from its first backslash, decoded into `decoded`.
   // A lone surrogate is not plain (the readers disagree on it at most in
   // their messages, which the reference reader writes).
-  bool escaped(const char* start, bool high, std::string_view& out) {
-    scratch_.assign(start, static_cast<std::size_t>(p_ - start));
+  bool escaped(const char* start, bool high, std::string_view& out, std::string& decoded) {
+    decoded.assign(start, static_cast<std::size_t>(p_ - start));
     std::size_t raw_from = 0;  // where the raw bytes not yet validated begin
     bool raw_high = high;
-    const auto check_raw = [&] { return !raw_high || !first_invalid_utf8(std::string_view(scratch_).substr(raw_from)); };
+    const auto check_raw = [&] { return !raw_high || !first_invalid_utf8(std::string_view(decoded).substr(raw_from)); };
     while (p_ < end_) {
       const unsigned char c = static_cast<unsigned char>(*p_);
       if (c == '"') {
         ++p_;
         if (!check_raw()) return false;
-        out = scratch_;
+        out = decoded;
         return true;
       }
       if (c < 0x20) return false;
       if (c != '\\') {
         raw_high |= c >= 0x80;
-        scratch_ += static_cast<char>(c);
+        decoded += static_cast<char>(c);
         ++p_;
         continue;
       }
       if (!check_raw()) return false;
       const auto e = read_json_escape(std::string_view(p_ + 1, static_cast<std::size_t>(end_ - p_ - 1)));
       if (!e) return false;
-      append_utf8(scratch_, e->code_point);
+      append_utf8(decoded, e->code_point);
       p_ += 1 + e->length;
-      raw_from = scratch_.size();
+      raw_from = decoded.size();
       raw_high = false;
     }
     return false;
@@ -366,7 +352,6 @@ class TopLevel {
       }
       // Step::Starved: drop what is done, read on, and read the unit again.
       h_.tensors.resize(unit_tensors_);
-      r_.reuse_kept(key_);
       if (unit_metadata_) {
         h_.metadata.clear();
         h_.metadata_state = MetadataState::Absent;
@@ -425,7 +410,7 @@ class TopLevel {
 
   Step entry() {
     std::string_view key;
-    if (!r_.string(key) || !r_.eat(':')) return failed();
+    if (!r_.string(key, key_) || !r_.eat(':')) return failed();
     if (key == "__metadata__") {
       if (metadata_seen_) return Step::NotPlain;
       unit_metadata_ = true;
@@ -433,7 +418,6 @@ class TopLevel {
       if (!read_metadata(r_, h_, names_)) return failed();
     } else {
       if (h_.tensors.size() >= 0xFFFFFFFFu) return Step::NotPlain;
-      r_.keep_decoded(key, key_);
       if (!read_tensor(r_, h_.tensors.emplace_back())) return failed();
     }
     if (r_.eat(',')) return named(key);
@@ -448,7 +432,6 @@ class TopLevel {
   // again from a longer window (a 99.9 MB name) must not store it twice.
   Step named(std::string_view key) {
     if (!unit_metadata_) h_.tensors.back().name = Name::borrowed(h_.name_text.store(key));
-    if (!key_.empty()) r_.reuse_kept(key_);
     return Step::Next;
   }
 
@@ -458,7 +441,11 @@ class TopLevel {
   Reader r_;
   At at_ = At::Open;
   std::size_t from_ = 0;        // where the next unit starts in the window
-  std::string key_;             // the unit's key, when it had an escape
+  // An escaped key is decoded here, not into the reader's scratch: the
+  // tensor's own strings come after it, and a unit read again decodes it
+  // again into this same buffer (two buffers of a 64 MiB escaped name broke
+  // the memory bound: README, "Memory bound").
+  std::string key_;
   std::uint64_t dropped_ = 0;   // text bytes before the window
   bool metadata_seen_ = false;
   // What the unit being read has added, to undo when it is read again.
