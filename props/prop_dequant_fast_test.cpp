@@ -52,7 +52,7 @@ std::string differs(const Result<Mat<float>>& ref, const Result<Mat<float>>& fas
 }
 
 // Mostly ordinary magnitudes, sometimes any bit pattern, sometimes a special.
-float gen_scale(float typical) {
+float gen_dequant_scale(float typical) {
   switch (bulk(0, 12)) {
     case 0: return any_float();
     case 1: return bulk_one_of(0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-40f, -1e-45f, 3e38f);
@@ -146,7 +146,7 @@ TEST_CASE("hadamard_fast: every block equals the rotation it replaces (§3.2, ea
     // x_i = q_i · s: the integer butterflies and one exact product.
     std::vector<std::int8_t> q(c);
     for (auto& v : q) v = static_cast<std::int8_t>(bulk(-127, 128));
-    float sc = gen_scale(1.0f / 512);
+    float sc = gen_dequant_scale(1.0f / 512);
     if (!std::isfinite(sc)) sc = -0.0f;
     std::vector<double> qs(c);
     for (std::size_t i = 0; i < c; ++i) qs[i] = static_cast<double>(q[i]) * sc;
@@ -165,7 +165,7 @@ TEST_CASE("fast dequantization: fp8 is the reference bit for bit (§8.1)", "[pro
     std::vector<std::uint8_t> codes = gen_bytes(rows * cols);
     maybe_break(codes);
     const deq::Fp8Weight w{one_of(deq::Fp8::E4M3, deq::Fp8::E5M2), Mat<std::uint8_t>(rows, cols, codes),
-                           gen_scale(0.01f)};
+                           gen_dequant_scale(0.01f)};
     const Dtype t = gen_t();
     RC_ASSERT(differs(deq::dequant_fp8(w, t), dequant_fp8_fast(w, t, gen_threads())) == "");
   });
@@ -180,7 +180,7 @@ TEST_CASE("fast dequantization: int8 is the reference bit for bit (§7.2)", "[pr
     std::vector<std::int8_t> q(bytes.begin(), bytes.end());
     maybe_break(q);
     std::vector<float> scale(coin() ? 1 : rows);
-    for (float& s : scale) s = gen_scale(0.01f);
+    for (float& s : scale) s = gen_dequant_scale(0.01f);
     maybe_break(scale);
     const deq::Int8Weight w{Mat<std::int8_t>(rows, cols, q), scale, c};
     const Dtype t = gen_t();
@@ -196,7 +196,7 @@ TEST_CASE("fast dequantization: convrot_w4a4 is the reference bit for bit (§6.1
     std::vector<std::uint8_t> packed = gen_bytes(rows * half);
     maybe_break(packed);
     std::vector<float> scale(rows);
-    for (float& s : scale) s = gen_scale(0.01f);
+    for (float& s : scale) s = gen_dequant_scale(0.01f);
     maybe_break(scale);
     const deq::W4a4Weight w{Mat<std::uint8_t>(rows, half, packed), scale, c};
     const Dtype t = gen_t();
@@ -211,7 +211,7 @@ TEST_CASE("fast dequantization: nvfp4 is the reference bit for bit (§9.1)", "[p
     maybe_break(packed);
     const std::uint64_t sr = round_up(n16, 128) + (pick(0, 12) == 0 ? 128 : 0), sc = round_up(k16 / 16, 4);
     deq::Nvfp4Weight w{Mat<std::uint8_t>(n16, k16 / 2, packed), Mat<std::uint8_t>(sr, sc, gen_bytes(sr * sc)),
-                       gen_scale(0.01f), pick<std::uint64_t>(0, n16 + 1), 0};
+                       gen_dequant_scale(0.01f), pick<std::uint64_t>(0, n16 + 1), 0};
     w.cols = pick<std::uint64_t>(0, k16 + 2);
     const Dtype t = gen_t();
     RC_ASSERT(differs(deq::dequant_nvfp4(w, t), dequant_nvfp4_fast(w, t, gen_threads())) == "");
@@ -244,7 +244,7 @@ TEST_CASE("fast dequantization: awq_w4a16 is the reference bit for bit (§11)", 
       std::vector<float> v(count);
       for (float& x : v) {
         x = nan_heavy && coin() ? (zeros ? NAN : one_of(NAN, -NAN, INFINITY, -INFINITY))
-                                                     : gen_scale(0.01f);
+                                                     : gen_dequant_scale(0.01f);
         if (deq::is_compute_dtype(s_dtype) && pick(0, 30) != 0) x = deq::round_t(s_dtype, x);
       }
       return v;

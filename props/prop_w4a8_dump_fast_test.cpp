@@ -43,7 +43,7 @@ float gen_dump_scale(float typical) {
   }
 }
 
-float gen_x(FloatType t) {
+float gen_dump_x(FloatType t) {
   if (bulk(0, 32) == 0) return round_to(t, any_float());
   const float v = static_cast<float>(bulk(-4096, 4097));
   return round_to(t, std::ldexp(v, bulk(-14, 6)));
@@ -89,7 +89,7 @@ Activations gen_x_rows(const W4a8Layer& l) {
   x.m = one_of<std::size_t>(0, 1, 2, 3, 5, 8, 9, 17);  // the lanes take 1, 4 and 8 rows at once
   for (std::size_t m = 0; m < x.m; ++m) {
     const bool zero_row = pick(0, 8) == 0;
-    for (std::size_t k = 0; k < l.k; ++k) x.values.push_back(zero_row ? 0.0f : gen_x(x.dtype));
+    for (std::size_t k = 0; k < l.k; ++k) x.values.push_back(zero_row ? 0.0f : gen_dump_x(x.dtype));
   }
   return x;
 }

@@ -107,15 +107,12 @@ TEST_CASE("roundtrip oracle: generated models and quantized checkpoints judge th
 }
 
 TEST_CASE("index oracle: canonical text, refusals and planted shard faults (ST-INDEX-*)", "[unit][fuzz]") {
-  ShardIndex index;
-  index.weight_map = {{"b\"\n", "s1.safetensors"}, {"a", "s2.safetensors"}};
-  index.total_size = 7;
+  const ShardIndex index({{"b\"\n", "s1.safetensors"}, {"a", "s2.safetensors"}}, 7);
   const std::string text = canonical_index_json(index);
   CHECK(text == "{\"metadata\":{\"total_size\":7},\"weight_map\":{\"b\\\"\\n\":\"s1.safetensors\",\"a\":\"s2.safetensors\"}}");
   const auto back = parse_shard_index(text);
   REQUIRE(back);
-  CHECK(back.value().weight_map == index.weight_map);
-  CHECK(back.value().total_size == index.total_size);
+  CHECK(back.value() == index);
   for (std::string_view ok : {std::string_view(text), std::string_view("{\"weight_map\":{}}"),
                               std::string_view("{\"weight_map\":{\"x\":\"y\"},\"metadata\":{\"total_size\":1}}"),
                               std::string_view("{\"weight_map\":{\"a\":\"../x\"}}"), std::string_view("[")}) {

@@ -33,7 +33,7 @@ TEST_CASE("ST-INDEX-SHARD-MISSING (index): 1,500 missing shards list 1,000 findi
   ShardContents shards;
   for (int i = 0; i < 1500; ++i) {
     const std::string shard = "s" + std::to_string(10000 + i) + ".safetensors";
-    index.weight_map.emplace_back("w" + std::to_string(i), shard);
+    REQUIRE(index.add("w" + std::to_string(i), shard) == ShardIndex::npos);
     shards[shard].problem = "cannot open: No such file or directory";
   }
   const Findings f = check_index(index, shards);

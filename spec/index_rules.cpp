@@ -1,6 +1,6 @@
 #include "spec/index_rules.hpp"
 
-#include <numeric>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -12,106 +12,143 @@
 namespace safespec {
 
 
-bool is_plain_shard_name(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
-         name.find('\0') == std::string::npos;
+bool is_plain_shard_name(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos &&
+         name.find('\0') == std::string_view::npos;
 }
 
-namespace {
+ShardIndex::ShardIndex(std::initializer_list<std::pair<std::string_view, std::string_view>> entries,
+                       std::optional<std::uint64_t> total)
+    : total_size(total) {
+  reserve(entries.size());
+  for (const auto& [tensor, shard] : entries)
+    if (add(tensor, shard) != npos) throw std::invalid_argument("ShardIndex: a tensor listed twice");
+}
 
-// Where a tensor name is listed and found. The names are the index's entries
-// and the shards' tensors (owned by the index and the shard models, which
-// outlive this) in one NameIndex walk (open addressing, keyed SipHash: an
-// index is input too, and must not be able to make its names collide), so
-// each name is hashed once for both directions of the check (index -> shard
-// and shard -> index). The index of a 1,000-shard checkpoint names 64,000
-// tensors; two node-based maps that copied every name were most of check's
-// sequential time, and a lookup at a time, each waiting for its slot, still
-// a sixth of it (issue 14). A NameIndex holds fewer than 2^32 - 1 names;
-// these are the tensors of headers held in memory at once, far fewer.
-struct Where {
-  const std::string* listed = nullptr;  // the shard weight_map names (its first entry)
-  const std::string* home = nullptr;    // the shard that holds it (the first one read)
-};
+void ShardIndex::reserve(std::size_t n) {
+  if (!entries_.empty()) return;
+  entries_.reserve(n);
+  tensors_.reset(n);
+}
 
-}  // namespace
+std::size_t ShardIndex::add(std::string_view tensor, std::string_view shard) {
+  // NameIndex numbers below 2^32 - 1 (an index is at most kMaxIndexBytes).
+  if (entries_.size() >= kUnlisted) throw std::length_error("ShardIndex: 2^32 - 1 entries");
+  const auto tensor_at = [&](std::size_t i) { return entries_[i].tensor.view(); };
+  if (const std::size_t earlier = tensors_.find_or_insert(tensor, entries_.size(), tensor_at); earlier != npos)
+    return earlier;
+  // Entries of one shard come in runs (an index is written shard by shard,
+  // or in name order, a layer's tensors together): the last shard first.
+  std::uint32_t number;
+  if (!entries_.empty() && shards_[entries_.back().shard] == shard) {
+    number = entries_.back().shard;
+  } else {
+    const auto shard_at = [&](std::size_t i) -> std::string_view { return shards_[i]; };
+    const std::size_t known = shard_names_.find_or_insert(shard, shards_.size(), shard_at);
+    if (known == npos) shards_.emplace_back(shard);
+    number = static_cast<std::uint32_t>(known == npos ? shards_.size() - 1 : known);
+  }
+  entries_.push_back(Entry{Name::borrowed(text_.store(tensor)), number});
+  return npos;
+}
 
+std::size_t ShardIndex::find(std::string_view tensor) const {
+  return tensors_.find(tensor, [&](std::size_t i) { return entries_[i].tensor.view(); });
+}
+
+std::size_t ShardIndex::find_shard(std::string_view name) const {
+  return shard_names_.find(name, [&](std::size_t i) -> std::string_view { return shards_[i]; });
+}
+
+bool operator==(const ShardIndex& a, const ShardIndex& b) {
+  if (a.size() != b.size() || a.total_size != b.total_size) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a.tensor(i) != b.tensor(i) || a.shard(i) != b.shard(i)) return false;
+  return true;
+}
+
+std::vector<std::uint32_t> locate_tensors(const ShardIndex& index, const Model& model) {
+  std::vector<std::uint32_t> out;
+  out.reserve(model.header.tensors.size());
+  for (const TensorEntry& t : model.header.tensors) {
+    const std::size_t e = index.find(t.name);
+    out.push_back(e == ShardIndex::npos ? ShardIndex::kUnlisted : static_cast<std::uint32_t>(e));
+  }
+  return out;
+}
+
+// Each shard's tensors are located in the index (an entry's number, found by
+// the index's own table: read where the shard was read, or here), so no name
+// is hashed twice; only tensors no entry lists are tracked by name here, to
+// find one in two shards. A name's first shard (in ShardContents order) is
+// its home: every later one is a second shard.
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   FindingSink out;
-  // Names 0..W-1: the weight_map's entries; then every readable shard's
-  // tensors, shards in order. first[k]: the number of name k's first
-  // appearance, whose Where stands for every appearance.
-  const std::size_t listed_count = index.weight_map.size();
-  std::vector<std::string_view> names;
-  names.reserve(listed_count);
-  for (const auto& entry : index.weight_map) names.push_back(entry.first);
-  for (const auto& [shard, state] : shards)
-    if (state.model)
-      for (const TensorEntry& t : state.model->header.tensors) names.push_back(t.name);
-  std::vector<std::size_t> first(names.size());
-  std::iota(first.begin(), first.end(), std::size_t{0});
-  NameIndex seen;
-  seen.for_each_repeat(names.size(), [&](std::size_t k) { return names[k]; }, [&](std::size_t k, std::size_t f) {
-    first[k] = f;
-    return true;
-  });
-  std::vector<Where> where(names.size());
-  for (std::size_t i = 0; i < listed_count; ++i) {
-    Where& w = where[first[i]];
-    if (!w.listed) w.listed = &index.weight_map[i].second;
-  }
+  using Slot = ShardContents::value_type;
+  // Per shard number of the index: its state, if it was read at all.
+  std::vector<const Slot*> slot_of(index.shards().size(), nullptr);
+  for (const Slot& s : shards)
+    if (const std::size_t n = index.find_shard(s.first); n != ShardIndex::npos) slot_of[n] = &s;
+  std::vector<const std::string*> home(index.size(), nullptr);  // per entry
+  NameIndex unlisted;                                          // tensors no entry lists, by name
+  std::vector<std::string_view> unlisted_names;
+  std::vector<const std::string*> unlisted_home;
 
   std::uint64_t total = 0;
   bool total_overflows = false;
-  std::size_t k = listed_count;  // the next shard tensor's number
   for (const auto& [shard, state] : shards) {
     if (!state.model) {
       out.add(RuleId::IndexShardMissing, Place::shard(shard),
               "expected a readable safetensors shard, found: " + state.problem);
       continue;
     }
-    for (const TensorEntry& t : state.model->header.tensors) {
+    const std::vector<TensorEntry>& tensors = state.model->header.tensors;
+    const std::vector<std::uint32_t> worked_out =
+        state.located.size() == tensors.size() ? std::vector<std::uint32_t>{} : locate_tensors(index, *state.model);
+    const std::vector<std::uint32_t>& located = worked_out.empty() ? state.located : worked_out;
+    const std::size_t number = index.find_shard(shard);
+    for (std::size_t j = 0; j < tensors.size(); ++j) {
+      const TensorEntry& t = tensors[j];
       if (t.end >= t.begin) {
         const auto sum = checked_add(total, t.end - t.begin);
         if (!sum) total_overflows = true;
         else total = *sum;
       }
-      Where& w = where[first[k++]];
-      if (w.home) {
+      const std::string** first_home;
+      if (located[j] == ShardIndex::kUnlisted) {
+        const std::size_t earlier = unlisted.find_or_insert(t.name, unlisted_names.size(),
+                                                            [&](std::size_t i) { return unlisted_names[i]; });
+        if (earlier == NameIndex::npos) {
+          unlisted_names.push_back(t.name);
+          unlisted_home.push_back(nullptr);
+        }
+        first_home = &unlisted_home[earlier == NameIndex::npos ? unlisted_home.size() - 1 : earlier];
+      } else {
+        first_home = &home[located[j]];
+      }
+      if (*first_home) {
         out.add(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
-                "expected the tensor in one shard, found it in " + quote_name(*w.home) + " and " +
+                "expected the tensor in one shard, found it in " + quote_name(**first_home) + " and " +
                     quote_name(shard));
         continue;
       }
-      w.home = &shard;
-      if (!w.listed)
+      *first_home = &shard;
+      if (located[j] == ShardIndex::kUnlisted)
         out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
                 "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry");
-      else if (*w.listed != shard)
+      else if (index.shard_number(located[j]) != number)
         out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
                 "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
-                    quote_name(*w.listed));
+                    quote_name(index.shard(located[j])));
     }
   }
-  // Consecutive entries often name the same shard (an index written shard by
-  // shard lists each one's tensors together; one in tensor-name order still
-  // has runs, a layer's tensors), so the shard is looked up once per run of
-  // entries naming it: a lookup per entry, some ten string comparisons each,
-  // was about 7% of `check` on a 1,000-shard index (issue 14).
-  const std::string* run_shard = nullptr;
-  const ShardState* run_state = nullptr;
-  for (std::size_t i = 0; i < index.weight_map.size(); ++i) {
-    const auto& [tensor, shard] = index.weight_map[i];
-    if (!run_shard || *run_shard != shard) {
-      const auto s = shards.find(shard);
-      run_shard = &shard;
-      run_state = s == shards.end() ? nullptr : &s->second;
-    }
-    if (!run_state || !run_state->model) continue;  // reported as a missing shard
-    const Where& w = where[first[i]];
-    if (!w.home || *w.home != shard)
-      out.add(RuleId::IndexTensorMissing, Place::tensor(tensor),
-              "expected the tensor in shard " + quote_name(shard) + " as weight_map says, found it absent there");
+  for (std::size_t i = 0; i < index.size(); ++i) {
+    const Slot* slot = slot_of[index.shard_number(i)];
+    if (!slot || !slot->second.model) continue;  // reported as a missing shard
+    // Map keys are unique: the same key is the same shard.
+    if (home[i] != &slot->first)
+      out.add(RuleId::IndexTensorMissing, Place::tensor(index.tensor(i)),
+              "expected the tensor in shard " + quote_name(index.shard(i)) + " as weight_map says, found it absent there");
   }
   // Decided only with every shard read (index_total_size_unchecked says so otherwise).
   const bool total_known = !index_total_size_unchecked(index, shards);

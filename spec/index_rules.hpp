@@ -3,29 +3,90 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "spec/finding.hpp"
 #include "spec/model.hpp"
+#include "spec/name.hpp"
+#include "spec/name_index.hpp"
 #include "spec/unchecked.hpp"
 
 namespace safespec {
 
-struct ShardIndex {
-  std::vector<std::pair<std::string, std::string>> weight_map;  // tensor -> shard file, document order
-  std::optional<std::uint64_t> total_size;                      // metadata.total_size
+// A model.safetensors.index.json's weight_map (tensor -> shard file, in
+// document order, each tensor once) and its metadata.total_size. An index of
+// a 1,000-shard checkpoint lists 64,000 tensors, each shard some 64 times:
+// tensor names live in one arena, each shard name once (entries hold its
+// number), and the names are hashed once, here, for the index's own
+// duplicate check and for every shard's lookups after (issue 14: two strings
+// an entry and hashing every name again in check_index were most of the
+// time `check` spent outside the shards' threads).
+class ShardIndex {
+ public:
+  static constexpr std::size_t npos = NameIndex::npos;
+  // A tensor no entry names, in locate_tensors's answer.
+  static constexpr std::uint32_t kUnlisted = 0xFFFFFFFFu;
+
+  ShardIndex() = default;
+  // Entries as written (tests and tools); a tensor given twice throws
+  // std::invalid_argument, as an index cannot hold it.
+  ShardIndex(std::initializer_list<std::pair<std::string_view, std::string_view>> entries,
+             std::optional<std::uint64_t> total = std::nullopt);
+
+  // Appends `tensor -> shard` and returns npos; or, if an entry names the
+  // tensor already, adds nothing and returns that entry's number.
+  std::size_t add(std::string_view tensor, std::string_view shard);
+  // Room for n entries (before the first add).
+  void reserve(std::size_t n);
+
+  std::size_t size() const noexcept { return entries_.size(); }
+  std::string_view tensor(std::size_t i) const noexcept { return entries_[i].tensor; }
+  const std::string& shard(std::size_t i) const noexcept { return shards_[entries_[i].shard]; }
+  std::uint32_t shard_number(std::size_t i) const noexcept { return entries_[i].shard; }
+  // Every shard an entry names, once, in the order of their first entries.
+  const std::vector<std::string>& shards() const noexcept { return shards_; }
+  // The entry naming `tensor`, or npos; the number of shard `name` in
+  // shards(), or npos. Read-only: safe from many threads at once.
+  std::size_t find(std::string_view tensor) const;
+  std::size_t find_shard(std::string_view name) const;
+
+  std::optional<std::uint64_t> total_size;  // metadata.total_size
+
+  // The same entries in the same order and the same total_size.
+  friend bool operator==(const ShardIndex& a, const ShardIndex& b);
+
+ private:
+  struct Entry {
+    Name tensor;
+    std::uint32_t shard;
+  };
+  std::vector<Entry> entries_;
+  std::vector<std::string> shards_;
+  NameIndex tensors_;     // entry numbers by tensor name
+  NameIndex shard_names_;  // shard numbers by name
+  NameArena text_;        // the entries' tensor names (a copy owns its names)
 };
 
 // What a shard holds, or why it holds nothing usable.
 struct ShardState {
   std::optional<Model> model;
   std::string problem;  // "cannot open: No such file or directory", when !model
+  // Optional: locate_tensors(index, *model), worked out where the shard was
+  // read (on its thread). check_index works it out itself when its size is
+  // not the model's tensor count.
+  std::vector<std::uint32_t> located;
 };
 using ShardContents = std::map<std::string, ShardState>;
+
+// Per tensor of `model`: the number of the index entry that names it, or
+// ShardIndex::kUnlisted.
+std::vector<std::uint32_t> locate_tensors(const ShardIndex& index, const Model& model);
 
 // ST-INDEX-SHARD-MISSING, -TENSOR-MISSING, -TENSOR-UNLISTED,
 // -TENSOR-IN-TWO-SHARDS, -TOTAL-SIZE.
@@ -37,6 +98,6 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards);
 std::optional<Unchecked> index_total_size_unchecked(const ShardIndex& index, const ShardContents& shards);
 
 // A shard must be a plain file name beside the index: no '/', no "." or "..".
-bool is_plain_shard_name(const std::string& name);
+bool is_plain_shard_name(std::string_view name);
 
 }  // namespace safespec

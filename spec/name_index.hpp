@@ -36,6 +36,22 @@ class NameIndex {
     return find_or_insert_hashed(name_hash(name), name, index, name_at);
   }
 
+  // The index recorded for a name equal to `name`, or npos. Reads only, so
+  // threads may look names up at once (a shard index's, from the threads
+  // that read its shards).
+  template <class NameAt>
+  std::size_t find(std::string_view name, const NameAt& name_at) const {
+    if (slots_.empty()) return npos;
+    const std::uint64_t h = name_hash(name);
+    const std::uint64_t tag = h & kTagMask;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const std::uint64_t s = slots_[i];
+      if (s == 0) return npos;
+      if ((s & kTagMask) == tag && name_at((s & kIndexMask) - 1) == name) return (s & kIndexMask) - 1;
+    }
+  }
+
   // The first earlier duplicate among names 0..n-1 (as find_or_insert would
   // report it), or npos.
   template <class NameAt>

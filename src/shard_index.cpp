@@ -2,11 +2,10 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <memory>
-#include <set>
 
 #include "spec/limits.hpp"
-#include "spec/name_index.hpp"
 #include "spec/quote.hpp"
 #include "src/byte_file.hpp"
 #include "src/check_files.hpp"
@@ -35,23 +34,16 @@ Result<ShardIndex> parse_padded_index(simdjson::padded_string_view padded) {
   dom::object weight_map;
   if (top["weight_map"].get(map_value) || map_value.get_object().get(weight_map))
     return index_error(Place::weight_map(), "expected a weight_map object mapping tensor names to shard files");
-  // Keyed and flat (spec/name_index.hpp): an index is input, and names 64,000
-  // tensors for a 1,000-shard checkpoint.
-  NameIndex seen;
-  seen.reset(weight_map.size());
-  index.weight_map.reserve(weight_map.size());
-  const auto name_at = [&](std::size_t i) -> std::string_view { return index.weight_map[i].first; };
+  index.reserve(weight_map.size());
   for (dom::key_value_pair kv : weight_map) {
     std::string_view shard;
     if (kv.value.get_string().get(shard))
       return index_error(Place::index_entry(kv.key), "expected a shard file name string");
-    if (seen.find_or_insert(kv.key, index.weight_map.size(), name_at) != NameIndex::npos)
+    if (index.add(kv.key, shard) != ShardIndex::npos)
       return index_error(Place::index_entry(kv.key), "expected each tensor once, found it twice");
-    std::string name(shard);
-    if (!is_plain_shard_name(name))
+    if (!is_plain_shard_name(shard))
       return index_error(Place::index_entry(kv.key),
-                         "expected a file name beside the index, found the path " + quote_name(name));
-    index.weight_map.emplace_back(std::string(kv.key), std::move(name));
+                         "expected a file name beside the index, found the path " + quote_name(shard));
   }
   dom::element metadata;
   if (!top["metadata"].get(metadata) && metadata.is_object()) {
@@ -87,18 +79,12 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
   auto index = parse_padded_index(text);
   if (!index) return IndexFailure{std::nullopt, std::move(index).error()};
   IndexFile out{std::move(index).value(), {}, {}};
-  std::set<std::string> names;
-  const std::string* previous = nullptr;  // an index lists a shard's tensors together, mostly
-  for (const auto& entry : out.index.weight_map) {
-    if (!previous || *previous != entry.second) names.insert(entry.second);
-    previous = &entry.second;
-  }
+  out.shards = out.index.shards();
+  std::sort(out.shards.begin(), out.shards.end());
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  for (const std::string& name : names) {
-    out.shard_paths.push_back(dir + name);
-    out.shards.push_back(name);
-  }
+  out.shard_paths.reserve(out.shards.size());
+  for (const std::string& name : out.shards) out.shard_paths.push_back(dir + name);
   return out;
 }
 
@@ -136,6 +122,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     state.model = std::move(r.model);
     r.model.reset();
     if (!state.model) state.problem = "its header does not parse (see its report)";
+    else state.located = locate_tensors(index, *state.model);  // here, on the shard's thread
     readable[i] = std::make_unique<FileReport>(std::move(r));
   });
   reports[0].findings = check_index(index, contents);
