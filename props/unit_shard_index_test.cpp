@@ -124,6 +124,23 @@ TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message", "
   CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
 }
 
+// The first entry refused, in document order, whatever refuses it; at one
+// entry, a repeated tensor before its shard path (the repeats are found all
+// at once after the walk, the paths where a shard's run of entries starts).
+TEST_CASE("ST-INDEX-JSON (index): the first entry refused is the one reported", "[ST-INDEX-JSON]") {
+  const std::string twice = "expected each tensor once, found it twice";
+  const std::string path = "expected a file name beside the index, found the path ";
+  const std::string number = "expected a shard file name string";
+  require_index_json(R"({"weight_map":{"a":"../x","a":"s"}})", "weight_map['a']", path + "'../x'");
+  require_index_json(R"({"weight_map":{"a":"s","a":"../x"}})", "weight_map['a']", twice);
+  require_index_json(R"({"weight_map":{"a":"s","b":1,"a":"s"}})", "weight_map['b']", number);
+  require_index_json(R"({"weight_map":{"a":"s","a":"s","b":1}})", "weight_map['a']", twice);
+  require_index_json(R"({"weight_map":{"a":"s","b":"t/","c":"s","c":"s"}})", "weight_map['b']", path + "'t/'");
+  require_index_json(R"({"weight_map":{"a":"s","b":"s","c":"t/","d":"t/"}})", "weight_map['c']", path + "'t/'");
+  require_index_json(R"({"weight_map":{"a":"s","b":"t","a":"t/"}})", "weight_map['a']", twice);
+  require_index_json(R"({"weight_map":{"a":"s","b":"../x","c":1}})", "weight_map['b']", path + "'../x'");
+}
+
 TEST_CASE("ST-INDEX-JSON (index): a shard name with '/' or '..' is refused", "[ST-INDEX-JSON]") {
   struct Case { const char* shard; const char* quoted; };
   const auto c = GENERATE(Case{"../s1.safetensors", "'../s1.safetensors'"}, Case{"..", "'..'"}, Case{".", "'.'"},

@@ -25,11 +25,7 @@ ShardIndex::ShardIndex(std::initializer_list<std::pair<std::string_view, std::st
     if (add(tensor, shard) != npos) throw std::invalid_argument("ShardIndex: a tensor listed twice");
 }
 
-void ShardIndex::reserve(std::size_t n) {
-  if (!entries_.empty()) return;
-  entries_.reserve(n);
-  tensors_.reset(n);
-}
+void ShardIndex::reserve(std::size_t n) { entries_.reserve(n); }
 
 std::size_t ShardIndex::add(std::string_view tensor, std::string_view shard) {
   // NameIndex numbers below 2^32 - 1 (an index is at most kMaxIndexBytes).
@@ -37,19 +33,34 @@ std::size_t ShardIndex::add(std::string_view tensor, std::string_view shard) {
   const auto tensor_at = [&](std::size_t i) { return entries_[i].tensor.view(); };
   if (const std::size_t earlier = tensors_.find_or_insert(tensor, entries_.size(), tensor_at); earlier != npos)
     return earlier;
+  entries_.push_back(Entry{Name::borrowed(text_.store(tensor)), intern(shard)});
+  return npos;
+}
+
+void ShardIndex::append(std::string_view tensor, std::string_view shard) {
+  if (entries_.size() >= kUnlisted) throw std::length_error("ShardIndex: 2^32 - 1 entries");
+  entries_.push_back(Entry{Name::borrowed(text_.store(tensor)), intern(shard)});
+}
+
+std::size_t ShardIndex::seal() {
+  std::size_t repeat = npos;
+  tensors_.for_each_repeat(entries_.size(), [&](std::size_t i) { return entries_[i].tensor.view(); },
+                           [&](std::size_t i, std::size_t) {
+                             repeat = i;
+                             return false;
+                           });
+  return repeat;
+}
+
+std::uint32_t ShardIndex::intern(std::string_view shard) {
   // Entries of one shard come in runs (an index is written shard by shard,
   // or in name order, a layer's tensors together): the last shard first.
-  std::uint32_t number;
-  if (!entries_.empty() && shards_[entries_.back().shard] == shard) {
-    number = entries_.back().shard;
-  } else {
-    const auto shard_at = [&](std::size_t i) -> std::string_view { return shards_[i]; };
-    const std::size_t known = shard_names_.find_or_insert(shard, shards_.size(), shard_at);
-    if (known == npos) shards_.emplace_back(shard);
-    number = static_cast<std::uint32_t>(known == npos ? shards_.size() - 1 : known);
-  }
-  entries_.push_back(Entry{Name::borrowed(text_.store(tensor)), number});
-  return npos;
+  if (!entries_.empty() && shards_[entries_.back().shard] == shard) return entries_.back().shard;
+  const auto shard_at = [&](std::size_t i) -> std::string_view { return shards_[i]; };
+  const std::size_t known = shard_names_.find_or_insert(shard, shards_.size(), shard_at);
+  if (known != npos) return static_cast<std::uint32_t>(known);
+  shards_.emplace_back(shard);
+  return static_cast<std::uint32_t>(shards_.size() - 1);
 }
 
 std::size_t ShardIndex::find(std::string_view tensor) const {

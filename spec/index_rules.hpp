@@ -42,8 +42,16 @@ class ShardIndex {
   // Appends `tensor -> shard` and returns npos; or, if an entry names the
   // tensor already, adds nothing and returns that entry's number.
   std::size_t add(std::string_view tensor, std::string_view shard);
-  // Room for n entries (before the first add).
+  // Room for n entries.
   void reserve(std::size_t n);
+  // Reading a document: append() each entry without the duplicate check,
+  // then seal() checks them all at once, each name hashed ahead of its probe
+  // (NameIndex::for_each_repeat; an add at a time waits for each slot, a
+  // fifth of reading a 1,000-shard index). seal() returns the first entry
+  // that names a tensor an earlier one names, or npos (then the index is
+  // whole). Until seal(), find() and add() do not see appended entries.
+  void append(std::string_view tensor, std::string_view shard);
+  std::size_t seal();
 
   std::size_t size() const noexcept { return entries_.size(); }
   std::string_view tensor(std::size_t i) const noexcept { return entries_[i].tensor; }
@@ -66,6 +74,7 @@ class ShardIndex {
     Name tensor;
     std::uint32_t shard;
   };
+  std::uint32_t intern(std::string_view shard);
   std::vector<Entry> entries_;
   std::vector<std::string> shards_;
   NameIndex tensors_;     // entry numbers by tensor name

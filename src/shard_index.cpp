@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "spec/limits.hpp"
 #include "spec/quote.hpp"
@@ -34,17 +35,35 @@ Result<ShardIndex> parse_padded_index(simdjson::padded_string_view padded) {
   dom::object weight_map;
   if (top["weight_map"].get(map_value) || map_value.get_object().get(weight_map))
     return index_error(Place::weight_map(), "expected a weight_map object mapping tensor names to shard files");
+  // Every entry in order is refused for a value that is no string, then for
+  // a tensor an earlier entry names, then for a shard that is no plain file
+  // name. The repeats are found all at once (ShardIndex::seal), after the
+  // walk has stopped at the first entry refused for its value or its shard
+  // (a shard is checked where a run of entries naming it starts, which its
+  // first entry does): a repeat found is then the first refusal.
   index.reserve(weight_map.size());
+  std::optional<std::string_view> not_string;     // its key
+  std::optional<std::string_view> not_plain;      // its shard
+  std::string_view previous;
   for (dom::key_value_pair kv : weight_map) {
     std::string_view shard;
-    if (kv.value.get_string().get(shard))
-      return index_error(Place::index_entry(kv.key), "expected a shard file name string");
-    if (index.add(kv.key, shard) != ShardIndex::npos)
-      return index_error(Place::index_entry(kv.key), "expected each tensor once, found it twice");
-    if (!is_plain_shard_name(shard))
-      return index_error(Place::index_entry(kv.key),
-                         "expected a file name beside the index, found the path " + quote_name(shard));
+    if (kv.value.get_string().get(shard)) {
+      not_string = kv.key;
+      break;
+    }
+    index.append(kv.key, shard);
+    if ((index.size() == 1 || shard != previous) && !is_plain_shard_name(shard)) {
+      not_plain = shard;
+      break;
+    }
+    previous = shard;
   }
+  if (const std::size_t repeat = index.seal(); repeat != ShardIndex::npos)
+    return index_error(Place::index_entry(index.tensor(repeat)), "expected each tensor once, found it twice");
+  if (not_plain)
+    return index_error(Place::index_entry(index.tensor(index.size() - 1)),
+                       "expected a file name beside the index, found the path " + quote_name(*not_plain));
+  if (not_string) return index_error(Place::index_entry(*not_string), "expected a shard file name string");
   dom::element metadata;
   if (!top["metadata"].get(metadata) && metadata.is_object()) {
     dom::element total;
