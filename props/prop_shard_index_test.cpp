@@ -17,6 +17,7 @@
 #include "spec/index_rules.hpp"
 #include "spec/quote.hpp"
 #include "spec/rule_catalogue.hpp"
+#include "src/name_repeats.hpp"
 
 using namespace safespec;
 
@@ -154,5 +155,26 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
       if (*rc::gen::arbitrary<bool>()) state.located = locate_tensors(index, m);
     }
     RC_ASSERT(lines(check_index(index, shards)) == plain_findings(kept, index.total_size, shards));
+  });
+}
+
+// find_repeats (src/name_repeats.hpp) hashes on several threads, then indexes
+// in order: the law is NameIndex::for_each_repeat's answer on one thread, for
+// any thread count, past the size where it starts threads.
+TEST_CASE("find_repeats reports what for_each_repeat does, on any number of threads", "[prop][name-index]") {
+  rc::prop("names i -> (a*i + b) mod m, around the threading size", [] {
+    const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(0, 12000));
+    const std::size_t m = static_cast<std::size_t>(*rc::gen::inRange(1, 16000));
+    const std::size_t a = static_cast<std::size_t>(*rc::gen::inRange(1, 7)), b = static_cast<std::size_t>(*rc::gen::inRange(0, 99));
+    std::vector<std::string> text(n);
+    for (std::size_t i = 0; i < n; ++i) text[i] = "layer." + std::to_string((a * i + b) % m);
+    const std::vector<std::string_view> names(text.begin(), text.end());
+    std::vector<std::pair<std::size_t, std::size_t>> expected;
+    NameIndex index;
+    index.for_each_repeat(n, [&](std::size_t i) { return names[i]; }, [&](std::size_t i, std::size_t first) {
+      expected.emplace_back(i, first);
+      return true;
+    });
+    RC_ASSERT(find_repeats(names, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
   });
 }

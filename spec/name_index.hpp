@@ -74,13 +74,20 @@ class NameIndex {
   // 1,000,000-tensor header).
   template <class NameAt, class OnRepeat>
   void for_each_repeat(std::size_t n, const NameAt& name_at, const OnRepeat& on_repeat) {
+    for_each_repeat_hashed(n, [&](std::size_t i) { return name_hash(name_at(i)); }, name_at, on_repeat);
+  }
+
+  // The same with each name's name_hash given by hash_at(i) (worked out
+  // elsewhere: on other threads, or while the names were read).
+  template <class HashAt, class NameAt, class OnRepeat>
+  void for_each_repeat_hashed(std::size_t n, const HashAt& hash_at, const NameAt& name_at, const OnRepeat& on_repeat) {
     reset(n);
     std::uint64_t ahead[kRing];
     const std::size_t mask = slots_.size() - 1;  // reset(n) leaves room: no growth below
-    for (std::size_t i = 0; i < n && i < kAhead; ++i) ahead[i] = name_hash(name_at(i));
+    for (std::size_t i = 0; i < n && i < kAhead; ++i) ahead[i] = hash_at(i);
     for (std::size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) {
-        const std::uint64_t h = name_hash(name_at(i + kAhead));
+        const std::uint64_t h = hash_at(i + kAhead);
         ahead[(i + kAhead) % kRing] = h;
         __builtin_prefetch(&slots_[h & mask]);
       }

@@ -11,13 +11,13 @@
 
 #include "spec/finding_sink.hpp"
 #include "spec/format_rules.hpp"
-#include "spec/name_index.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quote.hpp"
 #include "src/check_files.hpp"
 #include "src/load.hpp"
 #include "src/marker_reader.hpp"
+#include "src/name_repeats.hpp"
 #include "src/shard_index.hpp"
 #include "src/tensor_data.hpp"
 #include "spec/verdicts.hpp"
@@ -227,12 +227,13 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 
 // The files of one checkpoint that came without an index: a tensor in two of
 // them is flagged as an index flags it (the loader would read one of them).
-void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group) {
+void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads) {
   constexpr RuleId kRule = RuleId::IndexTensorInTwoShards;
   // Every name of every file, in group order, as views into the models
-  // (which outlive this), through one NameIndex walk: a directory of 1,000
-  // files of 64 tensors is 64,000 names, and a map that copied each one was
-  // an eighth of `check` on it, a lookup at a time a seventh (issue 14).
+  // (which outlive this), through find_repeats on the check's threads: a
+  // directory of 1,000 files of 64 tensors is 64,000 names, and a map that
+  // copied each one was an eighth of `check` on it, a lookup at a time a
+  // seventh, one thread hashing them all a quarter (issue 14).
   std::vector<std::string_view> names;
   std::vector<std::size_t> file_of;  // per name: its report
   for (std::size_t i : group)
@@ -242,18 +243,16 @@ void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::si
         file_of.push_back(i);
       }
   std::map<std::size_t, FindingSink> sinks;  // per report with a collision: most have none
-  NameIndex index;
-  index.for_each_repeat(names.size(), [&](std::size_t k) { return names[k]; }, [&](std::size_t k, std::size_t first) {
+  for (const auto& [k, first] : find_repeats(names, threads)) {
     FindingSink& sink = sinks[file_of[k]];
     if (!sink.lists(kRule)) {
       sink.count_only(kRule);
-      return true;
+      continue;
     }
     sink.add(kRule, Place::tensor(names[k]),
              "expected the tensor in one file of the checkpoint, found it in " +
                  quote_name(reports[file_of[first]].path) + " and " + quote_name(reports[file_of[k]].path));
-    return true;
-  });
+  }
   for (auto& [i, sink] : sinks)
     for (Finding& f : std::move(sink).finish(Place::file())) reports[i].findings.push_back(std::move(f));
 }
@@ -365,7 +364,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   missing.resize(groups.size());
   names.resize(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (!indexed[g] && groups[g].size() > 1) flag_collisions(reports, groups[g]);
+    if (!indexed[g] && groups[g].size() > 1) flag_collisions(reports, groups[g], o.jobs);
     check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], names[g]);
   }
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
@@ -387,7 +386,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const Ch
                                  [&] { return hint_for_bytes(f.bytes.first(std::min<std::size_t>(f.bytes.size(), 64))); }));
   }
   // As for the files of one checkpoint on disk.
-  if (group.size() > 1) flag_collisions(reports, group);
+  if (group.size() > 1) flag_collisions(reports, group, options.jobs);
   const auto from_memory = [&](const FileReport& r) -> Result<std::vector<quant::MarkerBytes>, IoError> {
     for (std::size_t i = 0; i < reports.size(); ++i)
       if (&reports[i] == &r) return read_markers(files[i].bytes, *r.model);
