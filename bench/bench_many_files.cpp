@@ -10,8 +10,11 @@
 //   hardware thread), the whole library call `safespec check` makes: the
 //   directory listing or the index, the parses, the checkpoint analysis, the
 //   verdicts (wall time).
+// - BM_IndexFile: the index set's model.safetensors.index.json alone, read
+//   and parsed (read_index_file), which check_paths does before any shard.
 // main() prints, per set, total / (sum / cores), and the same on one
-// thread, from the times measured in this run.
+// thread, from the times measured in this run; for the index set also the
+// ratio with the index file counted as one more file of the sum.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 
 #include "src/check.hpp"
 #include "src/check_files.hpp"
+#include "src/shard_index.hpp"
 #include "src/writer.hpp"
 
 namespace {
@@ -121,6 +125,17 @@ void BM_PerFile(benchmark::State& state) {
   state.SetLabel(kSetNames[state.range(0)]);
 }
 
+// The index set's own index file, read and parsed (read_index_file): a
+// file `check` parses too, before it knows which shards to read.
+void BM_IndexFile(benchmark::State& state) {
+  const Set& s = set(1);
+  for (auto _ : state) {
+    auto read = read_index_file(s.path);
+    if (!read || read.value().shards.size() != kFiles) state.SkipWithError("the index does not read");
+    benchmark::DoNotOptimize(read);
+  }
+}
+
 void BM_Check(benchmark::State& state) {
   const Set& s = set(static_cast<std::size_t>(state.range(0)));
   const unsigned jobs = static_cast<unsigned>(state.range(1));
@@ -134,6 +149,7 @@ void BM_Check(benchmark::State& state) {
 }
 
 BENCHMARK(BM_PerFile)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_IndexFile)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Check)
     ->ArgsProduct({{0, 1}, {1, static_cast<std::int64_t>(default_check_jobs())}})
     ->UseRealTime()
@@ -172,6 +188,17 @@ int main(int argc, char** argv) {
     std::printf("%-10s %12.1f %12.1f %12.1f %21.2fx %21.2fx%s\n", kSetNames[s], sum * 1e3, one->second * 1e3,
                 all->second * 1e3, one->second / sum, all->second / (sum / cores),
                 all->second / (sum / cores) <= 1.5 ? "" : "  (goal: at most 1.5x)");
+  }
+  // The index file is read before any shard, on one thread: counted as one
+  // more file of the sum, the index set's ratio is this (context; the goal's
+  // ratio is the one above).
+  const auto index_file = reporter.seconds.find("BM_IndexFile/real_time");
+  const auto per_shard = reporter.seconds.find("BM_PerFile/1/manual_time");
+  const auto index_all = reporter.seconds.find("BM_Check/1/" + std::to_string(cores) + "/real_time");
+  if (index_file != reporter.seconds.end() && per_shard != reporter.seconds.end() && index_all != reporter.seconds.end()) {
+    const double sum = per_shard->second + index_file->second;
+    std::printf("index file %.1f ms; with it in the sum (%.1f ms): jobs N / (sum / cores) %.2fx\n", index_file->second * 1e3,
+                sum * 1e3, index_all->second / (sum / cores));
   }
   benchmark::Shutdown();
   return 0;
