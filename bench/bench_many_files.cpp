@@ -155,15 +155,27 @@ BENCHMARK(BM_Check)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
-// Seconds an iteration by benchmark name, wall (or manual) time.
+// Seconds an iteration by benchmark name, wall (or manual) time: with
+// --benchmark_repetitions, the repetitions' median (on a shared VM one slow
+// repetition is common; with --benchmark_enable_random_interleaving the
+// sets' repetitions also take turns).
 class WallReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs)
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred)
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median")
+        medians[r.run_name.str()] = r.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(r.time_unit);
+      else if (r.run_type == Run::RT_Iteration)
         seconds[r.benchmark_name()] = r.real_accumulated_time / static_cast<double>(r.iterations);
+    }
     ConsoleReporter::ReportRuns(runs);
   }
+  void Finalize() override {
+    for (const auto& [name, s] : medians) seconds[name] = s;
+    ConsoleReporter::Finalize();
+  }
+  std::map<std::string, double> medians;
   std::map<std::string, double> seconds;
 };
 
