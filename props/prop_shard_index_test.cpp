@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -158,23 +159,35 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
   });
 }
 
-// find_repeats (src/name_repeats.hpp) hashes on several threads, then indexes
-// in order: the law is NameIndex::for_each_repeat's answer on one thread, for
-// any thread count, past the size where it starts threads.
+// find_repeats (src/name_repeats.hpp) gathers and hashes names on several
+// threads, a file at a time, then indexes them in order: the law is
+// NameIndex::for_each_repeat's answer over the names in file order, on one
+// thread, for any thread count and any split into files (empty ones too),
+// past the size where it starts threads.
 TEST_CASE("find_repeats reports what for_each_repeat does, on any number of threads", "[prop][name-index]") {
-  rc::prop("names i -> (a*i + b) mod m, around the threading size", [] {
+  rc::prop("names i -> (a*i + b) mod m in files of any size, around the threading size", [] {
     const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(0, 12000));
     const std::size_t m = static_cast<std::size_t>(*rc::gen::inRange(1, 16000));
     const std::size_t a = static_cast<std::size_t>(*rc::gen::inRange(1, 7)), b = static_cast<std::size_t>(*rc::gen::inRange(0, 99));
     std::vector<std::string> text(n);
     for (std::size_t i = 0; i < n; ++i) text[i] = "layer." + std::to_string((a * i + b) % m);
-    const std::vector<std::string_view> names(text.begin(), text.end());
+    // Files end at a few cut points (a cut repeated: an empty file).
+    auto cuts = *rc::gen::container<std::vector<std::size_t>>(rc::gen::inRange<std::size_t>(0, n + 1));
+    std::sort(cuts.begin(), cuts.end());
+    cuts.push_back(n);
+    std::vector<std::vector<TensorEntry>> files;
+    std::size_t from = 0;
+    for (const std::size_t cut : cuts) {
+      files.emplace_back();
+      for (; from < cut; ++from) files.back().push_back(TensorEntry{text[from], Dtype::U8, {0}, 0, 0});
+    }
     std::vector<std::pair<std::size_t, std::size_t>> expected;
     NameIndex index;
-    index.for_each_repeat(n, [&](std::size_t i) { return names[i]; }, [&](std::size_t i, std::size_t first) {
+    index.for_each_repeat(n, [&](std::size_t i) { return std::string_view(text[i]); }, [&](std::size_t i, std::size_t first) {
       expected.emplace_back(i, first);
       return true;
     });
-    RC_ASSERT(find_repeats(names, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
+    const std::vector<std::span<const TensorEntry>> spans(files.begin(), files.end());
+    RC_ASSERT(find_repeats(spans, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
   });
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -229,29 +230,34 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 // them is flagged as an index flags it (the loader would read one of them).
 void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads) {
   constexpr RuleId kRule = RuleId::IndexTensorInTwoShards;
-  // Every name of every file, in group order, as views into the models
-  // (which outlive this), through find_repeats on the check's threads: a
+  // Every tensor of every file, in group order (views into the models,
+  // which outlive this), through find_repeats on the check's threads: a
   // directory of 1,000 files of 64 tensors is 64,000 names, and a map that
   // copied each one was an eighth of `check` on it, a lookup at a time a
-  // seventh, one thread hashing them all a quarter (issue 14).
-  std::vector<std::string_view> names;
-  std::vector<std::size_t> file_of;  // per name: its report
+  // seventh, one thread gathering and hashing them all a quarter (issue 14).
+  std::vector<std::span<const TensorEntry>> files;
+  std::vector<std::size_t> report_of, first_of;  // per file: its report, its first tensor's number
   for (std::size_t i : group)
-    if (reports[i].model)
-      for (const TensorEntry& t : reports[i].model->header.tensors) {
-        names.push_back(t.name);
-        file_of.push_back(i);
-      }
+    if (reports[i].model) {
+      first_of.push_back(first_of.empty() ? 0 : first_of.back() + files.back().size());
+      files.emplace_back(reports[i].model->header.tensors);
+      report_of.push_back(i);
+    }
+  const auto tensor = [&](std::size_t k) {  // number -> (report, tensor): only for repeats, which are rare
+    const std::size_t f = static_cast<std::size_t>(std::upper_bound(first_of.begin(), first_of.end(), k) - first_of.begin()) - 1;
+    return std::pair{report_of[f], &files[f][k - first_of[f]]};
+  };
   std::map<std::size_t, FindingSink> sinks;  // per report with a collision: most have none
-  for (const auto& [k, first] : find_repeats(names, threads)) {
-    FindingSink& sink = sinks[file_of[k]];
+  for (const auto& [k, first] : find_repeats(files, threads)) {
+    const auto [report, entry] = tensor(k);
+    FindingSink& sink = sinks[report];
     if (!sink.lists(kRule)) {
       sink.count_only(kRule);
       continue;
     }
-    sink.add(kRule, Place::tensor(names[k]),
+    sink.add(kRule, Place::tensor(entry->name),
              "expected the tensor in one file of the checkpoint, found it in " +
-                 quote_name(reports[file_of[first]].path) + " and " + quote_name(reports[file_of[k]].path));
+                 quote_name(reports[tensor(first).first].path) + " and " + quote_name(reports[report].path));
   }
   for (auto& [i, sink] : sinks)
     for (Finding& f : std::move(sink).finish(Place::file())) reports[i].findings.push_back(std::move(f));
