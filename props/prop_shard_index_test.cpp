@@ -125,13 +125,31 @@ TEST_CASE("ShardIndex reads as the pairs it was given, first entries kept", "[pr
     ShardIndex rebuilt;
     for (const auto& [t, s] : kept) RC_ASSERT(rebuilt.add(t, s) == ShardIndex::npos);
     RC_ASSERT(rebuilt == copy);
+    // append + seal, as the parser builds it: the first repeat of the pairs
+    // as given, or (none) the index add() built.
+    ShardIndex bulk;
+    std::size_t first_repeat = ShardIndex::npos;
+    for (std::size_t i = 0; i < given.size() && first_repeat == ShardIndex::npos; ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (given[j].first == given[i].first) first_repeat = i;
+    for (const auto& [t, s] : given) bulk.append(t, s);
+    RC_ASSERT(bulk.seal() == first_repeat);
+    if (first_repeat == ShardIndex::npos) {
+      RC_ASSERT(bulk == copy);
+      RC_ASSERT(bulk.shards() == shards);
+      for (std::size_t i = 0; i < kept.size(); ++i) RC_ASSERT(bulk.find(kept[i].first) == i);
+    }
+    const ShardIndex moved = std::move(bulk);  // NOLINT: a moved-from index is empty and takes adds
+    RC_ASSERT(moved.size() == given.size());
+    RC_ASSERT(bulk.add("t0", "s0") == ShardIndex::npos && bulk.find("t0") == 0 && bulk.size() == 1);
+    RC_ASSERT(bulk.shards() == std::vector<std::string>{"s0"});
     rebuilt.total_size = 1;
     RC_ASSERT(rebuilt != copy);
   });
 }
 
 TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plainly", "[prop][index]") {
-  rc::prop("any index and shards, located given or not", [] {
+  rc::prop("any index and shards, located given, not given, or out of range", [] {
     const Pairs given = gen_pairs();
     ShardIndex index;
     Pairs kept;
@@ -153,7 +171,11 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
         const std::uint64_t begin = m.header.tensors.empty() ? 0 : m.header.tensors.back().end;
         m.header.tensors.push_back(TensorEntry{small_name("t", 10), Dtype::U8, {1}, begin, begin + 1});
       }
-      if (*rc::gen::arbitrary<bool>()) state.located = locate_tensors(index, m);
+      switch (*rc::gen::inRange(0, 3)) {
+        case 0: break;  // check_index locates them
+        case 1: state.located = locate_tensors(index, m); break;
+        case 2: state.located.assign(m.header.tensors.size(), static_cast<std::uint32_t>(index.size() + 3)); break;  // no entry: ignored
+      }
     }
     RC_ASSERT(lines(check_index(index, shards)) == plain_findings(kept, index.total_size, shards));
   });

@@ -1,5 +1,6 @@
 #include "spec/index_rules.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -114,9 +115,12 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
       continue;
     }
     const std::vector<TensorEntry>& tensors = state.model->header.tensors;
-    const std::vector<std::uint32_t> worked_out =
-        state.located.size() == tensors.size() ? std::vector<std::uint32_t>{} : locate_tensors(index, *state.model);
-    const std::vector<std::uint32_t>& located = worked_out.empty() ? state.located : worked_out;
+    const bool usable = state.located.size() == tensors.size() &&
+                        std::all_of(state.located.begin(), state.located.end(), [&](std::uint32_t e) {
+                          return e == ShardIndex::kUnlisted || e < index.size();
+                        });
+    const std::vector<std::uint32_t> worked_out = usable ? std::vector<std::uint32_t>{} : locate_tensors(index, *state.model);
+    const std::vector<std::uint32_t>& located = usable ? state.located : worked_out;
     const std::size_t number = index.find_shard(shard);
     for (std::size_t j = 0; j < tensors.size(); ++j) {
       const TensorEntry& t = tensors[j];

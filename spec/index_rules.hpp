@@ -40,7 +40,9 @@ class ShardIndex {
              std::optional<std::uint64_t> total = std::nullopt);
 
   // Appends `tensor -> shard` and returns npos; or, if an entry names the
-  // tensor already, adds nothing and returns that entry's number.
+  // tensor already, adds nothing and returns that entry's number. If add,
+  // append or seal throws (std::bad_alloc), the index is left to be
+  // destroyed, not used: its table may name an entry that was not added.
   std::size_t add(std::string_view tensor, std::string_view shard);
   // Room for n entries.
   void reserve(std::size_t n);
@@ -86,9 +88,10 @@ class ShardIndex {
 struct ShardState {
   std::optional<Model> model;
   std::string problem;  // "cannot open: No such file or directory", when !model
-  // Optional: locate_tensors(index, *model), worked out where the shard was
-  // read (on its thread). check_index works it out itself when its size is
-  // not the model's tensor count.
+  // Optional: locate_tensors(index, *model) for the index it is checked
+  // against, worked out where the shard was read (on its thread).
+  // check_index works it out itself when its size is not the model's tensor
+  // count or a number in it is no entry of the index.
   std::vector<std::uint32_t> located;
 };
 using ShardContents = std::map<std::string, ShardState>;

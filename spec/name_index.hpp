@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/name_hash.hpp"
@@ -18,6 +19,25 @@ namespace safespec {
 class NameIndex {
  public:
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  NameIndex() = default;
+  NameIndex(const NameIndex&) = default;
+  NameIndex& operator=(const NameIndex&) = default;
+  // A moved-from index is empty, its count too (a stale count made every
+  // insert after reuse grow the table).
+  NameIndex(NameIndex&& other) noexcept
+      : slots_(std::move(other.slots_)), count_(std::exchange(other.count_, 0)) {
+    other.slots_.clear();
+  }
+  NameIndex& operator=(NameIndex&& other) noexcept {
+    if (this != &other) {
+      slots_ = std::move(other.slots_);
+      other.slots_.clear();
+      count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+  }
+  ~NameIndex() = default;
 
   // Sized for `expected` names; grows if more arrive.
   void reset(std::size_t expected) {
