@@ -24,11 +24,18 @@ std::string text_of(const Findings& fs) {
 }
 
 // check_index on `shards` gives exactly the findings at `expected` (in any
-// order), each an error with a message, and the same findings twice.
+// order), each an error with a message, and the same findings twice, and
+// again with each shard's tensors located beforehand (as the shards'
+// threads of check_shard_index do).
 std::optional<std::string> findings_differ(const ShardIndex& index, const ShardContents& shards,
                                            std::vector<RulePlace> expected, std::string_view case_name) {
   const Findings got = check_index(index, shards);
   if (check_index(index, shards) != got) return std::string(case_name) + ": check_index is not deterministic";
+  ShardContents located = shards;
+  for (auto& [name, state] : located)
+    if (state.model) state.located = locate_tensors(index, *state.model);
+  if (check_index(index, located) != got)
+    return std::string(case_name) + ": check_index differs with the shards' tensors located beforehand:" + text_of(got);
   std::vector<RulePlace> places;
   for (const Finding& f : got) {
     if (f.severity != Severity::Error || f.where.empty() || f.message.empty())
