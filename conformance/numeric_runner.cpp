@@ -20,18 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string shape_text(std::span<const std::uint64_t> s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
-std::string g(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
 // The scratch directory for the outputs; removed however the run ends.
 struct Scratch {
   fs::path dir;
@@ -111,7 +99,7 @@ Judged judge(const fs::path& expected_path, const fs::path& actual_path, const T
   } else {
     j.grade = Grade::Beyond;
     j.line += "max " + (t.max_ulps ? std::to_string(*t.max_ulps) : std::string("inf")) + " ulps, max abs err " +
-              g(t.max_abs) + ", max rel err " + g(t.max_rel);
+              number_text(t.max_abs) + ", max rel err " + number_text(t.max_rel);
   }
   if (first)
     j.line += ": " + std::to_string(first->differing) + "/" + std::to_string(t.count) + " elements differ, first at " +
@@ -238,7 +226,7 @@ CommandOutcome run_numeric(const NumericRequest& req,
   out += ": " + std::to_string(grades[0]) + " bit-exact, " + std::to_string(grades[1]) + " within 1 ulp, " +
          std::to_string(grades[2]) + " further off, " + std::to_string(grades[3]) + " without a usable output; " +
          "tolerance " + std::to_string(req.ulps) + (req.ulps == 1 ? " ulp" : " ulps") +
-         (req.atol != 0 || req.rtol != 0 ? " or " + g(req.atol) + " + " + g(req.rtol) + " * |expected|" : "") + ": " +
+         (req.atol != 0 || req.rtol != 0 ? " or " + number_text(req.atol) + " + " + number_text(req.rtol) + " * |expected|" : "") + ": " +
          (all_within ? "ok\n" : "FAIL\n");
   return {all_within ? 0 : 1, out, "", 0};
 }

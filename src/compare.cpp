@@ -48,18 +48,6 @@ std::int64_t sign_extend(std::uint64_t u, std::uint32_t bits) {
 
 bool is_signed_int(Dtype d) { return d == Dtype::I8 || d == Dtype::I16 || d == Dtype::I32 || d == Dtype::I64; }
 
-std::string g(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
-std::string shape_text(std::span<const std::uint64_t> s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 }  // namespace
 
 ElementDistance element_distance(Dtype d, std::span<const std::uint8_t> eb, std::span<const std::uint8_t> ab) {
@@ -181,7 +169,7 @@ std::string histogram_text(const TensorComparison& t) {
 
 std::string tolerance_text(const Tolerance& t) {
   std::string out = std::to_string(t.ulps) + " ulps";
-  if (t.atol != 0 || t.rtol != 0) out += " or " + g(t.atol) + " + " + g(t.rtol) + " * |expected|";
+  if (t.atol != 0 || t.rtol != 0) out += " or " + number_text(t.atol) + " + " + number_text(t.rtol) + " * |expected|";
   return out;
 }
 
@@ -197,7 +185,7 @@ std::string render_comparison(const Comparison& c, const Tolerance& tolerance) {
     }
     out += std::string(dtype_name(t.dtype)) + " " + shape_text(t.shape) + ": " + std::to_string(t.bit_exact) + "/" +
            std::to_string(t.count) + " bit-exact, max " + (t.max_ulps ? std::to_string(*t.max_ulps) : "inf") +
-           " ulps, max abs err " + g(t.max_abs) + ", max rel err " + g(t.max_rel) + (t.within ? ": ok\n" : ": FAIL\n");
+           " ulps, max abs err " + number_text(t.max_abs) + ", max rel err " + number_text(t.max_rel) + (t.within ? ": ok\n" : ": FAIL\n");
     if (t.first && t.bit_exact != t.count)
       out += "  " + histogram_text(t) + "; " + std::to_string(t.beyond) + "/" + std::to_string(t.count) +
              " beyond the tolerance; first difference at " + t.first->position + ": expected " + t.first->expected +
@@ -308,6 +296,18 @@ CommandOutcome run_compare(const std::string& expected, const std::string& actua
   std::string report = json ? render_comparison_json(c, tolerance) : render_comparison(c, tolerance);
   if (!unread.empty()) return {2, std::move(report), "safespec: " + unread + "\n"};
   return {c.within ? 0 : 1, std::move(report), ""};
+}
+
+std::string shape_text(std::span<const std::uint64_t> shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string number_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
 }
 
 }  // namespace safespec

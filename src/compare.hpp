@@ -86,6 +86,11 @@ TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::
 
 // "ulps 0: 14, 1: 1, 2-3: 1, 4-15: 0, 16+: 0"
 std::string histogram_text(const TensorComparison& t);
+// "[2, 3]": a shape as the comparison's lines print it (and the conformance
+// runner's, which grade kernels' outputs the same way).
+std::string shape_text(std::span<const std::uint64_t> shape);
+// A double as those lines print it: 9 significant digits ("%.9g").
+std::string number_text(double v);
 // "0 ulps", or "0 ulps or 0.001 + 0.01 * |expected|" with atol or rtol.
 std::string tolerance_text(const Tolerance& t);
 
