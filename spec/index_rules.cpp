@@ -82,9 +82,16 @@ bool operator==(const ShardIndex& a, const ShardIndex& b) {
 std::vector<std::uint32_t> locate_tensors(const ShardIndex& index, const Model& model) {
   std::vector<std::uint32_t> out;
   out.reserve(model.header.tensors.size());
+  // A shard's entries are mostly listed in its header's order (transformers
+  // writes weight_map sorted by name, a shard's header is sorted by name
+  // within a dtype): the entry after the last one found is tried first, a
+  // compare instead of a hash and a probe. Names are unique in the index, so
+  // a guess that compares equal is the entry find() would return.
+  std::size_t guess = ShardIndex::npos;
   for (const TensorEntry& t : model.header.tensors) {
-    const std::size_t e = index.find(t.name);
+    const std::size_t e = guess < index.size() && index.tensor(guess) == t.name ? guess : index.find(t.name);
     out.push_back(e == ShardIndex::npos ? ShardIndex::kUnlisted : static_cast<std::uint32_t>(e));
+    guess = e == ShardIndex::npos ? ShardIndex::npos : e + 1;
   }
   return out;
 }
