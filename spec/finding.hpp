@@ -20,6 +20,8 @@
 namespace safespec {
 
 enum class Severity : unsigned char { Error, Warning };
+// "error" or "warning", as every report format prints it.
+constexpr std::string_view severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
 
 // The four programs whose verdicts safespec reproduces. safetensors is the
 // reference reader (safetensors-format.md); sglang, comfyui and kitchen are

@@ -12,8 +12,6 @@ namespace safespec {
 
 namespace {
 
-std::string_view severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
-
 // " [reference: InvalidOffset]" for a container rule, where the reference
 // reader's own error variant is what a loader sees; other rules are ones the
 // reference accepts, which the verdict lines already say.

@@ -153,7 +153,7 @@ void diff_metadata(const Side& a, const Side& b, Diff& d) {
   });
 }
 
-std::string verdict_text(const CheckpointVerdict& v) {
+std::string verdict_brief(const CheckpointVerdict& v) {
   std::string t = v.loads ? "loads" : "rejects (" + v.error + ": " + v.message + ")";
   if (!v.config.empty()) t += " (" + v.config + ")";
   if (!v.mis_loads.empty()) {
@@ -189,7 +189,7 @@ void diff_consumers(const Side& a, const Side& b, Diff& d) {
     const CheckpointVerdict& why = !y.loads ? y : x;
     const std::string because = why.loads || why.rule.empty() ? "" : fmt::format(", because {} at {}", why.rule, why.where);
     d.consumers.push_back(Change{
-        fmt::format("verdict {}: {} -> {}{}", consumer_name(c), verdict_text(x), verdict_text(y), because),
+        fmt::format("verdict {}: {} -> {}{}", consumer_name(c), verdict_brief(x), verdict_brief(y), because),
         fmt::format("{{\"consumer\":\"{}\",\"a\":{},\"b\":{},\"because\":{}}}", consumer_name(c), verdict_json(x), verdict_json(y),
                     why.loads || why.rule.empty()
                         ? std::string("null")

@@ -14,8 +14,6 @@ namespace safespec {
 
 namespace {
 
-std::string_view severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
-
 std::string_view reference_of(const Finding& f) {
   const auto ref = rule_info(f.rule).reference;
   return ref.empty() ? std::string_view("accepts") : ref;
