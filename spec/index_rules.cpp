@@ -34,7 +34,7 @@ std::size_t ShardIndex::add(std::string_view tensor, std::string_view shard) {
   const auto tensor_at = [&](std::size_t i) { return entries_[i].tensor.view(); };
   if (const std::size_t earlier = tensors_.find_or_insert(tensor, entries_.size(), tensor_at); earlier != npos)
     return earlier;
-  entries_.push_back(Entry{Name::borrowed(text_.store(tensor)), intern(shard)});
+  append(tensor, shard);
   return npos;
 }
 

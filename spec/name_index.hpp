@@ -62,14 +62,8 @@ class NameIndex {
   template <class NameAt>
   std::size_t find(std::string_view name, const NameAt& name_at) const {
     if (slots_.empty()) return npos;
-    const std::uint64_t h = name_hash(name);
-    const std::uint64_t tag = h & kTagMask;
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-      const std::uint64_t s = slots_[i];
-      if (s == 0) return npos;
-      if ((s & kTagMask) == tag && name_at((s & kIndexMask) - 1) == name) return (s & kIndexMask) - 1;
-    }
+    const std::uint64_t s = slots_[probe(name_hash(name), name, name_at)];
+    return s == 0 ? npos : (s & kIndexMask) - 1;
   }
 
   // The first earlier duplicate among names 0..n-1 (as find_or_insert would
@@ -124,16 +118,22 @@ class NameIndex {
   template <class NameAt>
   std::size_t find_or_insert_hashed(std::uint64_t h, std::string_view name, std::size_t index, const NameAt& name_at) {
     if (2 * (count_ + 1) > slots_.size()) grow(name_at);
+    std::uint64_t& s = slots_[probe(h, name, name_at)];
+    if (s != 0) return (s & kIndexMask) - 1;
+    s = (h & kTagMask) | (index + 1);
+    ++count_;
+    return npos;
+  }
+
+  // The slot of the name equal to `name` (hash h), or the empty slot where
+  // it would go; the table is never full, so the walk ends.
+  template <class NameAt>
+  std::size_t probe(std::uint64_t h, std::string_view name, const NameAt& name_at) const {
     const std::uint64_t tag = h & kTagMask;
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
       const std::uint64_t s = slots_[i];
-      if (s == 0) {
-        slots_[i] = tag | (index + 1);
-        ++count_;
-        return npos;
-      }
-      if ((s & kTagMask) == tag && name_at((s & kIndexMask) - 1) == name) return (s & kIndexMask) - 1;
+      if (s == 0 || ((s & kTagMask) == tag && name_at((s & kIndexMask) - 1) == name)) return i;
     }
   }
 

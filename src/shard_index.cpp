@@ -39,24 +39,23 @@ Result<ShardIndex> parse_padded_index(simdjson::padded_string_view padded) {
   // a tensor an earlier entry names, then for a shard that is no plain file
   // name. The repeats are found all at once (ShardIndex::seal), after the
   // walk has stopped at the first entry refused for its value or its shard
-  // (a shard is checked where a run of entries naming it starts, which its
-  // first entry does): a repeat found is then the first refusal.
+  // (a shard is checked at its first entry, where the index learns it): a
+  // repeat found is then the first refusal.
   index.reserve(weight_map.size());
-  std::optional<std::string_view> not_string;     // its key
-  std::optional<std::string_view> not_plain;      // its shard
-  std::string_view previous;
+  std::optional<std::string_view> not_string;  // its key
+  std::optional<std::string_view> not_plain;   // its shard
   for (dom::key_value_pair kv : weight_map) {
     std::string_view shard;
     if (kv.value.get_string().get(shard)) {
       not_string = kv.key;
       break;
     }
+    const std::size_t known = index.shards().size();
     index.append(kv.key, shard);
-    if ((index.size() == 1 || shard != previous) && !is_plain_shard_name(shard)) {
+    if (index.shards().size() != known && !is_plain_shard_name(shard)) {
       not_plain = shard;
       break;
     }
-    previous = shard;
   }
   if (const std::size_t repeat = index.seal(); repeat != ShardIndex::npos)
     return index_error(Place::index_entry(index.tensor(repeat)), "expected each tensor once, found it twice");
