@@ -5,6 +5,7 @@
 // report tells apart (clean, breaking a container rule, no safetensors file at
 // all, missing, quantized, colliding), so a report put in the wrong slot, or
 // a thread that shares a parser, shows as a difference.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -206,6 +207,29 @@ TEST_CASE("check --jobs: loose paths, series, directories and indexes together k
     const auto one = check_paths(paths, CheckOptions{.separate = !together, .checkpoint = together, .jobs = 1}, parser);
     const auto two = check_paths(paths, CheckOptions{.separate = !together, .checkpoint = together, .jobs = 2}, parser);
     CHECK(render_check_json(two, Profile::Strict) == render_check_json(one, Profile::Strict));
+  }
+}
+
+// A directory's files as from_pretrained(dir) takes them, listed with
+// readdir (src/check.cpp): the law is std::filesystem's listing, the paths
+// directory_iterator gives whose extension() is ".safetensors", sorted;
+// given with a trailing '/' or without.
+TEST_CASE("check: a directory's checkpoint files are directory_iterator's .safetensors paths, sorted", "[jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  const fs::path dir = t.dir / "listing";
+  fs::create_directories(dir / "sub.safetensors");  // not a file: listed, and fails to open
+  for (const char* name : {"b.safetensors", "a.safetensors", ".safetensors", "..safetensors", "c.SAFETENSORS",
+                           "d.safetensors.bak", "notes.txt", "e f.safetensors"})
+    write_bytes(dir / name, clean_file(std::string("n_") + name, 1));
+  for (const std::string& given : {dir.string(), dir.string() + "/"}) {
+    std::vector<std::string> expected;
+    for (const auto& e : fs::directory_iterator(given))
+      if (e.path().extension() == ".safetensors") expected.push_back(e.path().string());
+    std::sort(expected.begin(), expected.end());
+    REQUIRE(expected.size() == 5);  // "..safetensors" has the extension, ".safetensors" has none
+    std::vector<std::string> got;
+    for (const FileReport& r : check({given}, 2)) got.push_back(r.path);
+    CHECK(got == expected);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "src/check.hpp"
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <functional>
@@ -210,14 +212,28 @@ std::optional<std::pair<std::string, std::string>> shard_series(const std::strin
 }
 
 // A directory given as a path, as from_pretrained(dir) reads it: its shard
-// index if it has one, else its .safetensors files as one checkpoint.
+// index if it has one, else its .safetensors files as one checkpoint. Listed
+// with readdir, an entry one string: std::filesystem's iterator built a path
+// object per entry (its components split, seven allocations), 0.8-1.1 ms on
+// one thread for a directory of 1,000 files against 0.4 ms (issue 14). The
+// paths are directory_iterator's: "." and ".." skipped, any kind of entry
+// kept (one that is no file fails to open and says so), "DIR/NAME" with one
+// separator added.
 std::vector<std::string> directory_paths(const std::string& dir, bool& is_index) {
   std::vector<std::string> indexes, files;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string p = e.path().string();
-    if (is_index_path(p)) indexes.push_back(p);
-    else if (e.path().extension() == ".safetensors") files.push_back(p);
+  const std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+  if (!d) return {};
+  const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
+  constexpr std::string_view kExtension = ".safetensors";
+  while (const dirent* e = readdir(d.get())) {
+    const std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    std::string p = prefix;
+    p += name;
+    if (is_index_path(p)) indexes.push_back(std::move(p));
+    // path::extension(): a name that is only the extension (".safetensors",
+    // a hidden file) has none.
+    else if (name.size() > kExtension.size() && name.ends_with(kExtension)) files.push_back(std::move(p));
   }
   std::sort(indexes.begin(), indexes.end());
   std::sort(files.begin(), files.end());
