@@ -294,13 +294,22 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   };
   std::vector<std::size_t> together;  // --checkpoint
   std::map<std::pair<std::string, std::string>, std::size_t> series;  // shard series -> group
-  const auto add_index = [&](const std::string& path) {
+  // `after`: how many reports at least come after this index's.
+  const auto add_index = [&](const std::string& path, std::size_t after) {
     std::vector<std::string> absent;
     std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser, &absent, o.jobs);
     std::vector<std::size_t> group;
-    for (std::size_t i = 0; i < shard_reports.size(); ++i) {
-      if (i > 0) group.push_back(reports.size());  // the index's own report is not a safetensors file
-      reports.push_back(std::move(shard_reports[i]));
+    // The index's own report (first) is not a safetensors file.
+    for (std::size_t i = 1; i < shard_reports.size(); ++i) group.push_back(reports.size() + i);
+    // An index's reports arrive a thousand at once: taken whole when they
+    // are all there is, else after one growth. Pushed one by one into a
+    // vector reserved for the loose files only, they were moved ten times
+    // over as it grew (1.3 ms of `check` on 1,000 shards, issue 14).
+    if (reports.empty() && after == 0) {
+      reports = std::move(shard_reports);
+    } else {
+      reports.reserve(reports.size() + shard_reports.size() + after);
+      for (FileReport& r : shard_reports) reports.push_back(std::move(r));
     }
     groups.push_back(std::move(group));
     indexed.push_back(true);
@@ -351,7 +360,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     const std::string& path = paths[k];
     Planned& p = plan[k];
     if (!p.index.empty()) {
-      add_index(p.index);
+      add_index(p.index, (loaded.size() - next_loaded) + (plan.size() - k - 1));
       continue;
     }
     if (p.directory) {
