@@ -1,6 +1,7 @@
 #include "src/plain_header.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -298,17 +299,47 @@ bool read_metadata(Reader& r, Header& h, NameIndex& keys) {
 }
 
 // How many tensors to reserve room for: a plain tensor holds exactly two '['
-// (its shape and its offsets), so half the text's '[' is an upper bound
-// (counted in a loop the compiler vectorizes), and an entry is at least
-// {"dtype":"I8","shape":[],"data_offsets":[0,0]} with its key and a comma,
-// 49 bytes, which caps the reservation within the memory bound even for
-// metadata full of brackets.
+// (its shape and its offsets), so half the text's '[' is an upper bound, and
+// an entry is at least {"dtype":"I8","shape":[],"data_offsets":[0,0]} with
+// its key and a comma, 49 bytes, which caps the reservation within the
+// memory bound even for metadata full of brackets.
 constexpr std::size_t kMinEntryBytes = 49;
 
+// The '[' are counted in runs of 240 bytes into a byte-wide counter, which
+// cannot wrap there: gcc then compares and adds 16 bytes an instruction. A
+// 64-bit counter a byte made it widen every comparison to 64-bit lanes, 1 us
+// of a 5.6 KB header against 0.11 us, 6% of checking such a file (issue 14,
+// a directory of 1,000 of them).
+constexpr std::size_t count_brackets(std::string_view text) {
+  constexpr std::size_t kRun = 240;
+  std::size_t brackets = 0, i = 0;
+  for (; i + kRun <= text.size(); i += kRun) {
+    std::uint8_t run = 0;
+    for (std::size_t j = 0; j < kRun; ++j) run = static_cast<std::uint8_t>(run + (text[i + j] == '['));
+    brackets += run;
+  }
+  for (; i < text.size(); ++i) brackets += text[i] == '[';
+  return brackets;
+}
+
+// Checked where it is compiled, against a byte-at-a-time count: '[' at the
+// runs' edges and every 7th byte, and a text of nothing else (a run's
+// counter reaching 240).
+static_assert([] {
+  for (const bool all : {false, true}) {
+    std::array<char, 600> a{};
+    std::size_t plain = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      a[i] = all || i % 7 == 0 || i == 239 || i == 240 || i == 479 || i == 599 ? '[' : 'x';
+      plain += a[i] == '[';
+    }
+    if (count_brackets(std::string_view(a.data(), a.size())) != plain) return false;
+  }
+  return true;
+}());
+
 std::size_t expected_tensors(std::string_view text) {
-  std::size_t brackets = 0;
-  for (const char c : text) brackets += c == '[';
-  return std::min(brackets / 2, text.size() / kMinEntryBytes + 1);
+  return std::min(count_brackets(text) / 2, text.size() / kMinEntryBytes + 1);
 }
 
 // The same for a text of text_size bytes of which only the first window has
