@@ -61,6 +61,31 @@ TEST_CASE("plain reader decides the spellings real checkpoints use", "[unit][pla
   CHECK(decided_fast(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[5,1]}})", 1));
 }
 
+// read_tensor tries the writers' spelling {"dtype":"X","shape":[..],
+// "data_offsets":[b,e]} first (src/plain_header.cpp); an entry that leaves it
+// after any part is read again from its start by the general loop. The law:
+// every one reads as the reference reads it (a shape or dtype kept from the
+// first try would show as a different Header).
+TEST_CASE("plain reader: an entry that leaves the writers' spelling part way reads as the reference reads it",
+          "[unit][plain]") {
+  const std::string canonical = R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240]})";
+  for (const std::string& entry : {
+           canonical,
+           std::string(R"({"dtype":"F16","shape":[2,3,4,5], "data_offsets":[0,240]})"),   // after the shape
+           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240] })"),   // after the offsets
+           std::string(R"({"dtype":"F16" ,"shape":[2,3,4,5],"data_offsets":[0,240]})"),   // after the dtype
+           std::string(R"({"dtype":"F16","data_offsets":[0,240],"shape":[2,3,4,5]})"),    // another order
+           std::string(R"({"shape":[2,3,4,5],"dtype":"F16","data_offsets":[0,240]})"),
+           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240],"dtype":"F16"})"),  // a repeat
+           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240],"x":1})"),  // an unknown field
+           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240]})"),   // an escaped key
+           std::string(R"({"dtype":"F16","shape":[2,3],"data_offsets":[0,12]})"),
+       }) {
+    INFO(entry);
+    decided_fast(R"({"a":)" + entry + R"(,"b":{"dtype":"U8","shape":[1],"data_offsets":[240,241]}})", 241);
+  }
+}
+
 TEST_CASE("plain reader reads numbers of every length as the reference does", "[unit][plain]") {
   // The reader takes up to eight digits a step where eight bytes are left:
   // every length from 1 to 21 digits, at every offset within a word, and
