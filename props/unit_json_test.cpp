@@ -251,8 +251,11 @@ TEST_CASE("F6.11: fields are checked in document order, before missing fields", 
 
 TEST_CASE("ST-DTYPE-UNKNOWN (F6.12): exact, case-sensitive dtype names", "[ST-DTYPE-UNKNOWN]") {
   const std::string list = "expected dtype to be one of " + std::string(dtype_name_list()) + ", found ";
+  // Also names that match one past 8 bytes (dtype_from_name compares names
+  // as two 8-byte words and a length) and one past 16.
   const auto bad = GENERATE(std::string("f32"), std::string("bool"), std::string(""), std::string("F32 "),
-                            std::string("F128"));
+                            std::string("F128"), std::string("F8_E4M3FNUY"), std::string("F8_E5M2FNU"),
+                            std::string("F8_E4M3FNUZZZZZZZZZZZ"));
   require_error(gen::file_with_header(R"({"t":{"dtype":")" + bad + R"(","shape":[],"data_offsets":[0,0]}})"),
                 "ST-DTYPE-UNKNOWN", "tensor 't'", list + "'" + bad + "'");
   require_error(gen::file_with_header(R"({"t":{"dtype":32,"shape":[],"data_offsets":[0,0]}})"), "ST-DTYPE-UNKNOWN",

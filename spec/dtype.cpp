@@ -23,6 +23,37 @@ static_assert([] {
     if (static_cast<std::size_t>(kTable[i].dtype) != i) return false;
   return true;
 }(), "dtype table must be in declaration order");
+// A name of at most 16 bytes as two words, byte i at bits 8 * (i % 8) of
+// word i / 8, zero past its end (a name with a NUL in it differs in length).
+struct PackedName {
+  std::uint64_t lo = 0, hi = 0;
+  std::size_t size = 0;
+  friend constexpr bool operator==(const PackedName&, const PackedName&) = default;
+};
+
+constexpr PackedName pack(std::string_view s) {
+  PackedName p;
+  p.size = s.size();
+  for (std::size_t i = 0; i < s.size(); ++i) (i < 8 ? p.lo : p.hi) |= std::uint64_t{static_cast<unsigned char>(s[i])} << (8 * (i % 8));
+  return p;
+}
+
+constexpr std::size_t kMaxPacked = 16;
+
+// The table's names packed once: dtype_from_name compares integers, where
+// comparing strings called memcmp for every name of the same length (up to
+// ten for a three-letter one), a tenth of parsing a large header (issue 14).
+constexpr std::array<PackedName, kDtypeCount> kPacked = [] {
+  std::array<PackedName, kDtypeCount> out{};
+  for (std::size_t i = 0; i < kTable.size(); ++i) out[i] = pack(kTable[i].name);
+  return out;
+}();
+
+static_assert([] {
+  for (const DtypeInfo& info : kTable)
+    if (info.name.size() > kMaxPacked) return false;
+  return true;
+}(), "every dtype name fits the packed lookup");
 }  // namespace
 
 const std::array<DtypeInfo, kDtypeCount>& dtype_table() { return kTable; }
@@ -34,8 +65,10 @@ std::string_view dtype_name(Dtype d) { return dtype_info(d).name; }
 std::uint32_t dtype_bits(Dtype d) { return dtype_info(d).bits; }
 
 std::optional<Dtype> dtype_from_name(std::string_view name) {
-  for (const auto& info : kTable)
-    if (info.name == name) return info.dtype;
+  if (name.size() > kMaxPacked) return std::nullopt;
+  const PackedName p = pack(name);
+  for (std::size_t i = 0; i < kPacked.size(); ++i)
+    if (kPacked[i] == p) return kTable[i].dtype;
   return std::nullopt;
 }
 
