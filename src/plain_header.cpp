@@ -42,10 +42,12 @@ bool read_offsets(Reader& r, TensorEntry& t) {
 // The entry as the safetensors writers spell it, {"dtype":"NAME","shape":
 // [...],"data_offsets":[b,e]}: its keys compared as fixed text where the
 // general loop below reads each as a string and tries it against the
-// three (a fifth of the parse of a 100,000-tensor header, issue 14).
+// three (a fifth of the parse of a 100,000-tensor header, issue 14). A
+// header spelled with spaces (Python's json.dumps) leaves it at its first
+// bytes, before any work is lost.
 bool read_canonical_tensor(Reader& r, TensorEntry& t) {
   std::string_view name;
-  if (!r.literal(R"({"dtype":)") || !r.string(name)) return false;
+  if (!r.literal(R"({"dtype":)") || !r.at('"') || !r.string(name)) return false;
   const auto d = dtype_from_name(name);
   if (!d) return false;
   t.dtype = *d;

@@ -146,6 +146,7 @@ class Reader {
 
   const char* position() const { return p_; }
   void rewind(const char* to) { p_ = to; }  // back to an earlier position()
+  bool at(char c) const { return p_ < end_ && *p_ == c; }  // the next byte, no whitespace first
 
   // Exactly the bytes `w` at the cursor (no whitespace first); consumes them.
   bool literal(std::string_view w) {
