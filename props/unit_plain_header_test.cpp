@@ -65,24 +65,34 @@ TEST_CASE("plain reader decides the spellings real checkpoints use", "[unit][pla
 // "data_offsets":[b,e]} first (src/plain_header.cpp); an entry that leaves it
 // after any part is read again from its start by the general loop. The law:
 // every one reads as the reference reads it (a shape or dtype kept from the
-// first try would show as a different Header).
+// first try would show as a different Header), and the plain reader still
+// decides each one it decided before (one read again from where the first
+// try stopped, not from the entry's start, would be handed to the reference).
 TEST_CASE("plain reader: an entry that leaves the writers' spelling part way reads as the reference reads it",
           "[unit][plain]") {
-  const std::string canonical = R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240]})";
-  for (const std::string& entry : {
-           canonical,
-           std::string(R"({"dtype":"F16","shape":[2,3,4,5], "data_offsets":[0,240]})"),   // after the shape
-           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240] })"),   // after the offsets
-           std::string(R"({"dtype":"F16" ,"shape":[2,3,4,5],"data_offsets":[0,240]})"),   // after the dtype
-           std::string(R"({"dtype":"F16","data_offsets":[0,240],"shape":[2,3,4,5]})"),    // another order
-           std::string(R"({"shape":[2,3,4,5],"dtype":"F16","data_offsets":[0,240]})"),
-           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240],"dtype":"F16"})"),  // a repeat
-           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240],"x":1})"),  // an unknown field
-           std::string(R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240]})"),   // an escaped key
-           std::string(R"({"dtype":"F16","shape":[2,3],"data_offsets":[0,12]})"),
-       }) {
-    INFO(entry);
-    decided_fast(R"({"a":)" + entry + R"(,"b":{"dtype":"U8","shape":[1],"data_offsets":[240,241]}})", 241);
+  struct Case {
+    std::string entry;
+    bool plain;  // decided by the plain reader, not handed to the reference
+  };
+  const std::vector<Case> cases{
+      {R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240]})", true},
+      {R"({"dtype":"F16","shape":[2,3,4,5], "data_offsets":[0,240]})", true},   // after the shape
+      {R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240] })", true},   // after the offsets
+      {R"({"dtype":"F16" ,"shape":[2,3,4,5],"data_offsets":[0,240]})", true},   // after the dtype
+      {R"({"dtype": "F16","shape":[2,3,4,5],"data_offsets":[0,240]})", true},   // before the dtype's quote
+      {R"({ "dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240]})", true},   // after the brace
+      {R"({"dtype":"F16","data_offsets":[0,240],"shape":[2,3,4,5]})", true},    // another order
+      {R"({"shape":[2,3,4,5],"dtype":"F16","data_offsets":[0,240]})", true},
+      {R"({"dtype":"F16","shape":[2,3,4,5],"dat\u0061_offsets":[0,240]})", true},  // an escaped key
+      {R"({"dtype":"F\u00316","shape":[2,3,4,5],"data_offsets":[0,240]})", true},  // an escaped dtype
+      {R"({"dtype":"F16","shape":[2,3],"data_offsets":[0,12]})", true},
+      {R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240],"dtype":"F16"})", false},  // a repeat
+      {R"({"dtype":"F16","shape":[2,3,4,5],"data_offsets":[0,240],"x":1})", false},  // an unknown field
+  };
+  for (const Case& c : cases) {
+    INFO(c.entry);
+    CHECK(decided_fast(R"({"a":)" + c.entry + R"(,"b":{"dtype":"U8","shape":[1],"data_offsets":[240,241]}})", 241) ==
+          c.plain);
   }
 }
 
