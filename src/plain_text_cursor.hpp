@@ -72,9 +72,7 @@ class Reader {
   // A literal word (null) at the cursor, after whitespace.
   bool word(std::string_view w) {
     skip_space();
-    if (static_cast<std::size_t>(end_ - p_) < w.size() || std::string_view(p_, w.size()) != w) return false;
-    p_ += w.size();
-    return true;
+    return literal(w);
   }
 
   // A JSON string, decoded. The view points into the text when the string
