@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -225,7 +226,15 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
   if (!d) return {};
   const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
   constexpr std::string_view kExtension = ".safetensors";
-  while (const dirent* e = readdir(d.get())) {
+  // readdir ends the listing with nullptr on an error too, told apart by
+  // errno: a listing cut short is no listing (the directory is then refused
+  // as the path it is), never a checkpoint of the files read so far.
+  for (errno = 0;; errno = 0) {
+    const dirent* e = readdir(d.get());
+    if (!e) {
+      if (errno != 0) return {};
+      break;
+    }
     const std::string_view name = e->d_name;
     if (name == "." || name == "..") continue;
     std::string p = prefix;
