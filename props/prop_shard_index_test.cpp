@@ -16,6 +16,7 @@
 
 #include "props/catch.hpp"
 #include "spec/index_rules.hpp"
+#include "spec/name_hash.hpp"
 #include "spec/quote.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/name_repeats.hpp"
@@ -209,7 +210,16 @@ TEST_CASE("find_repeats reports what for_each_repeat does, on any number of thre
       expected.emplace_back(i, first);
       return true;
     });
-    const std::vector<std::span<const TensorEntry>> spans(files.begin(), files.end());
-    RC_ASSERT(find_repeats(spans, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
+    // Each file with its hashes kept, or not (hashed here), or with a list
+    // that does not fit its tensors (ignored: hashed here).
+    std::vector<std::vector<std::uint64_t>> hashes(files.size());
+    std::vector<NamedTensors> named;
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      const int kept = *rc::gen::inRange(0, 3);
+      for (const TensorEntry& t : files[f]) hashes[f].push_back(name_hash(t.name));
+      if (kept == 2) hashes[f].push_back(0);
+      named.push_back(NamedTensors{files[f], kept == 0 ? std::span<const std::uint64_t>{} : hashes[f]});
+    }
+    RC_ASSERT(find_repeats(named, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
   });
 }

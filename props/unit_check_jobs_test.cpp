@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "props/catch.hpp"
+#include "gen/file_bytes.hpp"
 #include "props/unit_support.hpp"
+#include "spec/quote.hpp"
 #include "src/byte_file.hpp"
 #include "src/check.hpp"
 #include "src/check_files.hpp"
@@ -214,6 +216,52 @@ TEST_CASE("check --jobs: loose paths, series, directories and indexes together k
 // readdir (src/check.cpp): the law is std::filesystem's listing, the paths
 // directory_iterator gives whose extension() is ".safetensors", sorted;
 // given with a trailing '/' or without.
+// The collision check across a checkpoint's files (flag_collisions) takes
+// each name's hash from its file's parse when the plain reader kept it
+// (Header::name_hashes), and hashes the names of a file the reference reader
+// read (here: an unknown field) itself. Either way, each repeat is flagged
+// once, at its own file, naming the first file that has it; an escaped
+// spelling is the name it decodes to (F6.5).
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (directory): each repeat once, with hashes kept or not", "[ST-INDEX-TENSOR-IN-TWO-SHARDS][jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  const fs::path dir = t.dir / "ckpt";
+  fs::create_directories(dir);
+  const std::string e = R"("dtype":"U8","shape":[1],"data_offsets":)";
+  const std::vector<std::pair<std::string, std::string>> files{
+      {"a.safetensors", R"({"x":{)" + e + R"([0,1]},"y":{)" + e + "[1,2]}}"},
+      {"b.safetensors", R"({"\u0078":{)" + e + R"([0,1]},"z":{)" + e + "[1,2]}}"},
+      {"c.safetensors", R"({"y":{)" + e + R"([0,1],"note":1},"z":{)" + e + R"([1,2]},"w":{)" + e + "[2,3]}}"},
+  };
+  std::vector<Bytes> bytes;
+  std::vector<MemoryFile> memory;
+  for (const auto& [name, header] : files) bytes.push_back(gen::file_with_header(header, 3));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    write_bytes(dir / files[i].first, bytes[i]);
+    memory.push_back(MemoryFile{(dir / files[i].first).string(), bytes[i]});
+  }
+  const auto at = [&](const char* file) { return quote_name((dir / file).string()); };
+  const std::vector<std::string> expected{
+      "b.safetensors | x | expected the tensor in one file of the checkpoint, found it in " + at("a.safetensors") + " and " + at("b.safetensors"),
+      "c.safetensors | y | expected the tensor in one file of the checkpoint, found it in " + at("a.safetensors") + " and " + at("c.safetensors"),
+      "c.safetensors | z | expected the tensor in one file of the checkpoint, found it in " + at("b.safetensors") + " and " + at("c.safetensors"),
+  };
+  const auto repeats = [](const std::vector<FileReport>& reports) {
+    std::vector<std::string> out;
+    for (const FileReport& r : reports)
+      for (const Finding& f : r.findings)
+        if (f.rule == RuleId::IndexTensorInTwoShards)
+          out.push_back(fs::path(r.path).filename().string() + " | " + f.where.name + " | " + f.message);
+    return out;
+  };
+  for (const unsigned jobs : {1u, 2u}) {
+    INFO("--jobs " << jobs);
+    FastHeaderParser parser;
+    CHECK(repeats(check_paths({dir.string()}, CheckOptions{.jobs = jobs}, parser)) == expected);
+    CHECK_FALSE(parser.keeps_name_hashes());  // as it came
+    CHECK(repeats(check_memory(memory, CheckOptions{.jobs = jobs}, parser)) == expected);
+  }
+}
+
 TEST_CASE("check: a directory's checkpoint files are directory_iterator's .safetensors paths, sorted", "[jobs]") {
   test::TempDir t("safespec_unit_check_jobs");
   const fs::path dir = t.dir / "listing";

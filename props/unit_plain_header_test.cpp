@@ -14,6 +14,7 @@
 #include "props/unit_support.hpp"
 #include "spec/header_reader.hpp"
 #include "spec/limits.hpp"
+#include "spec/name_hash.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "src/fast_header.hpp"
 #include "src/load.hpp"
@@ -250,4 +251,31 @@ TEST_CASE("plain reader reads a local file's header in windows", "[unit][plain]"
   REQUIRE(loaded.value().model.ok());
   CHECK(loaded.value().model.value().header.tensors.size() == 5000);
   CHECK_FALSE(loaded.value().reference.failure.has_value());
+}
+
+// Header::name_hashes (spec/model.hpp): the collision check across a
+// checkpoint's files takes each name's hash from the parse. Kept only when
+// asked, one per tensor, each the name's name_hash (an escaped name's hash is
+// its decoded text's), read whole or in windows; the same header either way.
+TEST_CASE("plain reader keeps each name's hash when asked", "[unit][plain]") {
+  const gen::SyntheticText s = gen::synthetic_checkpoint_text(500, 4);
+  const std::string header =
+      R"({"\u00e9\ud83d\ude00.w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)" + s.text.substr(1);
+  const std::vector<std::uint8_t> bytes = gen::file_with_header(header, 0);
+  FastHeaderParser parser;
+  const LoadedFile plain = read_file_memory(bytes, parser);
+  REQUIRE(plain.model.ok());
+  CHECK(plain.model.value().header.name_hashes.values.empty());
+  parser.keep_name_hashes(true);
+  for (const std::size_t window : {std::size_t{0}, std::size_t{64}}) {
+    INFO("window " << window);
+    const LoadedFile kept = window == 0 ? read_file_memory(bytes, parser) : read_file_windowed(bytes, parser, window);
+    REQUIRE(parser.last_was_fast());
+    REQUIRE(kept.model.ok());
+    const Header& h = kept.model.value().header;
+    CHECK(h == plain.model.value().header);
+    REQUIRE(h.name_hashes.values.size() == h.tensors.size());
+    CHECK(h.tensors.front().name == "\u00e9\U0001F600.w");
+    for (std::size_t i = 0; i < h.tensors.size(); ++i) CHECK(h.name_hashes.values[i] == name_hash(h.tensors[i].name));
+  }
 }

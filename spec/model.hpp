@@ -63,6 +63,19 @@ void record_capped(std::vector<T>& list, std::uint64_t& unlisted, T item) {
   else ++unlisted;
 }
 
+// name_hash (spec/name_hash.hpp) of every tensor's name, in tensor order,
+// when the reader was asked to keep them (the files of one checkpoint, whose
+// names are checked against each other's: src/name_repeats.hpp); else empty.
+// Derived from the names under this process's key, not something the header
+// says: it never makes two headers unequal. A user of the hashes checks that
+// there is one per tensor, so a header that gained or lost tensors after it
+// was read is hashed again; code that renames or reorders tensors clears it.
+struct NameHashes {
+  std::vector<std::uint64_t> values;
+
+  friend bool operator==(const NameHashes&, const NameHashes&) { return true; }
+};
+
 // What the header text says. Duplicates are collapsed the reference's way:
 // the survivor keeps the first occurrence's position and the last one's value.
 struct Header {
@@ -75,6 +88,7 @@ struct Header {
   std::uint64_t unknown_fields_unlisted = 0;  // beyond those
   std::uint64_t leading_whitespace = 0;  // bytes before the top-level '{'
   NameArena name_text;  // what tensors' borrowed names point into (spec/name.hpp)
+  NameHashes name_hashes;
 
   friend bool operator==(const Header&, const Header&) = default;
 };

@@ -67,11 +67,18 @@ class NameIndex {
   }
 
   // The first earlier duplicate among names 0..n-1 (as find_or_insert would
-  // report it), or npos.
+  // report it), or npos. With `hashes` (room for n), each name's name_hash
+  // up to that duplicate is written there too: the collision check across a
+  // checkpoint's files (src/name_repeats.hpp) then hashes no name again.
   template <class NameAt>
-  std::size_t first_duplicate(std::size_t n, const NameAt& name_at) {
+  std::size_t first_duplicate(std::size_t n, const NameAt& name_at, std::uint64_t* hashes = nullptr) {
     std::size_t found = npos;
-    for_each_repeat(n, name_at, [&](std::size_t i, std::size_t) {
+    const auto hash_at = [&](std::size_t i) {
+      const std::uint64_t h = name_hash(name_at(i));
+      if (hashes) hashes[i] = h;
+      return h;
+    };
+    for_each_repeat_hashed(n, hash_at, name_at, [&](std::size_t i, std::size_t) {
       found = i;
       return false;
     });
@@ -105,7 +112,7 @@ class NameIndex {
         ahead[(i + kAhead) % kRing] = h;
         __builtin_prefetch(&slots_[h & mask]);
       }
-      const std::size_t first = find_or_insert_hashed(ahead[i % kRing], name_at(i), i, name_at);
+      const std::size_t first = insert_numbered(ahead[i % kRing], i, name_at);
       if (first != npos && !on_repeat(i, first)) return;
     }
   }
@@ -114,6 +121,26 @@ class NameIndex {
   static constexpr std::size_t kAhead = 16;
   static constexpr std::size_t kRing = 32;  // a power of two above kAhead
   static_assert(kRing > kAhead && (kRing & (kRing - 1)) == 0);
+
+  // find_or_insert for name i (hash h) of a walk in order, which reads name
+  // i only when a tag matches: the names of 1,000 files' models are cold in
+  // cache, and reading each one for a compare that rarely happens was a third
+  // of the walk (issue 14).
+  template <class NameAt>
+  std::size_t insert_numbered(std::uint64_t h, std::size_t i, const NameAt& name_at) {
+    if (2 * (count_ + 1) > slots_.size()) grow(name_at);
+    const std::uint64_t tag = h & kTagMask;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = h & mask;; at = (at + 1) & mask) {
+      std::uint64_t& s = slots_[at];
+      if (s == 0) {
+        s = tag | (i + 1);
+        ++count_;
+        return npos;
+      }
+      if ((s & kTagMask) == tag && name_at((s & kIndexMask) - 1) == name_at(i)) return (s & kIndexMask) - 1;
+    }
+  }
 
   template <class NameAt>
   std::size_t find_or_insert_hashed(std::uint64_t h, std::string_view name, std::size_t index, const NameAt& name_at) {

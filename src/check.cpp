@@ -256,21 +256,23 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads) {
   constexpr RuleId kRule = RuleId::IndexTensorInTwoShards;
   // Every tensor of every file, in group order (views into the models,
-  // which outlive this), through find_repeats on the check's threads: a
-  // directory of 1,000 files of 64 tensors is 64,000 names, and a map that
-  // copied each one was an eighth of `check` on it, a lookup at a time a
-  // seventh, one thread gathering and hashing them all a quarter (issue 14).
-  std::vector<std::span<const TensorEntry>> files;
+  // which outlive this, with the hashes their parse kept), through
+  // find_repeats: a directory of 1,000 files of 64 tensors is 64,000 names,
+  // and a map that copied each one was an eighth of `check` on it, a lookup
+  // at a time a seventh, one thread gathering and hashing them all a quarter
+  // (issue 14).
+  std::vector<NamedTensors> files;
   std::vector<std::size_t> report_of, first_of;  // per file: its report, its first tensor's number
   for (std::size_t i : group)
     if (reports[i].model) {
-      first_of.push_back(first_of.empty() ? 0 : first_of.back() + files.back().size());
-      files.emplace_back(reports[i].model->header.tensors);
+      first_of.push_back(first_of.empty() ? 0 : first_of.back() + files.back().tensors.size());
+      const Header& h = reports[i].model->header;
+      files.push_back(NamedTensors{h.tensors, h.name_hashes.values});
       report_of.push_back(i);
     }
   const auto tensor = [&](std::size_t k) {  // number -> (report, tensor): only for repeats, which are rare
     const std::size_t f = static_cast<std::size_t>(std::upper_bound(first_of.begin(), first_of.end(), k) - first_of.begin()) - 1;
-    return std::pair{report_of[f], &files[f][k - first_of[f]]};
+    return std::pair{report_of[f], &files[f].tensors[k - first_of[f]]};
   };
   std::map<std::size_t, FindingSink> sinks;  // per report with a collision: most have none
   for (const auto& [k, first] : find_repeats(files, threads)) {
@@ -425,6 +427,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const Ch
   const Profile profile = options.profile;
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;
+  const NameHashesKept keep(parser, files.size() > 1);  // for flag_collisions
   for (const MemoryFile& f : files) {
     group.push_back(reports.size());
     reports.push_back(report_for(f.name, read_file_memory(f.bytes, parser), profile,

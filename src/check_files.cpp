@@ -25,7 +25,10 @@ void for_each_file(const std::vector<std::string>& paths, unsigned jobs, FastHea
   std::vector<std::unique_ptr<FastHeaderParser>> own(threads);
   parallel_for(paths.size(), threads, [&](std::size_t i, unsigned worker) {
     if (worker == 0) return work(i, parser);
-    if (!own[worker]) own[worker] = std::make_unique<FastHeaderParser>();
+    if (!own[worker]) {
+      own[worker] = std::make_unique<FastHeaderParser>();
+      own[worker]->keep_name_hashes(parser.keeps_name_hashes());
+    }
     work(i, *own[worker]);
   });
 }
@@ -33,6 +36,9 @@ void for_each_file(const std::vector<std::string>& paths, unsigned jobs, FastHea
 std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
                                     FastHeaderParser& parser) {
   std::vector<FileReport> reports(paths.size());
+  // Files that may be one checkpoint keep the hashes their parse worked out,
+  // for the collision check across them (src/name_repeats.hpp).
+  const NameHashesKept keep(parser, paths.size() > 1);
   for_each_file(paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) {
     reports[i] = check_safetensors(paths[i], profile, p);
   });

@@ -23,13 +23,13 @@ Result<Header> FastHeaderParser::parse(std::string_view text, std::uint64_t base
 }
 
 std::optional<Header> FastHeaderParser::parse_plain(std::string_view text) {
-  auto h = parse_plain_header(text, impl_->names);
+  auto h = parse_plain_header(text, impl_->names, keep_name_hashes_);
   last_fast_ = h.has_value();
   return h;
 }
 
 std::optional<Header> FastHeaderParser::parse_plain(TextWindows& text, std::uint64_t text_size) {
-  auto h = parse_plain_header(text, text_size, impl_->names);
+  auto h = parse_plain_header(text, text_size, impl_->names, keep_name_hashes_);
   last_fast_ = h.has_value();
   return h;
 }

@@ -50,10 +50,33 @@ class FastHeaderParser {
   // True when the last parse() was decided by the fast path (for tests).
   bool last_was_fast() const { return last_fast_; }
 
+  // Whether a header the fast path reads keeps its name_hashes (spec/model.hpp):
+  // for files checked together, whose names the collision check hashes
+  // otherwise a second time. Off by default: a single file does not need them.
+  void keep_name_hashes(bool keep) { keep_name_hashes_ = keep; }
+  bool keeps_name_hashes() const { return keep_name_hashes_; }
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool last_fast_ = false;
+  bool keep_name_hashes_ = false;
+};
+
+// keep_name_hashes(keep) on a parser for this object's life; then the
+// parser's setting is what it was.
+class NameHashesKept {
+ public:
+  NameHashesKept(FastHeaderParser& parser, bool keep) : parser_(parser), was_(parser.keeps_name_hashes()) {
+    parser.keep_name_hashes(keep);
+  }
+  ~NameHashesKept() { parser_.keep_name_hashes(was_); }
+  NameHashesKept(const NameHashesKept&) = delete;
+  NameHashesKept& operator=(const NameHashesKept&) = delete;
+
+ private:
+  FastHeaderParser& parser_;
+  bool was_;
 };
 
 }  // namespace safespec

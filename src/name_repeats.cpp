@@ -18,42 +18,55 @@ constexpr std::size_t kParallelFrom = 8192;
 
 }  // namespace
 
-std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const std::span<const TensorEntry>> files,
-                                                               unsigned threads) {
+std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const NamedTensors> files, unsigned threads) {
   std::vector<std::size_t> first_of(files.size() + 1, 0);  // a file's first tensor's number
-  for (std::size_t f = 0; f < files.size(); ++f) first_of[f + 1] = first_of[f] + files[f].size();
+  std::size_t unhashed = 0;
+  const auto kept = [&](std::size_t f) { return files[f].hashes.size() == files[f].tensors.size(); };
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    first_of[f + 1] = first_of[f] + files[f].tensors.size();
+    if (!kept(f)) unhashed += files[f].tensors.size();
+  }
   const std::size_t n = first_of.back();
-  // Only the hashes are gathered (8 bytes a name): names are read where the
-  // models hold them. A vector of views beside them was a megabyte for a
-  // directory of 1,000 files, faulted in and written on every check.
-  std::vector<std::uint64_t> hashes(n);
-  // Each file writes its own range: reading 1,000 models' entries (cache
-  // misses) is most of the gathering, and split like the hashing.
-  const unsigned used = n < kParallelFrom ? 1u : std::clamp(threads, 1u, kMaxCheckJobs);
-  parallel_for(files.size(), used, [&](std::size_t f, unsigned) {
-    for (std::size_t j = 0; j < files[f].size(); ++j) hashes[first_of[f] + j] = name_hash(files[f][j].name);
-  });
-  // Name i: the walk asks for each name in order (a cursor that moves on),
-  // and for an earlier one only when hash tags match (a search).
+  // Most files come with their hashes (the parse worked them out for its
+  // own duplicate check): hashing 64,000 names again was half of this check
+  // on a directory of 1,000 files (issue 14). The others are hashed here, a
+  // file at a time, split on the threads when there are many.
+  std::vector<std::vector<std::uint64_t>> hashed(files.size());
+  if (unhashed != 0) {
+    const unsigned used = unhashed < kParallelFrom ? 1u : std::clamp(threads, 1u, kMaxCheckJobs);
+    parallel_for(files.size(), used, [&](std::size_t f, unsigned) {
+      if (kept(f)) return;
+      hashed[f].reserve(files[f].tensors.size());
+      for (const TensorEntry& t : files[f].tensors) hashed[f].push_back(name_hash(t.name));
+    });
+  }
+  // Name i and hash i: the walk asks for each hash in order (a cursor that
+  // moves on), for a name only when hash tags match: its own, or an earlier
+  // one's (a search).
+  std::size_t hash_file = 0;
+  const auto hash_at = [&](std::size_t i) {
+    while (first_of[hash_file + 1] <= i) ++hash_file;
+    const std::size_t j = i - first_of[hash_file];
+    return kept(hash_file) ? files[hash_file].hashes[j] : hashed[hash_file][j];
+  };
   std::size_t file = 0;
   const auto name_at = [&](std::size_t i) -> std::string_view {
     while (file + 1 < first_of.size() && first_of[file + 1] <= i) ++file;
     if (i < first_of[file]) {
       const auto f = static_cast<std::size_t>(std::upper_bound(first_of.begin(), first_of.end(), i) - first_of.begin()) - 1;
-      return files[f][i - first_of[f]].name;
+      return files[f].tensors[i - first_of[f]].name;
     }
-    return files[file][i - first_of[file]].name;
+    return files[file].tensors[i - first_of[file]].name;
   };
   // One table, on this thread: split by hash into one table a thread, the
   // inserts took longer on two threads than on one (each table's first
   // touch, faulted in at once).
   std::vector<std::pair<std::size_t, std::size_t>> out;
   NameIndex index;
-  index.for_each_repeat_hashed(n, [&](std::size_t i) { return hashes[i]; }, name_at,
-                               [&](std::size_t i, std::size_t first) {
-                                 out.emplace_back(i, first);
-                                 return true;
-                               });
+  index.for_each_repeat_hashed(n, hash_at, name_at, [&](std::size_t i, std::size_t first) {
+    out.emplace_back(i, first);
+    return true;
+  });
   return out;
 }
 

@@ -14,13 +14,19 @@
 
 namespace safespec {
 
+// One file's tensors, and their names' hashes when its reader kept them
+// (Header::name_hashes): used only when there is one per tensor.
+struct NamedTensors {
+  std::span<const TensorEntry> tensors;
+  std::span<const std::uint64_t> hashes;
+};
+
 // The tensors of `files` numbered in order (a file's tensors after the
 // previous file's): every tensor whose name an earlier one has, as (its
 // number, the first one's), in order of its number, which is what
-// NameIndex::for_each_repeat reports over the names in that order. The names
-// are gathered and hashed on up to `threads` threads, a file at a time, then
-// indexed in order on the calling thread with their hashes given.
-std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const std::span<const TensorEntry>> files,
-                                                               unsigned threads);
+// NameIndex::for_each_repeat reports over the names in that order. Names
+// whose hashes were not kept are hashed on up to `threads` threads, a file
+// at a time; then all are indexed in order on the calling thread.
+std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const NamedTensors> files, unsigned threads);
 
 }  // namespace safespec

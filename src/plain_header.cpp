@@ -181,7 +181,8 @@ std::size_t expected_tensors(std::string_view first, std::uint64_t text_size) {
 // result is the same for every window size (props: plain_header_windows).
 class TopLevel {
  public:
-  TopLevel(TextWindows& text, NameIndex& names, std::size_t reserve) : text_(text), names_(names) {
+  TopLevel(TextWindows& text, NameIndex& names, std::size_t reserve, bool keep_hashes)
+      : text_(text), names_(names), keep_hashes_(keep_hashes) {
     h_.tensors.reserve(reserve);
   }
 
@@ -208,7 +209,12 @@ class TopLevel {
       from_ = 0;
     }
     const auto name_at = [&](std::size_t i) -> std::string_view { return h_.tensors[i].name; };
-    if (names_.first_duplicate(h_.tensors.size(), name_at) != NameIndex::npos) return std::nullopt;
+    std::uint64_t* hashes = nullptr;
+    if (keep_hashes_) {
+      h_.name_hashes.values.resize(h_.tensors.size());
+      hashes = h_.name_hashes.values.data();
+    }
+    if (names_.first_duplicate(h_.tensors.size(), name_at, hashes) != NameIndex::npos) return std::nullopt;
     return std::move(h_);
   }
 
@@ -283,6 +289,7 @@ class TopLevel {
 
   TextWindows& text_;
   NameIndex& names_;
+  bool keep_hashes_;
   Header h_;
   Reader r_;
   At at_ = At::Open;
@@ -308,15 +315,17 @@ class WholeText final : public TextWindows {
 
 }  // namespace
 
-std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names) {
+std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names, bool keep_name_hashes) {
   WholeText whole(text);
   // Sized as a windowed read sizes it, from its first window's brackets: a
   // count over the whole text was a pass of its own, a ninth of the parse.
-  return TopLevel(whole, names, expected_tensors(text.substr(0, kHeaderWindowBytes), text.size())).read();
+  return TopLevel(whole, names, expected_tensors(text.substr(0, kHeaderWindowBytes), text.size()), keep_name_hashes)
+      .read();
 }
 
-std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names) {
-  return TopLevel(text, names, expected_tensors(text.window(), text_size)).read();
+std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names,
+                                         bool keep_name_hashes) {
+  return TopLevel(text, names, expected_tensors(text.window(), text_size), keep_name_hashes).read();
 }
 
 }  // namespace safespec

@@ -52,9 +52,11 @@ class TextWindows {
 };
 
 // `names` is scratch for the duplicate checks, kept by the caller between calls.
-std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names);
+// keep_name_hashes: the header's name_hashes are filled (spec/model.hpp).
+std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names, bool keep_name_hashes = false);
 // The same reading over a text of `text_size` bytes that arrives in windows;
 // the same result for every window size.
-std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names);
+std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names,
+                                         bool keep_name_hashes = false);
 
 }  // namespace safespec
