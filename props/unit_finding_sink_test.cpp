@@ -75,3 +75,18 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: tensors in two files of one checkpoint
   CHECK(r.out.find(R"("counts":{"ST-TENSOR-UNALIGNED":1100,"ST-INDEX-TENSOR-IN-TWO-SHARDS":1101},)") != std::string::npos);
   CHECK(r.out.find(R"("message":"found 101 more findings of this rule beyond the 1000 listed")") != std::string::npos);
 }
+
+TEST_CASE("bound_findings: no findings gives none, and every rule's count is zero", "[unit]") {
+  RuleCounts counts;
+  counts.fill(7);  // what the caller's array held before
+  CHECK(bound_findings({}, &counts).empty());
+  CHECK(counts == RuleCounts{});
+  CHECK(bound_findings({}).empty());
+  // One finding: the same answer with or without the early path.
+  const Findings one{Finding{RuleId::OffsetGap, Severity::Error, Place::tensor("a"), "gap", {}}};
+  counts.fill(7);
+  CHECK(bound_findings(one, &counts) == one);
+  RuleCounts expected{};
+  expected[static_cast<std::size_t>(RuleId::OffsetGap)] = 1;
+  CHECK(counts == expected);
+}

@@ -61,6 +61,12 @@ std::optional<std::uint64_t> unlisted_in(const Finding& f) {
 }
 
 Findings bound_findings(Findings all, RuleCounts* counts) {
+  // Most files have no finding: their answer needs none of the tables
+  // below (4 KB to clear, and every report of a 1,000-file directory did).
+  if (all.empty()) {
+    if (counts) counts->fill(0);
+    return all;
+  }
   RuleCounts listed{}, dropped{};
   std::array<std::optional<std::size_t>, kRuleCount> counted{};  // a producer's count line, in `out`
   std::array<Severity, kRuleCount> severity{};

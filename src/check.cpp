@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -332,15 +333,15 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   // file that is no shard of an index read and parsed at once (on o.jobs
   // threads), then the reports put together in the order of the paths.
   struct Planned {
-    std::string index;               // set: a shard index (given, or found in a directory)
-    std::vector<std::string> files;  // else: a directory's .safetensors files, or the path itself
+    std::string index;      // set: a shard index (given, or found in a directory)
+    std::size_t files = 0;  // else: how many of `loose` are its files (a directory's, or the path itself)
     bool directory = false;
   };
   std::vector<Planned> plan;
-  std::vector<std::string> loose;
+  std::vector<std::string> loose;  // the paths' files, moved here (a directory's are a thousand strings)
   for (const std::string& path : paths) {
     if (is_index_path(path)) {
-      plan.push_back(Planned{path, {}, false});
+      plan.push_back(Planned{path, 0, false});
       continue;
     }
     std::error_code ec;
@@ -348,10 +349,16 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     std::vector<std::string> inside =
         fs::is_directory(path, ec) ? directory_paths(path, is_index) : std::vector<std::string>{};
     // A directory without a checkpoint in it is refused as the path it is.
-    if (inside.empty()) plan.push_back(Planned{{}, {path}, false});
-    else if (is_index) plan.push_back(Planned{inside.front(), {}, false});
-    else plan.push_back(Planned{{}, std::move(inside), true});
-    loose.insert(loose.end(), plan.back().files.begin(), plan.back().files.end());
+    if (inside.empty()) {
+      plan.push_back(Planned{{}, 1, false});
+      loose.push_back(path);
+    } else if (is_index) {
+      plan.push_back(Planned{std::move(inside.front()), 0, false});
+    } else {
+      plan.push_back(Planned{{}, inside.size(), true});
+      if (loose.empty()) loose = std::move(inside);
+      else loose.insert(loose.end(), std::make_move_iterator(inside.begin()), std::make_move_iterator(inside.end()));
+    }
   }
   std::vector<FileReport> loaded = check_files(loose, o.profile, o.jobs, parser);
   // The reports are the loaded ones in order, with each index's reports
@@ -378,7 +385,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       groups.emplace_back();
       indexed.push_back(false);
       named(quote_name(path));
-      for (std::size_t f = 0; f < p.files.size(); ++f) groups.back().push_back(take());
+      for (std::size_t f = 0; f < p.files; ++f) groups.back().push_back(take());
       continue;
     }
     const std::size_t at = take();
