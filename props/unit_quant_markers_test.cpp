@@ -374,3 +374,45 @@ TEST_CASE("sglang's first rejection follows its phases: metadata before tensor m
   Marked clean;
   CHECK(clean.run().sglang_config == "None");
 }
+
+// model_signs (spec/quant/checkpoint.hpp): what `check` works out where it
+// parses a file, so the analysis need not scan the model again: a marker
+// name, and anything else its shortcut for unquantized checkpoints looks for.
+TEST_CASE("model_signs: a marker, each quantized dtype, scaled_fp8, _quantization_metadata, and none", "[quant]") {
+  const auto signs = [](std::vector<std::pair<std::string, Dtype>> tensors, bool qmeta = false) {
+    Model m;
+    for (auto& [name, dtype] : tensors) m.header.tensors.push_back(TensorEntry{name, dtype, {1}, 0, 0});
+    if (qmeta) {
+      m.header.metadata_state = MetadataState::Present;
+      m.header.metadata.emplace_back("_quantization_metadata", "{}");
+    }
+    const quant::ModelSigns s = quant::model_signs(m);
+    return std::pair{s.marker, s.other};
+  };
+  using P = std::pair<bool, bool>;
+  CHECK(signs({{"a.weight", Dtype::BF16}, {"a.bias", Dtype::F32}}) == P{false, false});
+  CHECK(signs({{"a.weight", Dtype::BF16}, {"a.comfy_quant", Dtype::BF16}}) == P{true, false});
+  CHECK(signs({{"a.comfy_quantx", Dtype::BF16}, {"comfy_quant", Dtype::BF16}}) == P{false, false});
+  for (const Dtype d : {Dtype::F8_E4M3, Dtype::F8_E5M2, Dtype::I8, Dtype::U8}) {
+    INFO(dtype_name(d));
+    CHECK(signs({{"a.weight", Dtype::BF16}, {"b.weight", d}}) == P{false, true});
+  }
+  CHECK(signs({{"scaled_fp8", Dtype::F32}}) == P{false, true});
+  CHECK(signs({{"model.scaled_fp8", Dtype::F32}}) == P{false, true});
+  CHECK(signs({{"scaled_fp8s", Dtype::F32}, {"xscaled_fp8", Dtype::F32}}) == P{false, false});
+  CHECK(signs({{"a.weight", Dtype::BF16}}, true) == P{false, true});
+  CHECK(signs({{"a.weight", Dtype::I8}, {"a.comfy_quant", Dtype::U8}}) == P{true, true});
+}
+
+TEST_CASE("analyze: signs given with a file are what it goes by", "[quant]") {
+  QuantFixture fx;
+  int8_layer(fx, "m");
+  std::vector<quant::CheckpointFile> files = fx.files();
+  const std::size_t found = quant::analyze(files).findings.size();
+  files[0].signs = quant::model_signs(*files[0].model);
+  CHECK(files[0].signs->other);
+  CHECK(quant::analyze(files).findings.size() == found);
+  // Signs that say nothing is quantized take the shortcut: no layer is read.
+  files[0].signs = quant::ModelSigns{};
+  CHECK(quant::analyze(files).findings.empty());
+}

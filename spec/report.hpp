@@ -13,6 +13,7 @@
 #include "spec/finding.hpp"
 #include "spec/finding_sink.hpp"
 #include "spec/model.hpp"
+#include "spec/quant/checkpoint.hpp"
 #include "spec/quant/layer_kinds.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/rule_catalogue.hpp"
@@ -67,6 +68,10 @@ struct FileReport {
   // What could not be checked, and why (spec/unchecked.hpp): empty when the
   // report covers the whole file.
   std::vector<Unchecked> unchecked;
+  // model_signs(*model), worked out where the file was parsed; the checkpoint
+  // analysis reads it instead of the model (spec/quant/checkpoint.hpp). Set
+  // with `model`; whoever changes the model after that resets it.
+  std::optional<quant::ModelSigns> signs = std::nullopt;
   // How the report is judged by ok() (check_paths sets them from its options).
   Profile profile = Profile::Strict;
   FailOn fail_on = FailOn::Error;

@@ -84,7 +84,8 @@ FileReport report_for(std::string name, Result<LoadedFile, IoError> loaded, Prof
     return report;
   }
   fill_findings(report, std::move(loaded).value(), profile);
-  if (!report.model) report.hint = hint();
+  if (report.model) report.signs = quant::model_signs(*report.model);
+  else report.hint = hint();
   return report;
 }
 
@@ -156,7 +157,7 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
       r.io_error = markers.error().message;
       continue;
     }
-    files.push_back(quant::CheckpointFile{r.path, &*r.model, std::move(markers).value()});
+    files.push_back(quant::CheckpointFile{r.path, &*r.model, std::move(markers).value(), r.signs});
     report_of.push_back(group[g]);
   }
   std::unique_ptr<quant::TensorData> data = o.data ? std::make_unique<FileTensorData>(files) : nullptr;
@@ -185,7 +186,7 @@ void finish_report(FileReport& r, Profile profile, FailOn fail_on) {
 
 Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileReport& r) {
   // Most checkpoints have no marker tensor: then the file is not opened again.
-  if (!has_marker_tensor(*r.model)) return std::vector<quant::MarkerBytes>{};
+  if (!(r.signs ? r.signs->marker : has_marker_tensor(*r.model))) return std::vector<quant::MarkerBytes>{};
   auto file = ByteFile::open(r.path);
   if (!file) return file.error();
   return read_markers(file.value(), *r.model);

@@ -112,20 +112,27 @@ bool sglang_accepts(const std::vector<LocatedFinding>& findings) {
 // `check`'s time on a plain 100,000-tensor checkpoint (issue 14). A
 // "quant_format" alone marks nothing: S7 only reaches tracked weights.
 bool nothing_quantized(std::span<const CheckpointFile> files) {
-  for (const CheckpointFile& f : files) {
-    if (!f.markers.empty()) return false;
-    for (const auto& [key, value] : f.model->header.metadata)
-      if (key == "_quantization_metadata") return false;
-    for (const TensorEntry& t : f.model->header.tensors) {
-      const Dtype d = t.dtype;
-      if (d == Dtype::F8_E4M3 || d == Dtype::F8_E5M2 || d == Dtype::I8 || d == Dtype::U8) return false;
-      if (t.name == "scaled_fp8" || t.name.view().ends_with(".scaled_fp8")) return false;
-    }
-  }
+  for (const CheckpointFile& f : files)
+    if (!f.markers.empty() || (f.signs ? *f.signs : model_signs(*f.model)).other) return false;
   return true;
 }
 
 }  // namespace
+
+ModelSigns model_signs(const Model& model) {
+  ModelSigns s;
+  for (const auto& [key, value] : model.header.metadata)
+    if (key == "_quantization_metadata") s.other = true;
+  for (const TensorEntry& t : model.header.tensors) {
+    const Dtype d = t.dtype;
+    const std::string_view name = t.name;
+    if (d == Dtype::F8_E4M3 || d == Dtype::F8_E5M2 || d == Dtype::I8 || d == Dtype::U8 || name == "scaled_fp8" ||
+        name.ends_with(".scaled_fp8"))
+      s.other = true;
+    if (name.ends_with(kMarkerSuffix)) s.marker = true;
+  }
+  return s;
+}
 
 Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, const LayerKinds& kinds) {
   if (nothing_quantized(files)) {

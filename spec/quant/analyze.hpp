@@ -29,6 +29,10 @@ struct Analysis {
   std::vector<Assumption> assumptions;
 };
 
+// The signs of one model (spec/quant/checkpoint.hpp); analyze works them out
+// for a file that comes without them.
+ModelSigns model_signs(const Model& model);
+
 // data: the tensor bytes for the --data rules, or nullptr to skip them.
 // kinds: what the user said of the model's layers (Linear or embedding).
 Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data = nullptr,
