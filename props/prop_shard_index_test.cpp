@@ -182,11 +182,14 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
   });
 }
 
-// find_repeats (src/name_repeats.hpp) gathers and hashes names on several
-// threads, a file at a time, then indexes them in order: the law is
+// find_repeats (src/name_repeats.hpp) takes each file's kept hashes (one per
+// tensor) or hashes the file's names itself, on several threads when many
+// names need it, then indexes them in order: the law is
 // NameIndex::for_each_repeat's answer over the names in file order, on one
-// thread, for any thread count and any split into files (empty ones too),
-// past the size where it starts threads.
+// thread, for any thread count, any split into files (empty ones too) and any
+// mix of kept and missing hash lists; a list that does not fit its file, of
+// wrong values here, is not used. Half the runs keep no hashes, so the
+// threads start past 8,192 names.
 TEST_CASE("find_repeats reports what for_each_repeat does, on any number of threads", "[prop][name-index]") {
   rc::prop("names i -> (a*i + b) mod m in files of any size, around the threading size", [] {
     const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(0, 12000));
@@ -210,14 +213,16 @@ TEST_CASE("find_repeats reports what for_each_repeat does, on any number of thre
       expected.emplace_back(i, first);
       return true;
     });
-    // Each file with its hashes kept, or not (hashed here), or with a list
-    // that does not fit its tensors (ignored: hashed here).
+    // Each file with its hashes kept (1), or none (0: hashed there), or a
+    // list one longer (2) or shorter (3) than its tensors, every value wrong.
+    const bool none_kept = *rc::gen::arbitrary<bool>();
     std::vector<std::vector<std::uint64_t>> hashes(files.size());
     std::vector<NamedTensors> named;
     for (std::size_t f = 0; f < files.size(); ++f) {
-      const int kept = *rc::gen::inRange(0, 3);
-      for (const TensorEntry& t : files[f]) hashes[f].push_back(name_hash(t.name));
+      const int kept = none_kept ? 0 : *rc::gen::inRange(0, 4);
+      for (const TensorEntry& t : files[f]) hashes[f].push_back(kept >= 2 ? ~name_hash(t.name) : name_hash(t.name));
       if (kept == 2) hashes[f].push_back(0);
+      if (kept == 3 && !hashes[f].empty()) hashes[f].pop_back();
       named.push_back(NamedTensors{files[f], kept == 0 ? std::span<const std::uint64_t>{} : hashes[f]});
     }
     RC_ASSERT(find_repeats(named, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);

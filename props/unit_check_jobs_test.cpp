@@ -212,10 +212,6 @@ TEST_CASE("check --jobs: loose paths, series, directories and indexes together k
   }
 }
 
-// A directory's files as from_pretrained(dir) takes them, listed with
-// readdir (src/check.cpp): the law is std::filesystem's listing, the paths
-// directory_iterator gives whose extension() is ".safetensors", sorted;
-// given with a trailing '/' or without.
 // The collision check across a checkpoint's files (flag_collisions) takes
 // each name's hash from its file's parse when the plain reader kept it
 // (Header::name_hashes), and hashes the names of a file the reference reader
@@ -253,15 +249,35 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (directory): each repeat once, with has
           out.push_back(fs::path(r.path).filename().string() + " | " + f.where.name + " | " + f.message);
     return out;
   };
-  for (const unsigned jobs : {1u, 2u}) {
-    INFO("--jobs " << jobs);
-    FastHeaderParser parser;
-    CHECK(repeats(check_paths({dir.string()}, CheckOptions{.jobs = jobs}, parser)) == expected);
-    CHECK_FALSE(parser.keeps_name_hashes());  // as it came
-    CHECK(repeats(check_memory(memory, CheckOptions{.jobs = jobs}, parser)) == expected);
-  }
+  // Kept by the plain reader on every thread (a and b), not by the reference reader (c).
+  const auto kept = [](const std::vector<FileReport>& reports) {
+    std::vector<bool> out;
+    for (const FileReport& r : reports) {
+      const Header& h = r.model.value().header;
+      out.push_back(!h.tensors.empty() && h.name_hashes.values.size() == h.tensors.size());
+    }
+    return out;
+  };
+  for (const unsigned jobs : {1u, 2u})
+    for (const bool was : {false, true}) {
+      INFO("--jobs " << jobs << ", the caller's parser keeping hashes: " << was);
+      FastHeaderParser parser;
+      parser.keep_name_hashes(was);
+      const std::vector<FileReport> on_disk = check_paths({dir.string()}, CheckOptions{.jobs = jobs}, parser);
+      CHECK(repeats(on_disk) == expected);
+      CHECK(kept(on_disk) == std::vector<bool>{true, true, false});
+      CHECK(parser.keeps_name_hashes() == was);  // as it came
+      const std::vector<FileReport> in_memory = check_memory(memory, CheckOptions{.jobs = jobs}, parser);
+      CHECK(repeats(in_memory) == expected);
+      CHECK(kept(in_memory) == std::vector<bool>{true, true, false});
+      CHECK(parser.keeps_name_hashes() == was);
+    }
 }
 
+// A directory's files as from_pretrained(dir) takes them, listed with
+// readdir (src/check.cpp): the law is std::filesystem's listing, the paths
+// directory_iterator gives whose extension() is ".safetensors", sorted;
+// given with a trailing '/' or without.
 TEST_CASE("check: a directory's checkpoint files are directory_iterator's .safetensors paths, sorted", "[jobs]") {
   test::TempDir t("safespec_unit_check_jobs");
   const fs::path dir = t.dir / "listing";

@@ -68,8 +68,9 @@ class NameIndex {
 
   // The first earlier duplicate among names 0..n-1 (as find_or_insert would
   // report it), or npos. With `hashes` (room for n), each name's name_hash
-  // up to that duplicate is written there too: the collision check across a
-  // checkpoint's files (src/name_repeats.hpp) then hashes no name again.
+  // is written there too (every name's when there is no duplicate; past one,
+  // only some): the collision check across a checkpoint's files
+  // (src/name_repeats.hpp) then hashes no name again.
   template <class NameAt>
   std::size_t first_duplicate(std::size_t n, const NameAt& name_at, std::uint64_t* hashes = nullptr) {
     std::size_t found = npos;

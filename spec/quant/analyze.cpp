@@ -130,6 +130,7 @@ ModelSigns model_signs(const Model& model) {
         name.ends_with(".scaled_fp8"))
       s.other = true;
     if (name.ends_with(kMarkerSuffix)) s.marker = true;
+    if (s.marker && s.other) break;
   }
   return s;
 }
