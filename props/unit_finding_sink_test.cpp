@@ -46,6 +46,32 @@ TEST_CASE("FindingSink: severity from the catalogue, 1000 listed per rule, every
   CHECK(out[1001].message == "found 3 more findings of this rule beyond the 1000 listed");
 }
 
+// count_lines scans the rules' counts only once some rule went past the
+// bound (FindingSink::past_bound_); the lines are the same whichever way a
+// finding past it came: add(rule, ...), add(Finding), or count_only.
+TEST_CASE("FindingSink: a count line exactly for each rule past the bound, however it was counted", "[unit]") {
+  FindingSink none;
+  for (int i = 0; i < 1000; ++i) none.add(RuleId::TensorUnaligned, Place::tensor("t"), "m");
+  for (int i = 0; i < 1000; ++i) none.count_only(RuleId::OffsetGap);  // counted, never past the bound
+  CHECK(none.count_lines(Place::file()).empty());
+  for (int way = 0; way < 3; ++way) {
+    INFO("way " << way);
+    FindingSink sink;
+    for (int i = 0; i < 1000; ++i) sink.add(RuleId::OffsetGap, Place::tensor("g"), "m");
+    for (int i = 0; i < 1002; ++i) {
+      if (way == 0) sink.add(RuleId::TensorUnaligned, Place::tensor("t"), "m");
+      else if (way == 1) sink.add(Finding{RuleId::TensorUnaligned, Severity::Warning, Place::tensor("t"), "m", {}});
+      else if (sink.lists(RuleId::TensorUnaligned)) sink.add(RuleId::TensorUnaligned, Place::tensor("t"), "m");
+      else sink.count_only(RuleId::TensorUnaligned);
+    }
+    const Findings lines = sink.count_lines(Place::file());
+    REQUIRE(lines.size() == 1);  // OffsetGap at exactly 1000 has none
+    CHECK(lines[0].rule == RuleId::TensorUnaligned);
+    CHECK(lines[0].where == Place::file());
+    CHECK(lines[0].message == "found 2 more findings of this rule beyond the 1000 listed");
+  }
+}
+
 TEST_CASE("ST-TENSOR-UNALIGNED (W8): strict findings are bounded where they are produced", "[ST-TENSOR-UNALIGNED]") {
   const Model m = require_model(gen::file_with_header(unaligned_header(1500), 1 + 4 * 1500));
   const Findings s = strict_findings(m);

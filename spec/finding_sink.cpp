@@ -16,6 +16,8 @@ const std::string kTail = " of this rule beyond the " + std::to_string(kMaxRecor
 void FindingSink::add(RuleId rule, Place where, std::string message, std::vector<Verdict> verdicts) {
   if (lists(rule))
     listed_.push_back(Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)});
+  else
+    past_bound_ = true;
   ++counts_[index(rule)];
 }
 
@@ -24,12 +26,15 @@ void FindingSink::add(Finding f) {
   if (lists(rule)) {
     f.severity = rule_info(rule).severity;
     listed_.push_back(std::move(f));
+  } else {
+    past_bound_ = true;
   }
   ++counts_[index(rule)];
 }
 
 Findings FindingSink::count_lines(const Place& where) const {
   Findings out;
+  if (!past_bound_) return out;
   for (std::size_t r = 0; r < counts_.size(); ++r)
     if (counts_[r] > kMaxRecords) {
       const auto id = static_cast<RuleId>(r);

@@ -34,7 +34,10 @@ class FindingSink {
   // building a message that would only be counted.
   bool lists(RuleId rule) const { return counts_[index(rule)] < kMaxRecords; }
   // Counts a finding of `rule` that is not listed (its message never built).
-  void count_only(RuleId rule) { ++counts_[index(rule)]; }
+  void count_only(RuleId rule) {
+    past_bound_ |= !lists(rule);
+    ++counts_[index(rule)];
+  }
 
   const RuleCounts& counts() const { return counts_; }
   // The listed findings, in the order added.
@@ -49,6 +52,10 @@ class FindingSink {
   static std::size_t index(RuleId r) { return static_cast<std::size_t>(r); }
   Findings listed_;
   RuleCounts counts_{};
+  // Some rule was counted past kMaxRecords: without it count_lines has
+  // nothing to scan for (a tenth of checking an 8-tensor header was that
+  // scan of every rule's count, issue 14).
+  bool past_bound_ = false;
 };
 
 // "found N more findings of this rule beyond the 1000 listed", at `where`.
