@@ -64,5 +64,6 @@ TEST_CASE("I/O (F4 input): a file that shrinks between open and the header read 
   REQUIRE(reports.size() == 1);
   CHECK(reports[0].findings.empty());
   REQUIRE(reports[0].io_error);
-  CHECK(*reports[0].io_error == "the file shrank while being read: expected 56 bytes at offset 8, found 4");
+  // The prefix and the header are one read of the 65-byte file (src/load.cpp).
+  CHECK(*reports[0].io_error == "the file shrank while being read: expected 65 bytes at offset 0, found 12");
 }

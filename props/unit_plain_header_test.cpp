@@ -279,3 +279,51 @@ TEST_CASE("plain reader keeps each name's hash when asked", "[unit][plain]") {
     for (std::size_t i = 0; i < h.tensors.size(); ++i) CHECK(h.name_hashes.values[i] == name_hash(h.tensors[i].name));
   }
 }
+
+// load_file reads a local file's prefix with the first 8 KiB after it in one
+// call and serves the windows' first bytes from there (src/load.cpp): what it
+// gives is what the same bytes give in memory, for files ending before,
+// at and after that first read, headers the plain reader decides or leaves to
+// the reference reader (a repeated name), and files too short for a prefix or
+// for the header their prefix claims.
+TEST_CASE("load_file: the first read and the windows give what the bytes in memory give", "[unit][plain]") {
+  test::TempDir tmp("first_read");
+  const auto header_of = [](std::size_t n, bool repeat) {
+    std::string h = R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},")" + std::string(repeat ? "a" : "b") +
+                    R"(":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})";
+    REQUIRE(n >= h.size());
+    return h + std::string(n - h.size(), ' ');
+  };
+  std::vector<std::vector<std::uint8_t>> files;
+  for (const std::size_t end : {4096, 8191, 8192, 8193, 20000})  // 8 + the header's length
+    for (const bool repeat : {false, true})
+      for (const std::size_t data : {2, 30000}) files.push_back(gen::file_with_header(header_of(end - 8, repeat), data));
+  std::vector<std::uint8_t> claims_more = gen::file_with_header(header_of(9000, false), 2);
+  claims_more.resize(8500);  // the prefix says 9,000 header bytes
+  files.push_back(claims_more);
+  for (const std::size_t size : {std::size_t{0}, std::size_t{5}, std::size_t{8}, std::size_t{9}}) {
+    files.push_back(gen::file_with_header(header_of(200, false), 2));
+    files.back().resize(size);
+  }
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    const std::vector<std::uint8_t>& bytes = files[k];
+    INFO("file " << k << ", " << bytes.size() << " bytes");
+    const std::string path = (tmp.dir / ("f" + std::to_string(k) + ".safetensors")).string();
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    FastHeaderParser parser;
+    const auto on_disk = load_file(path, parser);
+    REQUIRE(on_disk.ok());
+    const bool fast = parser.last_was_fast();
+    const LoadedFile in_memory = read_file_memory(bytes, parser);
+    CHECK(parser.last_was_fast() == fast);
+    const LoadedFile& d = on_disk.value();
+    CHECK(d.file_size == in_memory.file_size);
+    CHECK(d.header_length == in_memory.header_length);
+    CHECK(d.model == in_memory.model);
+    CHECK(d.reference.failure == in_memory.reference.failure);
+    CHECK(d.reference.alternatives == in_memory.reference.alternatives);
+  }
+}
