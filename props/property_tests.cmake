@@ -3,6 +3,7 @@
 set(SAFESPEC_PROPERTY_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_roundtrip_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_shard_index_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/prop_plain_index_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_mutations_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_differential_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_quant_test.cpp

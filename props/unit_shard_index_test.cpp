@@ -16,6 +16,7 @@
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
 #include "src/inspect_command.hpp"
+#include "src/plain_index.hpp"
 #include "src/shard_index.hpp"
 #include "src/writer.hpp"
 
@@ -77,6 +78,8 @@ std::vector<std::string> index_findings(Checkpoint& c, std::string_view json) {
   return shard_lines(reports[0].findings);
 }
 
+// parse_shard_index's error, the same whichever reader decided (the plain
+// reader or simdjson's DOM, src/plain_index.hpp).
 void require_index_json(std::string_view text, std::string_view where, std::string_view message) {
   INFO(text);
   const auto r = parse_shard_index(text);
@@ -84,6 +87,9 @@ void require_index_json(std::string_view text, std::string_view where, std::stri
   CHECK(r.error().rule == RuleId::IndexJson);
   CHECK(r.error().where.text() == where);
   CHECK(r.error().message == message);
+  const auto dom = parse_shard_index_dom(text);
+  REQUIRE_FALSE(dom.ok());
+  CHECK(dom.error() == r.error());
 }
 
 }  // namespace
@@ -122,6 +128,36 @@ TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message", "
   CHECK(bad.error().rule == RuleId::IndexJson);
   CHECK(bad.error().where.text() == "index");
   CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
+}
+
+// Which texts the plain reader decides (src/plain_index.hpp): an index as
+// exporters write it, compact or indented, refused entries included; any
+// other shape is left to simdjson's DOM (nullopt), which decides it as it
+// always did.
+TEST_CASE("ST-INDEX-JSON (index): the plain reader decides exporters' texts and leaves the rest to the DOM",
+          "[ST-INDEX-JSON]") {
+  const std::string indented = "{\n  \"metadata\": {\n    \"total_size\": 16,\n    \"total_parameters\": 8\n  },\n"
+                               "  \"weight_map\": {\n    \"a\": \"model-00001-of-00002.safetensors\",\n"
+                               "    \"b\": \"model-00002-of-00002.safetensors\"\n  }\n}\n";
+  const auto plain = read_plain_index(indented);
+  REQUIRE(plain.has_value());
+  REQUIRE(plain->ok());
+  CHECK(plain->value() == ShardIndex({{"a", "model-00001-of-00002.safetensors"}, {"b", "model-00002-of-00002.safetensors"}}, 16));
+  for (const char* decided : {R"({"weight_map":{}})", R"({"weight_map":{"a":"s","a":"s"}})",
+                              R"({"weight_map":{"a":"../x"}})", R"({"weight_map":{"é":"s"},"metadata":{"k":"v\n"}})"}) {
+    INFO(decided);
+    CHECK(read_plain_index(decided).has_value());
+  }
+  for (const char* left : {"", "{}", "[]", R"({"weight_map":[]})", R"({"weight_map":{"a":1}})",
+                           R"({"weight_map":{"\u0061":"s"}})", R"({"weight_map":{"a":"s\/"}})",
+                           R"({"weight_map":{},"weight_map":{}})", R"({"weight_map":{},"format":"pt"})",
+                           R"({"metadata":{"total_size":"3"},"weight_map":{}})", R"({"metadata":{"total_size":1.0},"weight_map":{}})",
+                           R"({"metadata":{"total_size":1,"total_size":2},"weight_map":{}})",
+                           R"({"metadata":null,"weight_map":{}})", R"({"metadata":{"k":[1]},"weight_map":{}})",
+                           "{\"weight_map\":{}} x", "\xef\xbb\xbf{\"weight_map\":{}}", "{\"weight_map\":{\"a\x01\":\"s\"}}"}) {
+    INFO(left);
+    CHECK_FALSE(read_plain_index(left).has_value());
+  }
 }
 
 // The first entry refused, in document order, whatever refuses it; at one

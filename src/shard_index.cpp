@@ -12,19 +12,18 @@
 #include "src/byte_file.hpp"
 #include "src/check_files.hpp"
 #include "src/header_memory.hpp"
+#include "src/index_entries.hpp"
+#include "src/plain_index.hpp"
 
 namespace safespec {
 
 namespace {
 
+Error index_error(Place where, std::string message) { return index_json_error(std::move(where), std::move(message)); }
 
-Error index_error(Place where, std::string message) {
-  return Error{RuleId::IndexJson, std::move(where), std::move(message)};
-}
-
-// The index's text with simdjson's padding after it (read_index_file reads
-// it so; parse_shard_index copies other text once).
-Result<ShardIndex> parse_padded_index(simdjson::padded_string_view padded) {
+// simdjson's DOM of the index's text, with simdjson's padding after it
+// (read_index_file reads it so; parse_shard_index copies other text once).
+Result<ShardIndex> parse_dom_index(simdjson::padded_string_view padded) {
   namespace dom = simdjson::dom;
   dom::parser parser;
   dom::element root;
@@ -32,39 +31,20 @@ Result<ShardIndex> parse_padded_index(simdjson::padded_string_view padded) {
     return index_error(Place::index(), std::string("expected a JSON document, found: ") + simdjson::error_message(err));
   dom::object top;
   if (root.get_object().get(top)) return index_error(Place::index(), "expected a JSON object at the top level");
-  ShardIndex index;
   dom::element map_value;
   dom::object weight_map;
   if (top["weight_map"].get(map_value) || map_value.get_object().get(weight_map))
     return index_error(Place::weight_map(), "expected a weight_map object mapping tensor names to shard files");
-  // Every entry in order is refused for a value that is no string, then for
-  // a tensor an earlier entry names, then for a shard that is no plain file
-  // name. The repeats are found all at once (ShardIndex::seal), after the
-  // walk has stopped at the first entry refused for its value or its shard
-  // (a shard is checked at its first entry, where the index learns it): a
-  // repeat found is then the first refusal.
-  index.reserve(weight_map.size());
-  std::optional<std::string_view> not_string;  // its key
-  std::optional<std::string_view> not_plain;   // its shard
+  IndexEntries entries(weight_map.size());
   for (dom::key_value_pair kv : weight_map) {
     std::string_view shard;
-    if (kv.value.get_string().get(shard)) {
-      not_string = kv.key;
-      break;
-    }
-    const std::size_t known = index.shards().size();
-    index.append(kv.key, shard);
-    if (index.shards().size() != known && !is_plain_shard_name(shard)) {
-      not_plain = shard;
-      break;
-    }
+    if (kv.value.get_string().get(shard)) entries.not_a_string(kv.key);
+    else entries.add(kv.key, shard);
+    if (entries.stopped()) break;
   }
-  if (const std::size_t repeat = index.seal(); repeat != ShardIndex::npos)
-    return index_error(Place::index_entry(index.tensor(repeat)), "expected each tensor once, found it twice");
-  if (not_plain)
-    return index_error(Place::index_entry(index.tensor(index.size() - 1)),
-                       "expected a file name beside the index, found the path " + quote_name(*not_plain));
-  if (not_string) return index_error(Place::index_entry(*not_string), "expected a shard file name string");
+  auto read = std::move(entries).finish();
+  if (!read) return std::move(read).error();
+  ShardIndex index = std::move(read).value();
   dom::element metadata;
   if (!top["metadata"].get(metadata) && metadata.is_object()) {
     dom::element total;
@@ -80,8 +60,15 @@ Result<ShardIndex> parse_padded_index(simdjson::padded_string_view padded) {
 
 }  // namespace
 
+Result<ShardIndex> parse_shard_index_dom(std::string_view text) {
+  return parse_dom_index(simdjson::padded_string(text));
+}
+
+// The plain reader first (src/plain_index.hpp), simdjson's DOM for any text
+// it does not decide.
 Result<ShardIndex> parse_shard_index(std::string_view text) {
-  return parse_padded_index(simdjson::padded_string(text));
+  if (auto plain = read_plain_index(text)) return std::move(*plain);
+  return parse_shard_index_dom(text);
 }
 
 Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
@@ -99,8 +86,10 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
   HeaderMemory text(size + simdjson::SIMDJSON_PADDING);
   if (auto r = file.value().read_at(0, std::span(text.data(), size)); !r) return IndexFailure{r.error(), std::nullopt};
   std::memset(text.data() + size, 0, simdjson::SIMDJSON_PADDING);  // as padded_string leaves it
-  auto index = parse_padded_index(simdjson::padded_string_view(reinterpret_cast<const char*>(text.data()), size,
-                                                               size + simdjson::SIMDJSON_PADDING));
+  const std::string_view read(reinterpret_cast<const char*>(text.data()), size);
+  auto plain = read_plain_index(read);
+  auto index = plain ? std::move(*plain)
+                     : parse_dom_index(simdjson::padded_string_view(read.data(), size, size + simdjson::SIMDJSON_PADDING));
   if (!index) return IndexFailure{std::nullopt, std::move(index).error()};
   IndexFile out{std::move(index).value(), {}, {}};
   out.shards = out.index.shards();

@@ -13,8 +13,12 @@
 
 namespace safespec {
 
-// Parses the index text. Errors are ST-INDEX-JSON findings.
+// Parses the index text. Errors are ST-INDEX-JSON findings. A text the
+// plain reader decides (src/plain_index.hpp) is read by it, any other by
+// simdjson's DOM; parse_shard_index_dom reads every text with the DOM, the
+// law the plain reader is held to (src/oracles_index.hpp).
 Result<ShardIndex> parse_shard_index(std::string_view text);
+Result<ShardIndex> parse_shard_index_dom(std::string_view text);
 
 // An index file read whole and parsed, with the shards it names: their file
 // names (sorted, each once) and their paths beside the index.
