@@ -3,9 +3,10 @@
 # Python"): setup.py drives CMake in build/release, which the release stage
 # of scripts/test.sh has just configured and built with the settings setup.py
 # passes (Release, no tests, the module on), so only what changed is rebuilt.
-# setup.py leaves SAFESPEC_TESTS off in that cache; the release preset sets it
-# on again, or a later `cmake --preset release` would build no test and ctest
-# would run the test programs left from before.
+# setup.py leaves SAFESPEC_TESTS off in that cache, so it is put back as it
+# was afterwards: otherwise a later `cmake --build` there would build no test
+# and ctest would run the test programs left from before (only `cmake
+# --preset release` set it on again).
 # The module is installed with --target into a scratch folder and imported
 # from outside the source tree.
 set -euo pipefail
@@ -16,8 +17,10 @@ py=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/
 py=${py:-/usr/bin/python3}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
+tests=$(sed -n 's/^SAFESPEC_TESTS:BOOL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 SAFESPEC_PIP_BUILD="$build" "$py" -m pip install --quiet --root-user-action=ignore --no-build-isolation --no-deps --no-index \
   --target "$scratch/site" .
+if [ "$tests" = ON ]; then cmake -DSAFESPEC_TESTS=ON "$build" > /dev/null; fi
 cd "$scratch"
 PYTHONPATH="$scratch/site" "$py" - "$root" <<'PY'
 import sys
