@@ -66,6 +66,7 @@ std::string shard_name(IndexText& t) {
     case 0: return "../up.safetensors";
     case 1: return "sub/s.safetensors";
     case 2: return "..";
+    case 3: return "";
     default: return name(t, "model-", 4) + ".safetensors";
   }
 }
@@ -102,6 +103,17 @@ std::string metadata(IndexText& t) {
         if (total) t.plain = false;
         out += "\"12\"";
         break;
+      case 6:  // a string value the plain reader decodes (its escapes) or declines (bad UTF-8, a lone surrogate)
+        if (total) t.plain = false;
+        switch (*rc::gen::inRange(0, 5)) {
+          case 0: out += "\"a\\n\\u00e9\\/\""; break;
+          case 1: out += "\"\\ud83d\\ude00\""; break;
+          case 2: t.plain = false; out += "\"\\ud83d\""; break;
+          case 3: t.plain = false; out += "\"\xed\xa0\x80\""; break;
+          default: out += "\"\xf0\x9f\x98\x80\""; break;
+        }
+        break;
+      case 7: out += "0"; break;
       case 5: out += "18446744073709551615"; break;
       default: out += std::to_string(*rc::gen::inRange(0, 100000)); break;
     }

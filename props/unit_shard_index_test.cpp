@@ -123,11 +123,18 @@ TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message", "
                      "expected an integer byte count");
   require_index_json(R"({"metadata":{"total_size":-1},"weight_map":{}})", "metadata.total_size",
                      "expected an integer byte count");
-  const auto bad = parse_shard_index("{");
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().rule == RuleId::IndexJson);
-  CHECK(bad.error().where.text() == "index");
-  CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
+  // Text that is no JSON document is refused as such, also when an entry
+  // before the fault would be refused (the document is parsed whole first).
+  for (const char* broken : {"{", R"({"weight_map":{"a":"../x"},})", R"({"weight_map":{"a":"s","a":"s"}} x)",
+                             R"({"weight_map":{"a":"s","b":1,"c":"s\x"}})"}) {
+    INFO(broken);
+    const auto bad = parse_shard_index(broken);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().rule == RuleId::IndexJson);
+    CHECK(bad.error().where.text() == "index");
+    CHECK(bad.error().message.starts_with("expected a JSON document, found: "));
+    CHECK(bad.error() == parse_shard_index_dom(broken).error());
+  }
 }
 
 // Which texts the plain reader decides (src/plain_index.hpp): an index as
@@ -144,9 +151,17 @@ TEST_CASE("ST-INDEX-JSON (index): the plain reader decides exporters' texts and 
   REQUIRE(plain->ok());
   CHECK(plain->value() == ShardIndex({{"a", "model-00001-of-00002.safetensors"}, {"b", "model-00002-of-00002.safetensors"}}, 16));
   for (const char* decided : {R"({"weight_map":{}})", R"({"weight_map":{"a":"s","a":"s"}})",
-                              R"({"weight_map":{"a":"../x"}})", R"({"weight_map":{"é":"s"},"metadata":{"k":"v\n"}})"}) {
+                              R"({"weight_map":{"a":"../x"}})", R"({"weight_map":{"a":""}})",
+                              R"({"weight_map":{"é":"s"},"metadata":{"k":"v\n\ud83d\ude00"}})",
+                              R"({"metadata":{"total_size":0},"weight_map":{}})",
+                              R"({"metadata":{"total_size":18446744073709551615},"weight_map":{}})"}) {
     INFO(decided);
-    CHECK(read_plain_index(decided).has_value());
+    const auto plain = read_plain_index(decided);
+    REQUIRE(plain.has_value());
+    const auto dom = parse_shard_index_dom(decided);
+    CHECK(plain->ok() == dom.ok());
+    if (plain->ok() && dom.ok()) CHECK(plain->value() == dom.value());
+    if (!plain->ok() && !dom.ok()) CHECK(plain->error() == dom.error());
   }
   for (const char* left : {"", "{}", "[]", R"({"weight_map":[]})", R"({"weight_map":{"a":1}})",
                            R"({"weight_map":{"\u0061":"s"}})", R"({"weight_map":{"a":"s\/"}})",

@@ -142,9 +142,17 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   // ends: one read instead of two for each file of a directory of small
   // checkpoints, whose check is mostly system calls (issue 14). A URL's
   // first request stays at the 8 bytes it needs.
+  // When that read fails (the file shrank, or its data cannot be read), the
+  // 8-byte read is made alone and the header read after it, as before: an
+  // error that lies past the header stays out of the answer.
   std::array<std::uint8_t, kFirstReadBytes> head;
-  const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(f.size(), f.local() ? head.size() : 8));
-  if (auto r = f.read_at(0, std::span(head).first(got)); !r) return r.error();
+  std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(f.size(), f.local() ? head.size() : 8));
+  auto first = f.read_at(0, std::span(head).first(got));
+  if (!first && got > 8) {
+    got = 8;
+    first = f.read_at(0, std::span(head).first(got));
+  }
+  if (!first) return first.error();
   const auto prefix = std::span(head).first(std::min<std::size_t>(got, 8));
   auto n = check_prefix(prefix, f.size());
   if (!n) return LoadedFile{f.size(), 0, n.error(), reference::read_metadata(prefix, f.size())};

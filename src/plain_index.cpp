@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -15,7 +16,9 @@ namespace {
 // Room reserved for the entries: an exporter's entry is some 60-80 bytes
 // (`"model.layers.0.mlp.up_proj.weight": "model-00001-of-00004.safetensors",`);
 // shorter ones only cost the vector a growth. At most a million entries
-// (24 MB) are reserved ahead, whatever the text's size.
+// (24 MB) are reserved ahead, whatever the text's size; room an index with a
+// large metadata and a small weight_map does not use stays address space,
+// never touched.
 constexpr std::size_t kEntryBytesGuess = 64;
 constexpr std::size_t kMaxEntriesReserved = std::size_t{1} << 20;
 
@@ -52,7 +55,9 @@ class PlainIndexReader {
   // is into the text (a decoded one lives in the cursor's scratch buffer).
   bool kept_string(std::string_view& out) {
     if (!r_.string(out)) return false;
-    return out.data() >= text_.data() && out.data() + out.size() <= text_.data() + text_.size();
+    // std::less_equal: a total order even for pointers into other buffers.
+    const std::less_equal<const char*> le;
+    return le(text_.data(), out.data()) && le(out.data() + out.size(), text_.data() + text_.size());
   }
 
   bool weight_map() {

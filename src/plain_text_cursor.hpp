@@ -1,7 +1,8 @@
-// The text cursor of the one-pass plain reader (src/plain_header.cpp):
-// whitespace, punctuation, JSON strings and non-negative integers, each
-// method false as soon as the text is not plain. Inline in a header of its
-// own: it is the reader's inner loop, and the reader's file stays readable.
+// The text cursor of the one-pass plain readers (a header, src/plain_header.cpp;
+// a shard index, src/plain_index.cpp): whitespace, punctuation, JSON strings
+// and non-negative integers, each method false as soon as the text is not
+// plain. Inline in a header of its own: it is the readers' inner loop, and
+// their files stay readable.
 #pragma once
 
 #include <cstdint>
@@ -44,8 +45,8 @@ inline std::uint64_t digits_value(std::uint64_t word, unsigned n) {
 }
 #endif
 
-// A text cursor; every method returns false (and leaves the Header half
-// built) as soon as the text is not plain: the caller then discards it all.
+// A text cursor; every method returns false as soon as the text is not
+// plain, and the reader then discards what it built (a Header, an index).
 class Reader {
  public:
   void reset(std::string_view text) {
