@@ -56,12 +56,9 @@ std::optional<std::string> index_breaks_laws(std::span<const std::uint8_t> bytes
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   const Result<ShardIndex> parsed = parse_shard_index(text);
   const Result<ShardIndex> again = parse_shard_index(text);
-  const auto same = [](const Result<ShardIndex>& a, const Result<ShardIndex>& b) {
-    return a.ok() == b.ok() && (a ? a.value() == b.value() : a.error() == b.error());
-  };
-  if (!same(parsed, again)) return "parse_shard_index is not deterministic";
+  if (!(parsed == again)) return "parse_shard_index is not deterministic";
   // The plain reader decides only what simdjson's DOM would decide the same.
-  if (!same(parsed, parse_shard_index_dom(text)))
+  if (!(parsed == parse_shard_index_dom(text)))
     return "the plain index reader and simdjson's DOM disagree: " +
            (parsed ? std::string("the plain reader accepts") : "the plain reader: " + parsed.error().message);
   if (!parsed) {

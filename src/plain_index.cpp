@@ -28,12 +28,11 @@ class PlainIndexReader {
 
   std::optional<Result<ShardIndex>> read() {
     if (!r_.eat('{')) return std::nullopt;
-    bool map = false, meta = false;
+    bool meta = false;
     do {
       std::string_view key;
       if (!kept_string(key) || !r_.eat(':')) return std::nullopt;
-      if (key == "weight_map" && !map) {
-        map = true;
+      if (key == "weight_map" && !entries_) {
         if (!weight_map()) return std::nullopt;
       } else if (key == "metadata" && !meta) {
         meta = true;
@@ -44,7 +43,7 @@ class PlainIndexReader {
     } while (r_.eat(','));
     if (!r_.eat('}')) return std::nullopt;
     r_.skip_space();
-    if (!r_.at_end() || !map) return std::nullopt;
+    if (!r_.at_end() || !entries_) return std::nullopt;
     auto index = std::move(*entries_).finish();
     if (index) index.value().total_size = total_;
     return index;

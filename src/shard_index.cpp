@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "spec/limits.hpp"
-#include "spec/quote.hpp"
 #include "src/byte_file.hpp"
 #include "src/check_files.hpp"
 #include "src/header_memory.hpp"
@@ -19,8 +18,6 @@ namespace safespec {
 
 namespace {
 
-Error index_error(Place where, std::string message) { return index_json_error(std::move(where), std::move(message)); }
-
 // simdjson's DOM of the index's text, with simdjson's padding after it
 // (read_index_file reads it so; parse_shard_index copies other text once).
 Result<ShardIndex> parse_dom_index(simdjson::padded_string_view padded) {
@@ -28,13 +25,14 @@ Result<ShardIndex> parse_dom_index(simdjson::padded_string_view padded) {
   dom::parser parser;
   dom::element root;
   if (auto err = parser.parse(padded).get(root); err)
-    return index_error(Place::index(), std::string("expected a JSON document, found: ") + simdjson::error_message(err));
+    return index_json_error(Place::index(),
+                            std::string("expected a JSON document, found: ") + simdjson::error_message(err));
   dom::object top;
-  if (root.get_object().get(top)) return index_error(Place::index(), "expected a JSON object at the top level");
+  if (root.get_object().get(top)) return index_json_error(Place::index(), "expected a JSON object at the top level");
   dom::element map_value;
   dom::object weight_map;
   if (top["weight_map"].get(map_value) || map_value.get_object().get(weight_map))
-    return index_error(Place::weight_map(), "expected a weight_map object mapping tensor names to shard files");
+    return index_json_error(Place::weight_map(), "expected a weight_map object mapping tensor names to shard files");
   IndexEntries entries(weight_map.size());
   for (dom::key_value_pair kv : weight_map) {
     std::string_view shard;
@@ -51,11 +49,19 @@ Result<ShardIndex> parse_dom_index(simdjson::padded_string_view padded) {
     if (!metadata["total_size"].get(total)) {
       std::uint64_t v = 0;
       if (total.get_uint64().get(v))
-        return index_error(Place::index_total_size(), "expected an integer byte count");
+        return index_json_error(Place::index_total_size(), "expected an integer byte count");
       index.total_size = v;
     }
   }
   return index;
+}
+
+// The plain reader first (src/plain_index.hpp), simdjson's DOM for any text
+// it does not decide, of the padded text `padded()` gives (made only then).
+template <class Padded>
+Result<ShardIndex> parse_index_text(std::string_view text, const Padded& padded) {
+  if (auto plain = read_plain_index(text)) return std::move(*plain);
+  return parse_dom_index(padded());
 }
 
 }  // namespace
@@ -64,11 +70,8 @@ Result<ShardIndex> parse_shard_index_dom(std::string_view text) {
   return parse_dom_index(simdjson::padded_string(text));
 }
 
-// The plain reader first (src/plain_index.hpp), simdjson's DOM for any text
-// it does not decide.
 Result<ShardIndex> parse_shard_index(std::string_view text) {
-  if (auto plain = read_plain_index(text)) return std::move(*plain);
-  return parse_shard_index_dom(text);
+  return parse_index_text(text, [&] { return simdjson::padded_string(text); });
 }
 
 Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
@@ -76,7 +79,7 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
   if (!file) return IndexFailure{file.error(), std::nullopt};
   // A URL's size is the server's word: it is checked before any allocation.
   if (file.value().size() > kMaxIndexBytes)
-    return IndexFailure{std::nullopt, index_error(Place::index(), "expected an index of at most 256 MiB, found " +
+    return IndexFailure{std::nullopt, index_json_error(Place::index(), "expected an index of at most 256 MiB, found " +
                                                                       std::to_string(file.value().size()) + " bytes")};
   // Read straight into the parser's padded buffer: no second copy of a
   // 4 MB index (a 1,000-shard checkpoint's) to fault in, and that buffer
@@ -87,9 +90,8 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
   if (auto r = file.value().read_at(0, std::span(text.data(), size)); !r) return IndexFailure{r.error(), std::nullopt};
   std::memset(text.data() + size, 0, simdjson::SIMDJSON_PADDING);  // as padded_string leaves it
   const std::string_view read(reinterpret_cast<const char*>(text.data()), size);
-  auto plain = read_plain_index(read);
-  auto index = plain ? std::move(*plain)
-                     : parse_dom_index(simdjson::padded_string_view(read.data(), size, size + simdjson::SIMDJSON_PADDING));
+  auto index = parse_index_text(
+      read, [&] { return simdjson::padded_string_view(read.data(), size, size + simdjson::SIMDJSON_PADDING); });
   if (!index) return IndexFailure{std::nullopt, std::move(index).error()};
   IndexFile out{std::move(index).value(), {}, {}};
   out.shards = out.index.shards();
