@@ -291,8 +291,9 @@ TEST_CASE("Shape holds what a std::vector would after the same steps", "[prop][m
 // would, and every text an arena stored still reads as stored (ASan, in the
 // test suite, catches a name that outlives its bytes).
 TEST_CASE("Name holds what a std::string would after the same steps", "[prop][model]") {
-  rc::prop("owned, borrowed, copied, moved, across arena blocks", [] {
+  rc::prop("owned, borrowed, copied, moved, across arena blocks, first block sized or not", [] {
     NameArena arena;
+    if (*rc::gen::arbitrary<bool>()) arena.expect(*rc::gen::inRange<std::size_t>(0, 3 * NameArena::kFirstBlock));
     std::vector<std::pair<std::string_view, std::string>> stored;
     Name n;
     std::string s;
@@ -345,6 +346,31 @@ TEST_CASE("NameArena loses at most a quarter of a block to each tail", "[unit][m
   NameArena quarters;
   for (int i = 0; i < 64; ++i) quarters.store(std::string(NameArena::kOwnBlock, 'q'));
   CHECK(quarters.allocated() <= quarters.stored() + 2 * NameArena::kMaxBlock);
+}
+
+TEST_CASE("NameArena::expect: the first block no larger than the text to come, from 64 bytes", "[unit][model]") {
+  const auto first_block = [](std::size_t expected) {
+    NameArena arena;
+    arena.expect(expected);
+    arena.store("w");
+    return arena.allocated();
+  };
+  CHECK(first_block(944) == 944);  // a 1 KB header's names: one small block
+  CHECK(first_block(10) == 64);
+  CHECK(first_block(0) == 64);
+  CHECK(first_block(1 << 30) == NameArena::kFirstBlock);
+  // More than expected still fits: the next block doubles on.
+  NameArena arena;
+  arena.expect(100);
+  const std::string_view a = arena.store(std::string(90, 'a'));
+  const std::string_view b = arena.store(std::string(90, 'b'));
+  CHECK(a == std::string(90, 'a'));
+  CHECK(b == std::string(90, 'b'));
+  CHECK(arena.allocated() == 100 + 200);
+  // Once a block is open, expect changes nothing.
+  arena.expect(64);
+  arena.store(std::string(300, 'c'));
+  CHECK(arena.allocated() == 100 + 200 + 400);
 }
 
 TEST_CASE("Shape: three dimensions in place, a tensor entry in 72 bytes", "[unit][model]") {

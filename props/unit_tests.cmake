@@ -46,6 +46,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_serde_number_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reference_reader_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_plain_header_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_header_memory_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_reports_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_inspect_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_diff_test.cpp

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<char> file_bytes(const fs::path& p) {
+std::vector<char> file_chars(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
@@ -89,7 +89,7 @@ TEST_CASE("vectors: the golden vectors are this command's output for their shape
   const fs::path golden = test::vectors_dir() / "g16_c256_f32_bias";
   for (const char* f : {"layer.safetensors", "x.safetensors", "y_eager.safetensors", "y_cuda.safetensors"}) {
     INFO(f);
-    CHECK(file_bytes(s.dir / "g" / f) == file_bytes(golden / f));
+    CHECK(file_chars(s.dir / "g" / f) == file_chars(golden / f));
   }
 }
 

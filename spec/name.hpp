@@ -19,6 +19,7 @@
 //   then destroy the Header; nothing in safespec does.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <cstring>
@@ -146,6 +147,14 @@ class NameArena {
 
   // Storage is not part of a Header's value.
   friend bool operator==(const NameArena&, const NameArena&) noexcept { return true; }
+
+  // At most `bytes` of text will be stored: the first block is no larger
+  // (from 64 bytes; a 1 KB header's names then take one small block, not
+  // kFirstBlock, which malloc's slow path handed out and took back each
+  // time). No effect once a block is open.
+  void expect(std::size_t bytes) noexcept {
+    if (blocks_.empty()) next_ = std::clamp<std::size_t>(bytes, 64, kFirstBlock) / 2;
+  }
 
   std::string_view store(std::string_view text) {
     if (text.size() > Name::kMaxSize) throw std::length_error("safespec::NameArena: text longer than 2^32 - 1 bytes");

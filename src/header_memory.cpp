@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <new>
 
 namespace safespec {
@@ -25,6 +26,14 @@ HeaderMemory::HeaderMemory(std::size_t bytes) {
     }
   }
   data_ = new std::uint8_t[bytes == 0 ? 1 : bytes];
+}
+
+void advise_huge_pages(const void* data, std::size_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  if (bytes < kHugePage || begin > UINTPTR_MAX - bytes) return;
+  const std::uintptr_t first = (begin + kHugePage - 1) / kHugePage * kHugePage;
+  const std::uintptr_t last = (begin + bytes) / kHugePage * kHugePage;
+  if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 }
 
 HeaderMemory::~HeaderMemory() {

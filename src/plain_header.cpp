@@ -9,6 +9,7 @@
 #include "spec/json_text.hpp"
 #include "spec/limits.hpp"
 #include "spec/utf8.hpp"
+#include "src/header_memory.hpp"
 #include "src/plain_text_cursor.hpp"
 
 namespace safespec {
@@ -181,9 +182,11 @@ std::size_t expected_tensors(std::string_view first, std::uint64_t text_size) {
 // result is the same for every window size (props: plain_header_windows).
 class TopLevel {
  public:
-  TopLevel(TextWindows& text, NameIndex& names, std::size_t reserve, bool keep_hashes)
+  TopLevel(TextWindows& text, std::uint64_t text_size, NameIndex& names, std::size_t reserve, bool keep_hashes)
       : text_(text), names_(names), keep_hashes_(keep_hashes) {
+    h_.name_text.expect(static_cast<std::size_t>(std::min<std::uint64_t>(text_size, SIZE_MAX)));
     h_.tensors.reserve(reserve);
+    advise_huge_pages(h_.tensors.data(), h_.tensors.capacity() * sizeof(TensorEntry));
   }
 
   std::optional<Header> read() {
@@ -319,13 +322,13 @@ std::optional<Header> parse_plain_header(std::string_view text, NameIndex& names
   WholeText whole(text);
   // Sized as a windowed read sizes it, from its first window's brackets: a
   // count over the whole text was a pass of its own, a ninth of the parse.
-  return TopLevel(whole, names, expected_tensors(text.substr(0, kHeaderWindowBytes), text.size()), keep_name_hashes)
+  return TopLevel(whole, text.size(), names, expected_tensors(text.substr(0, kHeaderWindowBytes), text.size()), keep_name_hashes)
       .read();
 }
 
 std::optional<Header> parse_plain_header(TextWindows& text, std::uint64_t text_size, NameIndex& names,
                                          bool keep_name_hashes) {
-  return TopLevel(text, names, expected_tensors(text.window(), text_size), keep_name_hashes).read();
+  return TopLevel(text, text_size, names, expected_tensors(text.window(), text_size), keep_name_hashes).read();
 }
 
 }  // namespace safespec
