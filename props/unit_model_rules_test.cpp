@@ -278,6 +278,35 @@ TEST_CASE("F7 (X13): sorted_by_offsets is total, ties broken by name bytes") {
   CHECK(order[3]->name == "b");
 }
 
+TEST_CASE("F7-F13: the reference's findings do not depend on the header's order of tensors") {
+  // A header in offset order is walked as it is, any other through
+  // sorted_by_offsets: every order of the same tensors (clean ones, a gap,
+  // an overlap, two zero-sized ones tied at one offset, trailing bytes)
+  // gives one answer, the one for the order by name, which is offset order.
+  std::vector<TensorEntry> ts = {gen::tensor_entry("a", Dtype::U8, {2}, 0, 2),
+                                 gen::tensor_entry("b", Dtype::U8, {1}, 2, 3),
+                                 gen::tensor_entry("c", Dtype::U8, {2}, 4, 6),
+                                 gen::tensor_entry("d", Dtype::U8, {3}, 5, 8),
+                                 gen::tensor_entry("e", Dtype::U8, {0}, 8, 8),
+                                 gen::tensor_entry("f", Dtype::U8, {0}, 8, 8)};
+  std::sort(ts.begin(), ts.end(), [](const TensorEntry& x, const TensorEntry& y) { return x.name < y.name; });
+  const auto findings_in = [](const std::vector<TensorEntry>& order) {
+    Model m;
+    m.header.tensors = order;
+    m.header_length = 8;
+    m.file_size = 8 + 8 + 9;
+    return reference_findings(m);
+  };
+  const Findings sorted = findings_in(ts);
+  REQUIRE(sorted.size() == 3);  // the gap before c, the overlap of d, trailing bytes
+  std::size_t orders = 0;
+  do {
+    CHECK(findings_in(ts) == sorted);
+    ++orders;
+  } while (std::next_permutation(ts.begin(), ts.end(), [](const TensorEntry& x, const TensorEntry& y) { return x.name < y.name; }));
+  CHECK(orders == 720);
+}
+
 namespace {
 // Contiguous U8 tensors of at most 2^60 bytes each (2^63 bits, so F10 holds)
 // ending at `end`.

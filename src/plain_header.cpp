@@ -101,6 +101,9 @@ bool read_metadata(Reader& r, Header& h, NameIndex& keys) {
   if (!r.eat('{')) return false;
   h.metadata_state = MetadataState::Present;
   if (!r.eat('}')) {
+    // Room for a few entries at once: grown from one, two entries (format
+    // and one more, as exporters write) were three allocations, not two.
+    h.metadata.reserve(4);
     do {
       std::string_view key, value;
       if (!r.string(key)) return false;
