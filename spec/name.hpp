@@ -153,7 +153,7 @@ class NameArena {
   // kFirstBlock, which malloc's slow path handed out and took back each
   // time). No effect once a block is open.
   void expect(std::size_t bytes) noexcept {
-    if (blocks_.empty()) next_ = std::clamp<std::size_t>(bytes, 64, kFirstBlock) / 2;
+    if (!first_) next_ = std::clamp<std::size_t>(bytes, 64, kFirstBlock) / 2;
   }
 
   std::string_view store(std::string_view text) {
@@ -184,6 +184,7 @@ class NameArena {
 
  private:
   void take(NameArena& other) noexcept {
+    first_ = std::move(other.first_);
     blocks_ = std::move(other.blocks_);
     other.blocks_.clear();
     free_ = std::exchange(other.free_, nullptr);
@@ -193,11 +194,18 @@ class NameArena {
     allocated_ = std::exchange(other.allocated_, 0);
   }
   char* add_block(std::size_t size) {
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    auto block = std::make_unique_for_overwrite<char[]>(size);
+    char* at = block.get();
+    if (!first_) first_ = std::move(block);
+    else blocks_.push_back(std::move(block));
     allocated_ += size;
-    return blocks_.back().get();
+    return at;
   }
 
+  // The first block apart from the rest: most headers need one block, and
+  // a list for it was one more allocation for every header read (one of the
+  // five a 1 KB header took; issue 14).
+  std::unique_ptr<char[]> first_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* free_ = nullptr;
   std::size_t left_ = 0;
