@@ -28,6 +28,7 @@
 #include "src/check_files.hpp"
 #include "src/parallel.hpp"
 #include "src/report.hpp"
+#include "src/shard_index.hpp"
 #include "src/writer.hpp"
 
 using namespace safespec;
@@ -185,6 +186,30 @@ TEST_CASE("check --jobs: an index of many shards, some missing, reports the same
   require_same_reports({index});
   CHECK(threads_seen({index}, 1) == 1);
   CHECK(threads_seen({index}, 2) == 2);
+}
+
+TEST_CASE("check_shard_index: reports written in place or held until the end are the same", "[jobs]") {
+  // Missing shards (every 37th) leave places that are dropped; shards with
+  // findings, hints and quantized layers keep theirs, in sorted order.
+  test::TempDir t("safespec_unit_check_jobs");
+  const std::string index = make_index(t.dir / "sharded", 120);
+  for (const unsigned jobs : {1u, 2u}) {
+    INFO("--jobs " << jobs);
+    FastHeaderParser parser;
+    std::vector<std::string> missing_in_place, missing_held;
+    const std::vector<FileReport> in_place = check_shard_index(index, Profile::Strict, parser, &missing_in_place, jobs);
+    const std::vector<FileReport> held = check_shard_index(index, Profile::Strict, parser, &missing_held, jobs, 0);
+    CHECK(in_place.size() == 1 + 120 - 3);
+    REQUIRE(held.size() == in_place.size());
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      CHECK(held[i].path == in_place[i].path);
+      CHECK(held[i].findings == in_place[i].findings);
+      CHECK(held[i].model == in_place[i].model);
+    }
+    CHECK(missing_in_place.size() == 3);
+    CHECK(missing_held == missing_in_place);
+    CHECK(render_check_json(held, Profile::Strict) == render_check_json(in_place, Profile::Strict));
+  }
 }
 
 TEST_CASE("check --jobs: loose paths, series, directories and indexes together keep their order", "[jobs]") {

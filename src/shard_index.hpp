@@ -1,6 +1,7 @@
 // Reading a model.safetensors.index.json and checking it with its shards.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,7 +42,13 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path);
 // `missing` (optional) receives the paths of listed shards that do not exist,
 // which every Python consumer fails on (FileNotFoundError). The shards are
 // read and parsed on up to `jobs` threads (src/check_files.hpp).
+// Up to `in_place_bytes` of reports (sizeof(FileReport) each, one a listed
+// shard) are written straight into the returned list; past that only the
+// readable shards' reports are kept until the end. The answer is the same
+// (tests pass 0 to hold the second way to the first).
+constexpr std::size_t kInPlaceReportBytes = std::size_t{16} << 20;
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
-                                          std::vector<std::string>* missing = nullptr, unsigned jobs = 1);
+                                          std::vector<std::string>* missing = nullptr, unsigned jobs = 1,
+                                          std::size_t in_place_bytes = kInPlaceReportBytes);
 
 }  // namespace safespec
