@@ -5,7 +5,8 @@
 // the list of (tensor, shard) pairs it was given, first entries kept; and
 // check_index gives exactly the findings of the rules written out plainly
 // (ST-INDEX-SHARD-MISSING, -TENSOR-IN-TWO-SHARDS, -TENSOR-UNLISTED,
-// -TENSOR-MISSING, -TOTAL-SIZE), whether `located` was given or not.
+// -TENSOR-MISSING, -TOTAL-SIZE), whether `located` and `bytes` were given
+// or not.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -150,7 +151,7 @@ TEST_CASE("ShardIndex reads as the pairs it was given, first entries kept", "[pr
 }
 
 TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plainly", "[prop][index]") {
-  rc::prop("any index and shards, located given, not given, or out of range", [] {
+  rc::prop("any index and shards, located given, not given, or out of range, summed or not", [] {
     const Pairs given = gen_pairs();
     ShardIndex index;
     Pairs kept;
@@ -177,6 +178,7 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
         case 1: state.located = locate_tensors(index, m); break;
         case 2: state.located.assign(m.header.tensors.size(), static_cast<std::uint32_t>(index.size() + 3)); break;  // no entry: ignored
       }
+      if (*rc::gen::arbitrary<bool>()) state.bytes = shard_bytes(m);  // summed where the shard was read
     }
     RC_ASSERT(lines(check_index(index, shards)) == plain_findings(kept, index.total_size, shards));
   });

@@ -286,6 +286,49 @@ TEST_CASE("ST-INDEX-TOTAL-SIZE (index): metadata.total_size differs from the ten
   CHECK(index_findings(c, R"({"metadata":{},"weight_map":{"a":"s1.safetensors","b":"s2.safetensors"}})").empty());
 }
 
+TEST_CASE("ST-INDEX-TOTAL-SIZE (index): shards whose sizes sum past 2^64-1, summed on their threads or not",
+          "[ST-INDEX-TOTAL-SIZE]") {
+  // Models built directly: no file holds 2^63 bytes. Each shard alone fits
+  // in 64 bits (s2's two tensors sum to 2^64 - 1), the two together do not;
+  // s3 alone overflows (two tensors of 2^63 bytes over the same range).
+  ShardIndex index({{"a", "s1"}, {"b", "s2"}, {"c", "s2"}, {"d", "s3"}, {"e", "s3"}}, 7);
+  const auto model = [](std::vector<std::pair<std::string, std::uint64_t>> sizes) {
+    Model m;
+    std::uint64_t at = 0;
+    for (const auto& [name, size] : sizes) {
+      m.header.tensors.push_back(TensorEntry{name, Dtype::U8, {size}, at, at + size});
+      at += size;
+    }
+    return m;
+  };
+  const std::uint64_t half = std::uint64_t{1} << 63;
+  const std::string overflow =
+      "ST-INDEX-TOTAL-SIZE | metadata.total_size | expected the sum of the shards' tensor sizes, found that it "
+      "exceeds 2^64-1 bytes";
+  for (const bool summed : {false, true}) {
+    INFO("bytes summed beforehand: " << summed);
+    ShardContents two;
+    two["s1"].model = model({{"a", 1}});
+    two["s2"].model = model({{"b", half}, {"c", half - 1}});
+    ShardContents alone;
+    alone["s3"].model = model({{"d", half}});
+    alone["s3"].model->header.tensors.push_back(TensorEntry{"e", Dtype::U8, {half}, 0, half});  // overlaps d
+    for (ShardContents* shards : {&two, &alone})
+      for (auto& [name, state] : *shards)
+        if (summed) state.bytes = shard_bytes(*state.model);
+    CHECK(shard_bytes(*two["s2"].model) == ShardBytes{~std::uint64_t{0}, false});
+    CHECK(shard_bytes(*alone["s3"].model).overflows);
+    const auto lines = [&](const ShardContents& shards) {
+      std::vector<std::string> out;
+      for (const std::string& l : shard_lines(check_index(index, shards)))
+        if (l.starts_with("ST-INDEX-TOTAL-SIZE")) out.push_back(l);
+      return out;
+    };
+    CHECK(lines(two) == std::vector<std::string>{overflow});
+    CHECK(lines(alone) == std::vector<std::string>{overflow});
+  }
+}
+
 TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (index): one tensor in two shards", "[ST-INDEX-TENSOR-IN-TWO-SHARDS]") {
   Checkpoint c("two");
   c.shard("s1.safetensors", {{"a", 1}});

@@ -101,6 +101,17 @@ std::vector<std::uint32_t> locate_tensors(const ShardIndex& index, const Model& 
 // is hashed twice; only tensors no entry lists are tracked by name here, to
 // find one in two shards. A name's first shard (in ShardContents order) is
 // its home: every later one is a second shard.
+ShardBytes shard_bytes(const Model& model) {
+  ShardBytes out;
+  for (const TensorEntry& t : model.header.tensors)
+    if (t.end >= t.begin) {
+      const auto sum = checked_add(out.sum, t.end - t.begin);
+      if (!sum) out.overflows = true;
+      else out.sum = *sum;
+    }
+  return out;
+}
+
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   FindingSink out;
   using Slot = ShardContents::value_type;
@@ -129,39 +140,44 @@ Findings check_index(const ShardIndex& index, const ShardContents& shards) {
     const std::vector<std::uint32_t> worked_out = usable ? std::vector<std::uint32_t>{} : locate_tensors(index, *state.model);
     const std::vector<std::uint32_t>& located = usable ? state.located : worked_out;
     const std::size_t number = index.find_shard(shard);
+    // The sum only matters beside a total_size.
+    if (index.total_size) {
+      const ShardBytes b = state.bytes ? *state.bytes : shard_bytes(*state.model);
+      const auto sum = checked_add(total, b.sum);
+      if (b.overflows || !sum) total_overflows = true;
+      else total = *sum;
+    }
     for (std::size_t j = 0; j < tensors.size(); ++j) {
-      const TensorEntry& t = tensors[j];
-      if (t.end >= t.begin) {
-        const auto sum = checked_add(total, t.end - t.begin);
-        if (!sum) total_overflows = true;
-        else total = *sum;
-      }
+      // A located tensor's name is its entry's: its own entry is read only
+      // when no entry lists it.
+      const std::uint32_t e = located[j];
+      const std::string_view name = e == ShardIndex::kUnlisted ? std::string_view(tensors[j].name) : index.tensor(e);
       const std::string** first_home;
-      if (located[j] == ShardIndex::kUnlisted) {
-        const std::size_t earlier = unlisted.find_or_insert(t.name, unlisted_names.size(),
+      if (e == ShardIndex::kUnlisted) {
+        const std::size_t earlier = unlisted.find_or_insert(name, unlisted_names.size(),
                                                             [&](std::size_t i) { return unlisted_names[i]; });
         if (earlier == NameIndex::npos) {
-          unlisted_names.push_back(t.name);
+          unlisted_names.push_back(name);
           unlisted_home.push_back(nullptr);
         }
         first_home = &unlisted_home[earlier == NameIndex::npos ? unlisted_home.size() - 1 : earlier];
       } else {
-        first_home = &home[located[j]];
+        first_home = &home[e];
       }
       if (*first_home) {
-        out.add(RuleId::IndexTensorInTwoShards, Place::tensor(t.name),
+        out.add(RuleId::IndexTensorInTwoShards, Place::tensor(name),
                 "expected the tensor in one shard, found it in " + quote_name(**first_home) + " and " +
                     quote_name(shard));
         continue;
       }
       *first_home = &shard;
-      if (located[j] == ShardIndex::kUnlisted)
-        out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
+      if (e == ShardIndex::kUnlisted)
+        out.add(RuleId::IndexTensorUnlisted, Place::tensor(name),
                 "expected weight_map to list the tensor of shard " + quote_name(shard) + ", found no entry");
-      else if (index.shard_number(located[j]) != number)
-        out.add(RuleId::IndexTensorUnlisted, Place::tensor(t.name),
+      else if (index.shard_number(e) != number)
+        out.add(RuleId::IndexTensorUnlisted, Place::tensor(name),
                 "expected weight_map to name shard " + quote_name(shard) + " for the tensor, found " +
-                    quote_name(index.shard(located[j])));
+                    quote_name(index.shard(e)));
     }
   }
   for (std::size_t i = 0; i < index.size(); ++i) {

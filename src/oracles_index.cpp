@@ -25,15 +25,18 @@ std::string text_of(const Findings& fs) {
 
 // check_index on `shards` gives exactly the findings at `expected` (in any
 // order), each an error with a message, and the same findings twice, and
-// again with each shard's tensors located beforehand (as the shards'
-// threads of check_shard_index do).
+// again with each shard's tensors located and summed beforehand (as the
+// shards' threads of check_shard_index do).
 std::optional<std::string> findings_differ(const ShardIndex& index, const ShardContents& shards,
                                            std::vector<RulePlace> expected, std::string_view case_name) {
   const Findings got = check_index(index, shards);
   if (check_index(index, shards) != got) return std::string(case_name) + ": check_index is not deterministic";
   ShardContents located = shards;
   for (auto& [name, state] : located)
-    if (state.model) state.located = locate_tensors(index, *state.model);
+    if (state.model) {
+      state.located = locate_tensors(index, *state.model);
+      state.bytes = shard_bytes(*state.model);
+    }
   if (check_index(index, located) != got)
     return std::string(case_name) + ": check_index differs with the shards' tensors located beforehand:" + text_of(got);
   std::vector<RulePlace> places;
@@ -101,7 +104,7 @@ std::optional<std::string> index_breaks_laws(std::span<const std::uint8_t> bytes
 
   const std::string& first = shards.begin()->first;
   ShardContents missing = shards;
-  missing[first] = ShardState{std::nullopt, "cannot open: not in the in-memory view", {}};
+  missing[first] = ShardState{std::nullopt, "cannot open: not in the in-memory view", {}, std::nullopt};
   if (auto why = findings_differ(index, missing, {{RuleId::IndexShardMissing, "shard " + quote_name(first)}},
                                  "first shard missing"))
     return why;

@@ -147,7 +147,10 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     state.model = std::move(r.model);
     r.model.reset();
     if (!state.model) state.problem = "its header does not parse (see its report)";
-    else state.located = locate_tensors(index, *state.model);  // here, on the shard's thread
+    else {  // here, on the shard's thread, where its model is in cache
+      state.located = locate_tensors(index, *state.model);
+      if (index.total_size) state.bytes = shard_bytes(*state.model);
+    }
     readable[i] = 1;
     if (in_place) reports[1 + i] = std::move(r);
     else held[i] = std::make_unique<FileReport>(std::move(r));
