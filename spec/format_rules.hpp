@@ -3,6 +3,7 @@
 // readers and arrive as an Error; these run on headers that parsed.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -23,7 +24,20 @@ std::optional<Finding> rule_buffer_coverage(const Model& m, std::uint64_t buffer
 
 // F7 with the X13 tie-break: (begin, end, name), so the reported tensor of a
 // tie is the same on every run.
+bool offset_less(const TensorEntry& a, const TensorEntry& b);
 std::vector<const TensorEntry*> sorted_by_offsets(std::span<const TensorEntry> tensors);
+
+// visit(const TensorEntry&) for each tensor in sorted_by_offsets's order. A
+// header already in that order (as writers emit it) is walked as it is, with
+// no list of pointers built: an allocation for every file checked, 6 MB to
+// fault in for a 100 MB header (issue 14).
+template <class Visit>
+void for_each_by_offsets(std::span<const TensorEntry> tensors, Visit&& visit) {
+  if (std::is_sorted(tensors.begin(), tensors.end(), offset_less))
+    for (const TensorEntry& t : tensors) visit(t);
+  else
+    for (const TensorEntry* t : sorted_by_offsets(tensors)) visit(*t);
+}
 
 // F7-F13 in the reference's order: the first error finding is the one the
 // reference reader reports.

@@ -120,7 +120,7 @@ namespace {
 // ST-BUFFER-TRUNCATED when the tensors need more data than the file holds.
 std::optional<Finding> truncation(const Model& m) {
   std::uint64_t end = 0;
-  for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) end = t->end;  // the reference's cursor (F13)
+  for_each_by_offsets(m.header.tensors, [&](const TensorEntry& t) { end = t.end; });  // the reference's cursor (F13)
   auto f = rule_buffer_coverage(m, end);
   if (f && f->rule == RuleId::BufferTruncated) return f;
   return std::nullopt;
@@ -131,12 +131,12 @@ std::optional<Finding> truncation(const Model& m) {
 std::string render_inspect_text(const Model& m) {
   std::string out = fmt::format("header length {} bytes, data {} bytes, {} tensors\n", m.header_length,
                                 m.buffer_size(), m.header.tensors.size());
-  for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) {
-    const auto bytes = tensor_byte_size(t->shape, t->dtype);
-    out += fmt::format("  {} {} {} bytes={} offsets=[{}, {}]\n", quote_name(t->name), dtype_name(t->dtype),
-                       shape_json(t->shape), bytes ? fmt::format("{}", *bytes) : std::string("overflow"), t->begin,
-                       t->end);
-  }
+  for_each_by_offsets(m.header.tensors, [&](const TensorEntry& t) {
+    const auto bytes = tensor_byte_size(t.shape, t.dtype);
+    out += fmt::format("  {} {} {} bytes={} offsets=[{}, {}]\n", quote_name(t.name), dtype_name(t.dtype),
+                       shape_json(t.shape), bytes ? fmt::format("{}", *bytes) : std::string("overflow"), t.begin,
+                       t.end);
+  });
   if (m.header.metadata_state == MetadataState::Null) out += "metadata: null\n";
   if (m.header.metadata_state == MetadataState::Present) {
     out += fmt::format("metadata: {} keys\n", m.header.metadata.size());
@@ -154,13 +154,13 @@ std::string inspect_object_json(const std::string& path, const Model& m, const s
   std::string out = fmt::format("{{\"path\":{},\"file_size\":{},\"header_length\":{},\"tensors\":[", json_string(path),
                                 m.file_size, m.header_length);
   bool first = true;
-  for (const TensorEntry* t : sorted_by_offsets(m.header.tensors)) {
-    const auto bytes = tensor_byte_size(t->shape, t->dtype);
+  for_each_by_offsets(m.header.tensors, [&](const TensorEntry& t) {
+    const auto bytes = tensor_byte_size(t.shape, t.dtype);
     out += fmt::format("{}{{\"name\":{},\"dtype\":\"{}\",\"shape\":{},\"bytes\":{},\"data_offsets\":[{},{}]}}",
-                       first ? "" : ",", json_string(t->name), dtype_name(t->dtype), shape_json(t->shape),
-                       bytes ? fmt::format("{}", *bytes) : std::string("null"), t->begin, t->end);
+                       first ? "" : ",", json_string(t.name), dtype_name(t.dtype), shape_json(t.shape),
+                       bytes ? fmt::format("{}", *bytes) : std::string("null"), t.begin, t.end);
     first = false;
-  }
+  });
   out += "],\"metadata\":";
   if (m.header.metadata_state != MetadataState::Present) {
     out += "null";

@@ -33,8 +33,8 @@ bool any_url(const std::vector<FileTensorData::Source>& files) {
 }
 
 // Which tensors share a byte with another: a sweep over the non-empty ranges
-// in offset order (sorted_by_offsets, F8's order: one pass when the writer
-// kept it). A range overlaps an earlier one exactly when it begins before the
+// in offset order (for_each_by_offsets, F8's order: no list built when the
+// writer kept it). A range overlaps an earlier one exactly when it begins before the
 // largest end so far, and then the range holding that end overlaps it too; a
 // range that overlaps a later one is, by the order, the holder when its next
 // range comes. Once per file, only under --data.
@@ -43,14 +43,14 @@ std::vector<std::uint8_t> overlapping(const std::vector<TensorEntry>& tensors) {
   const auto index = [&](const TensorEntry* t) { return static_cast<std::size_t>(t - tensors.data()); };
   std::uint64_t max_end = 0;
   const TensorEntry* holder = nullptr;
-  for (const TensorEntry* t : sorted_by_offsets(tensors)) {
-    if (t->end <= t->begin) continue;
-    if (holder && t->begin < max_end) out[index(t)] = out[index(holder)] = 1;
-    if (!holder || t->end > max_end) {
-      max_end = t->end;
-      holder = t;
+  for_each_by_offsets(tensors, [&](const TensorEntry& t) {
+    if (t.end <= t.begin) return;
+    if (holder && t.begin < max_end) out[index(&t)] = out[index(holder)] = 1;
+    if (!holder || t.end > max_end) {
+      max_end = t.end;
+      holder = &t;
     }
-  }
+  });
   return out;
 }
 
