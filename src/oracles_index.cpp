@@ -38,7 +38,7 @@ std::optional<std::string> findings_differ(const ShardIndex& index, const ShardC
       state.bytes = shard_bytes(*state.model);
     }
   if (check_index(index, located) != got)
-    return std::string(case_name) + ": check_index differs with the shards' tensors located beforehand:" + text_of(got);
+    return std::string(case_name) + ": check_index differs with the shards' tensors located and summed beforehand:" + text_of(got);
   std::vector<RulePlace> places;
   for (const Finding& f : got) {
     if (f.severity != Severity::Error || f.where.empty() || f.message.empty())
