@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ std::string version_text() {
   out.pop_back();  // CLI11 ends the text with its own newline
   return out;
 }
+
+constexpr const char* kOutOfMemory =
+    "safespec: out of memory: an allocation failed (std::bad_alloc) under this process's memory or address-space "
+    "limit; nothing was decided\n";
 
 int emit(const CommandOutcome& o) {
   std::fwrite(o.out.data(), 1, o.out.size(), stdout);
@@ -51,7 +56,17 @@ int main(int argc, char** argv) {
       cli::register_compare(app), cli::register_conformance(app), cli::register_vectors(app),
       cli::register_diff(app)};
   if (const auto exit = cli::parse_or_exit(app, argc, argv)) return *exit;
-  for (const cli::Command& c : commands)
-    if (c.sub->parsed()) return emit(c.run());
+  for (const cli::Command& c : commands) {
+    if (!c.sub->parsed()) continue;
+    try {
+      return emit(c.run());
+    } catch (const std::bad_alloc&) {
+      // An allocation refused (RLIMIT_AS, an overcommit limit) is the one
+      // exception a command lets through: it ends as an error, not an abort,
+      // and no partial answer is printed, since none was finished.
+      std::fputs(kOutOfMemory, stderr);
+      return kExitUsage;
+    }
+  }
   return kExitUsage;
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/python_json.hpp"
@@ -17,6 +18,11 @@
 #include "spec/quant/layer.hpp"
 
 namespace safespec::test {
+
+// A tensor's dtype and shape, as the format tests hand them to their layers.
+inline std::pair<Dtype, std::vector<std::uint64_t>> t(Dtype d, std::vector<std::uint64_t> shape) {
+  return {d, std::move(shape)};
+}
 
 struct QuantFixture {
   Model model;

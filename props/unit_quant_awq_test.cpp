@@ -19,8 +19,6 @@ quant::Sink run_awq(std::string_view marker, T weight, T scale, T zeros, std::st
   return layer_findings(fx, prefix, marker, "");
 }
 
-std::pair<Dtype, std::vector<std::uint64_t>> t(Dtype d, std::vector<std::uint64_t> s) { return {d, s}; }
-
 constexpr std::string_view kAwq = R"({"format": "awq_w4a16"})";
 
 std::string with_g(std::string_view g) { return std::string(R"({"format": "awq_w4a16", "group_size": )") + std::string(g) + "}"; }

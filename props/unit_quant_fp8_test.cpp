@@ -20,8 +20,6 @@ quant::Sink run_fp8(std::string_view format, T weight, T scale, T input = std::n
   return layer_findings(fx, prefix, std::string(R"({"format": ")") + std::string(format) + "\"}", config);
 }
 
-std::pair<Dtype, std::vector<std::uint64_t>> t(Dtype d, std::vector<std::uint64_t> s) { return {d, s}; }
-
 constexpr std::string_view kE4 = "float8_e4m3fn", kE5 = "float8_e5m2";
 
 }  // namespace

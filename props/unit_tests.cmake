@@ -14,6 +14,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_upstream_vectors_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_cli_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_check_output_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_address_limit_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_check_jobs_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_cli_docs_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_python_repr_test.cpp

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <optional>
 
 #include "spec/limits.hpp"
@@ -24,9 +25,13 @@ Result<ShardIndex> parse_dom_index(simdjson::padded_string_view padded) {
   namespace dom = simdjson::dom;
   dom::parser parser;
   dom::element root;
-  if (auto err = parser.parse(padded).get(root); err)
+  if (auto err = parser.parse(padded).get(root); err) {
+    // Memory refused is not the index's fault: it ends the command as out of
+    // memory (cli/main.cpp), as any other allocation that fails does.
+    if (err == simdjson::MEMALLOC) throw std::bad_alloc();
     return index_json_error(Place::index(),
                             std::string("expected a JSON document, found: ") + simdjson::error_message(err));
+  }
   dom::object top;
   if (root.get_object().get(top)) return index_json_error(Place::index(), "expected a JSON object at the top level");
   dom::element map_value;
