@@ -12,10 +12,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include "src/check.hpp"
 #include "src/check_files.hpp"
 #include "src/parallel.hpp"
+#include "src/plain_index.hpp"
 #include "src/report.hpp"
 #include "src/shard_index.hpp"
 #include "src/writer.hpp"
@@ -193,7 +196,7 @@ TEST_CASE("check_shard_index: reports written in place or held until the end are
   // findings, hints and quantized layers keep theirs, in sorted order.
   test::TempDir t("safespec_unit_check_jobs");
   const std::string index = make_index(t.dir / "sharded", 120);
-  for (const unsigned jobs : {1u, 2u}) {
+  for (const unsigned jobs : {1u, 2u, 3u}) {
     INFO("--jobs " << jobs);
     FastHeaderParser parser;
     std::vector<std::string> missing_in_place, missing_held;
@@ -209,6 +212,84 @@ TEST_CASE("check_shard_index: reports written in place or held until the end are
     CHECK(missing_in_place.size() == 3);
     CHECK(missing_held == missing_in_place);
     CHECK(render_check_json(held, Profile::Strict) == render_check_json(in_place, Profile::Strict));
+  }
+}
+
+// The shards are read while the index is (src/shard_feed.hpp): the reader
+// hands each shard on at its first entry, and what the finished index says
+// decides, on any thread count.
+namespace {
+
+// make_index's index with `extra` (entries, each after a comma) added at the
+// end of its weight_map, written beside it as `name`.
+std::string index_plus(const std::string& index, const std::string& name, const std::string& extra) {
+  std::ifstream in(index, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(text.size() > 2);
+  text.insert(text.size() - 2, extra);
+  const std::string path = (fs::path(index).parent_path() / name).string();
+  write_text(path, text);
+  return path;
+}
+
+struct HeardShards final : ShardSink {
+  std::vector<std::string> names;
+  void shard_found(std::string_view name) override { names.emplace_back(name); }
+};
+
+}  // namespace
+
+TEST_CASE("read_plain_index: the sink hears each plain shard once, at its first entry, and no other name", "[jobs]") {
+  HeardShards heard;
+  const auto read = read_plain_index(
+      R"({"weight_map":{"a":"b.safetensors","c":"a.safetensors","d":"b.safetensors","e":"../up.safetensors"}})", &heard);
+  REQUIRE(read.has_value());
+  CHECK_FALSE(read->ok());  // "../up.safetensors" is no file name beside the index
+  CHECK(heard.names == std::vector<std::string>{"b.safetensors", "a.safetensors"});
+}
+
+TEST_CASE("check_shard_index: an index the DOM reads after the plain reader gave up late reports as if read plainly", "[jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  const std::string index = make_index(t.dir / "sharded", 120);
+  write_bytes(t.dir / "sharded" / "extra.safetensors", clean_file("za", 2));
+  // An escape in the last tensor name: the plain reader has found 120 shards
+  // when it gives up, and the DOM finds "extra.safetensors" too.
+  const std::string escaped = index_plus(index, "escaped.index.json", R"(,"za":"extra.safetensors")");
+  const std::string plain = index_plus(index, "plain.index.json", R"(,"za":"extra.safetensors")");
+  for (const unsigned jobs : {1u, 2u, 3u}) {
+    INFO("--jobs " << jobs);
+    FastHeaderParser parser;
+    std::vector<std::string> missing_dom, missing_plain;
+    const std::vector<FileReport> dom = check_shard_index(escaped, Profile::Strict, parser, &missing_dom, jobs);
+    const std::vector<FileReport> read = check_shard_index(plain, Profile::Strict, parser, &missing_plain, jobs);
+    REQUIRE(dom.size() == 1 + 121 - 3);
+    REQUIRE(read.size() == dom.size());
+    CHECK(dom[0].findings == read[0].findings);
+    CHECK(dom.back().path == (t.dir / "sharded" / "model-00120-of-00120.safetensors").string());
+    for (std::size_t i = 1; i < dom.size(); ++i) {
+      CHECK(dom[i].path == read[i].path);
+      CHECK(dom[i].findings == read[i].findings);
+      CHECK(dom[i].model == read[i].model);
+    }
+    CHECK(missing_dom.size() == 3);
+    CHECK(missing_dom == missing_plain);
+  }
+}
+
+TEST_CASE("check_shard_index: an index refused at its last entry reports no shard, though shards were read", "[jobs]") {
+  test::TempDir t("safespec_unit_check_jobs");
+  const std::string index = make_index(t.dir / "sharded", 120);
+  const std::string repeated = index_plus(index, "repeated.index.json", R"(,"s0.t0":"model-00002-of-00120.safetensors")");
+  for (const unsigned jobs : {1u, 2u, 16u}) {
+    INFO("--jobs " << jobs);
+    FastHeaderParser parser;
+    std::vector<std::string> missing;
+    const std::vector<FileReport> reports = check_shard_index(repeated, Profile::Strict, parser, &missing, jobs);
+    REQUIRE(reports.size() == 1);
+    REQUIRE(reports[0].findings.size() == 1);
+    CHECK(reports[0].findings[0].rule == RuleId::IndexJson);
+    CHECK(reports[0].findings[0].message == "expected each tensor once, found it twice");
+    CHECK(missing.empty());
   }
 }
 

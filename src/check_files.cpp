@@ -16,21 +16,42 @@ unsigned default_check_jobs() {
   return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxCheckJobs);
 }
 
+namespace {
+
+// Worker 0 is the calling thread, with `parser`; every other worker makes its
+// own on its first item (a slot only that worker touches).
+class WorkerParsers {
+ public:
+  WorkerParsers(unsigned threads, FastHeaderParser& parser) : parser_(parser), own_(threads) {}
+  FastHeaderParser& of(unsigned worker) {
+    if (worker == 0) return parser_;
+    if (!own_[worker]) {
+      own_[worker] = std::make_unique<FastHeaderParser>();
+      own_[worker]->keep_name_hashes(parser_.keeps_name_hashes());
+    }
+    return *own_[worker];
+  }
+
+ private:
+  FastHeaderParser& parser_;
+  std::vector<std::unique_ptr<FastHeaderParser>> own_;
+};
+
+}  // namespace
+
 void for_each_file(const std::vector<std::string>& paths, unsigned jobs, FastHeaderParser& parser,
                    const std::function<void(std::size_t, FastHeaderParser&)>& work) {
   const bool remote = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return is_url(p); });
   const unsigned threads = remote ? 1u : std::clamp(jobs, 1u, kMaxCheckJobs);
-  // Worker 0 is this thread, with `parser`; each other worker makes its own
-  // on its first file (a slot only that worker touches).
-  std::vector<std::unique_ptr<FastHeaderParser>> own(threads);
-  parallel_for(paths.size(), threads, [&](std::size_t i, unsigned worker) {
-    if (worker == 0) return work(i, parser);
-    if (!own[worker]) {
-      own[worker] = std::make_unique<FastHeaderParser>();
-      own[worker]->keep_name_hashes(parser.keeps_name_hashes());
-    }
-    work(i, *own[worker]);
-  });
+  WorkerParsers parsers(threads, parser);
+  parallel_for(paths.size(), threads, [&](std::size_t i, unsigned worker) { work(i, parsers.of(worker)); });
+}
+
+void for_each_worker(unsigned jobs, FastHeaderParser& parser,
+                     const std::function<void(std::size_t, FastHeaderParser&)>& work) {
+  const unsigned threads = std::clamp(jobs, 1u, kMaxCheckJobs);
+  WorkerParsers parsers(threads, parser);
+  parallel_for(threads, threads, [&](std::size_t item, unsigned worker) { work(item, parsers.of(worker)); });
 }
 
 std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,

@@ -31,6 +31,13 @@ unsigned default_check_jobs();
 void for_each_file(const std::vector<std::string>& paths, unsigned jobs, FastHeaderParser& parser,
                    const std::function<void(std::size_t, FastHeaderParser&)>& work);
 
+// work(item, parser) once for every item < the thread count (`jobs` within
+// kMaxCheckJobs), each on a thread of its own with a parser as for_each_file
+// gives them; for work that hands itself out (src/shard_feed.hpp). A thread
+// that cannot start leaves its item to the others, in turn.
+void for_each_worker(unsigned jobs, FastHeaderParser& parser,
+                     const std::function<void(std::size_t, FastHeaderParser&)>& work);
+
 // check_safetensors on every path (for_each_file); reports in path order.
 std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
                                     FastHeaderParser& parser);

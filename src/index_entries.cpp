@@ -14,7 +14,9 @@ void IndexEntries::add(std::string_view tensor, std::string_view shard) {
   if (stopped()) return;
   const std::size_t known = index_.shards().size();
   index_.append(tensor, shard);
-  if (index_.shards().size() != known && !is_plain_shard_name(shard)) not_plain_ = shard;
+  if (index_.shards().size() == known) return;
+  if (!is_plain_shard_name(shard)) not_plain_ = shard;
+  else if (sink_) sink_->shard_found(shard);
 }
 
 void IndexEntries::not_a_string(std::string_view tensor) {

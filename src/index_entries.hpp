@@ -23,9 +23,21 @@ Error index_json_error(Place where, std::string message);
 // stops at the first entry refused for its value or its shard (a shard is
 // checked at its first entry, where the index learns it): a repeat found is
 // then the first refusal. The views given must outlive finish().
+// Told of each shard an index names, at its first entry, once the entry is
+// taken (its name is a plain file name): so the shards can be read while the
+// rest of the index is (src/shard_feed.hpp). The index may still be refused
+// after; whoever listens drops what it did then.
+class ShardSink {
+ public:
+  virtual void shard_found(std::string_view name) = 0;
+
+ protected:
+  ~ShardSink() = default;
+};
+
 class IndexEntries {
  public:
-  explicit IndexEntries(std::size_t expected) { index_.reserve(expected); }
+  explicit IndexEntries(std::size_t expected, ShardSink* sink = nullptr) : sink_(sink) { index_.reserve(expected); }
 
   // `tensor -> shard`; nothing once the walk has stopped.
   void add(std::string_view tensor, std::string_view shard);
@@ -38,6 +50,7 @@ class IndexEntries {
 
  private:
   ShardIndex index_;
+  ShardSink* sink_;
   std::optional<std::string_view> not_string_;  // its tensor
   std::optional<std::string_view> not_plain_;   // its shard
 };

@@ -24,7 +24,7 @@ constexpr std::size_t kMaxEntriesReserved = std::size_t{1} << 20;
 
 class PlainIndexReader {
  public:
-  explicit PlainIndexReader(std::string_view text) : text_(text) { r_.reset(text); }
+  PlainIndexReader(std::string_view text, ShardSink* sink) : text_(text), sink_(sink) { r_.reset(text); }
 
   std::optional<Result<ShardIndex>> read() {
     if (!r_.eat('{')) return std::nullopt;
@@ -60,7 +60,7 @@ class PlainIndexReader {
   }
 
   bool weight_map() {
-    entries_.emplace(std::min(text_.size() / kEntryBytesGuess, kMaxEntriesReserved));
+    entries_.emplace(std::min(text_.size() / kEntryBytesGuess, kMaxEntriesReserved), sink_);
     if (!r_.eat('{')) return false;
     if (r_.eat('}')) return true;
     do {
@@ -92,6 +92,7 @@ class PlainIndexReader {
   }
 
   std::string_view text_;
+  ShardSink* sink_;
   plain::Reader r_;
   std::optional<IndexEntries> entries_;
   std::optional<std::uint64_t> total_;
@@ -99,6 +100,8 @@ class PlainIndexReader {
 
 }  // namespace
 
-std::optional<Result<ShardIndex>> read_plain_index(std::string_view text) { return PlainIndexReader(text).read(); }
+std::optional<Result<ShardIndex>> read_plain_index(std::string_view text, ShardSink* sink) {
+  return PlainIndexReader(text, sink).read();
+}
 
 }  // namespace safespec

@@ -10,6 +10,7 @@
 
 #include "spec/index_rules.hpp"
 #include "spec/result.hpp"
+#include "src/index_entries.hpp"
 
 namespace safespec {
 
@@ -21,6 +22,7 @@ namespace safespec {
 // whitespace around the tokens and nothing after the object. A plain text
 // is validated whole (strings UTF-8 and without control characters) before
 // its entries are judged, as the DOM parses the whole document first.
-std::optional<Result<ShardIndex>> read_plain_index(std::string_view text);
+// `sink`, when given, hears of each shard as the reader meets it (src/index_entries.hpp).
+std::optional<Result<ShardIndex>> read_plain_index(std::string_view text, ShardSink* sink = nullptr);
 
 }  // namespace safespec

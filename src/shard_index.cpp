@@ -3,7 +3,9 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <new>
 #include <optional>
@@ -13,7 +15,9 @@
 #include "src/check_files.hpp"
 #include "src/header_memory.hpp"
 #include "src/index_entries.hpp"
+#include "src/parallel.hpp"
 #include "src/plain_index.hpp"
+#include "src/shard_feed.hpp"
 
 namespace safespec {
 
@@ -63,10 +67,42 @@ Result<ShardIndex> parse_dom_index(simdjson::padded_string_view padded) {
 
 // The plain reader first (src/plain_index.hpp), simdjson's DOM for any text
 // it does not decide, of the padded text `padded()` gives (made only then).
+// `sink` hears of the shards the plain reader meets (the DOM's are not).
 template <class Padded>
-Result<ShardIndex> parse_index_text(std::string_view text, const Padded& padded) {
-  if (auto plain = read_plain_index(text)) return std::move(*plain);
+Result<ShardIndex> parse_index_text(std::string_view text, const Padded& padded, ShardSink* sink = nullptr) {
+  if (auto plain = read_plain_index(text, sink)) return std::move(*plain);
   return parse_dom_index(padded());
+}
+
+// An index file's text read whole into `text`, straight into the buffer the
+// parsers read, with simdjson's padding after it: no second copy of a 4 MB
+// index (a 1,000-shard checkpoint's) to fault in, and that buffer in huge
+// pages from 2 MiB (src/header_memory.hpp): a 1,000-shard index read by
+// `check` faulted 1,090 times less. Returns the text's length.
+Result<std::size_t, IndexFailure> read_index_text(const std::string& path, std::optional<HeaderMemory>& text) {
+  auto file = ByteFile::open(path);
+  if (!file) return IndexFailure{file.error(), std::nullopt};
+  // A URL's size is the server's word: it is checked before any allocation.
+  if (file.value().size() > kMaxIndexBytes)
+    return IndexFailure{std::nullopt, index_json_error(Place::index(), "expected an index of at most 256 MiB, found " +
+                                                                      std::to_string(file.value().size()) + " bytes")};
+  const auto size = static_cast<std::size_t>(file.value().size());
+  text.emplace(size + simdjson::SIMDJSON_PADDING);
+  if (auto r = file.value().read_at(0, std::span(text->data(), size)); !r) return IndexFailure{r.error(), std::nullopt};
+  std::memset(text->data() + size, 0, simdjson::SIMDJSON_PADDING);  // as padded_string leaves it
+  return size;
+}
+
+Result<ShardIndex> parse_read_text(const HeaderMemory& text, std::size_t size, ShardSink* sink) {
+  const std::string_view read(reinterpret_cast<const char*>(text.data()), size);
+  return parse_index_text(
+      read, [&] { return simdjson::padded_string_view(read.data(), size, size + simdjson::SIMDJSON_PADDING); }, sink);
+}
+
+// The folder the index is in, as a prefix of its shards' paths.
+std::string folder_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
 }  // namespace
@@ -80,29 +116,15 @@ Result<ShardIndex> parse_shard_index(std::string_view text) {
 }
 
 Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
-  auto file = ByteFile::open(path);
-  if (!file) return IndexFailure{file.error(), std::nullopt};
-  // A URL's size is the server's word: it is checked before any allocation.
-  if (file.value().size() > kMaxIndexBytes)
-    return IndexFailure{std::nullopt, index_json_error(Place::index(), "expected an index of at most 256 MiB, found " +
-                                                                      std::to_string(file.value().size()) + " bytes")};
-  // Read straight into the parser's padded buffer: no second copy of a
-  // 4 MB index (a 1,000-shard checkpoint's) to fault in, and that buffer
-  // in huge pages from 2 MiB (src/header_memory.hpp): a 1,000-shard index
-  // read by `check` faulted 1,090 times less.
-  const auto size = static_cast<std::size_t>(file.value().size());
-  HeaderMemory text(size + simdjson::SIMDJSON_PADDING);
-  if (auto r = file.value().read_at(0, std::span(text.data(), size)); !r) return IndexFailure{r.error(), std::nullopt};
-  std::memset(text.data() + size, 0, simdjson::SIMDJSON_PADDING);  // as padded_string leaves it
-  const std::string_view read(reinterpret_cast<const char*>(text.data()), size);
-  auto index = parse_index_text(
-      read, [&] { return simdjson::padded_string_view(read.data(), size, size + simdjson::SIMDJSON_PADDING); });
+  std::optional<HeaderMemory> text;
+  auto size = read_index_text(path, text);
+  if (!size) return std::move(size).error();
+  auto index = parse_read_text(*text, size.value(), nullptr);
   if (!index) return IndexFailure{std::nullopt, std::move(index).error()};
   IndexFile out{std::move(index).value(), {}, {}};
   out.shards = out.index.shards();
   std::sort(out.shards.begin(), out.shards.end());
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string dir = folder_of(path);
   out.shard_paths.reserve(out.shards.size());
   for (const std::string& name : out.shards) out.shard_paths.push_back(dir + name);
   return out;
@@ -113,71 +135,155 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
                                           std::size_t in_place_bytes) {
   std::vector<FileReport> reports;
   reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}});
-  auto read = read_index_file(path);
-  if (!read) {
-    const IndexFailure& why = read.error();
+  const auto refused = [&](const IndexFailure& why) {
     if (why.io) reports[0].io_error = why.io->message;
     else reports[0].findings.push_back(to_finding(*why.finding));
     return reports;
-  }
-  const ShardIndex& index = read.value().index;
-  std::vector<std::string>& shard_paths = read.value().shard_paths;
-  // Every shard's entry exists before the threads start: each then writes
-  // only its own ShardState (a map's values stay put), the model included.
-  ShardContents contents;
-  std::vector<ShardState*> states;
-  for (const std::string& shard : read.value().shards) states.push_back(&contents[shard]);
-  // A report is kilobytes (its per-rule counts). Up to in_place_bytes of
-  // them, each shard's report is written straight into its place in
-  // `reports` from its thread and unreadable shards' places are dropped
-  // after: each report moved again into a fresh list was 4-9% of `check` on
-  // 1,000 shards, most of it faulting in the list (issue 14). Past that only
-  // readable shards' reports are kept, on the heap, so an index naming
-  // 100,000 missing shards costs little more than their paths (the
-  // adversarial corpus's case).
-  const std::size_t n = shard_paths.size();
-  const bool in_place = n <= in_place_bytes / sizeof(FileReport);
-  if (in_place) reports.resize(1 + n);
-  std::vector<std::unique_ptr<FileReport>> held(in_place ? 0 : n);
-  std::vector<char> readable(n, 0);  // bytes, not vector<bool>: each thread writes its own
-  for_each_file(shard_paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) {
-    FileReport r = check_safetensors(shard_paths[i], profile, p);
-    ShardState& state = *states[i];
+  };
+  std::optional<HeaderMemory> text;
+  const auto size = read_index_text(path, text);
+  if (!size) return refused(size.error());
+  const std::string dir = folder_of(path);
+  // The shards are read while the index is (src/shard_feed.hpp): each found
+  // is taken by a free worker, the reader's own thread too once its reading
+  // is done. Once the index is whole (`sealed`), a shard read after is
+  // located in the index on its thread, where its model is in cache, and its
+  // report written straight into its place in `reports` (`in_place`): a
+  // report is 2.4 KB, and each one held on the heap and moved again after
+  // was 4-9% of `check` on 1,000 shards. Up to in_place_bytes of reports:
+  // past that only the readable shards' reports are kept, on the heap, so an
+  // index naming 100,000 missing shards costs little more than their names
+  // (the adversarial corpus's case). Shards read before are dealt with after.
+  ShardFeed feed;
+  std::optional<Result<ShardIndex>> parsed;
+  std::atomic<const ShardIndex*> sealed{nullptr};
+  bool in_place = false;  // written before `sealed`, read after it
+  const auto locate = [](ShardState& state, const ShardIndex& index) {
+    state.located = locate_tensors(index, *state.model);
+    if (index.total_size) state.bytes = shard_bytes(*state.model);
+  };
+  const auto check_one = [&](ShardFeed::Shard& shard, FastHeaderParser& p) {
+    FileReport r = check_safetensors(dir + *shard.name, profile, p);
+    ShardState& state = *shard.state;
     if (r.io_error) {  // the index's finding; the index itself was readable
       state.problem = std::move(*r.io_error);
       return;
     }
-    // The model is lent to the index rules below and handed back after, not
+    // The model is lent to the index rules and handed back after, not
     // copied: 64,000 tensors' names and shapes for a 1,000-shard checkpoint.
     state.model = std::move(r.model);
     r.model.reset();
+    const ShardIndex* index = sealed.load(std::memory_order_acquire);
     if (!state.model) state.problem = "its header does not parse (see its report)";
-    else {  // here, on the shard's thread, where its model is in cache
-      state.located = locate_tensors(index, *state.model);
-      if (index.total_size) state.bytes = shard_bytes(*state.model);
+    else if (index) locate(state, *index);
+    if (index && in_place) {
+      reports[1 + shard.place] = std::move(r);
+      shard.placed = true;
+    } else {
+      shard.report = std::make_unique<FileReport>(std::move(r));
     }
-    readable[i] = 1;
-    if (in_place) reports[1 + i] = std::move(r);
-    else held[i] = std::make_unique<FileReport>(std::move(r));
+  };
+  // The index is whole: each shard's place in name order, and room for the
+  // reports, when the reader found exactly the index's shards (the DOM, read
+  // after the plain reader gave up, may name others).
+  const auto make_places = [&](const ShardIndex& index) {
+    std::deque<ShardFeed::Shard>& found = feed.shards();
+    const std::size_t n = found.size();
+    if (n != index.shards().size() || n > in_place_bytes / sizeof(FileReport)) return;
+    std::vector<ShardFeed::Shard*> order;
+    order.reserve(n);
+    for (ShardFeed::Shard& shard : found) order.push_back(&shard);
+    std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return *a->name < *b->name; });
+    for (std::size_t i = 0; i < n; ++i) order[i]->place = i;
+    reports.resize(1 + n);
+    in_place = true;
+  };
+  const auto take_shards = [&](FastHeaderParser& p) {
+    try {
+      while (ShardFeed::Shard* shard = feed.take()) check_one(*shard, p);
+    } catch (...) {
+      feed.drop();  // the others stop after their current shard
+      throw;
+    }
+  };
+  // A URL's shards are URLs: one request at a time (for_each_file).
+  // The first worker to start reads the index, so a worker that waits for
+  // shards always waits on a reader that has begun, however the items fall.
+  std::atomic<bool> reading{false};
+  for_each_worker(is_url(path) ? 1 : jobs, parser, [&](std::size_t, FastHeaderParser& p) {
+    if (!reading.exchange(true)) {
+      try {
+        parsed.emplace(parse_read_text(*text, size.value(), &feed));
+      } catch (...) {
+        feed.drop();
+        throw;
+      }
+      if (parsed->ok()) {
+        make_places(parsed->value());  // the reader adds no shard any more
+        sealed.store(&parsed->value(), std::memory_order_release);
+        feed.close();
+      } else {
+        feed.drop();  // the shards read are of no index: dropped below
+      }
+    }
+    take_shards(p);
   });
-  reports[0].findings = check_index(index, contents);
-  if (auto u = index_total_size_unchecked(index, contents)) reports[0].unchecked.push_back(std::move(*u));
-  if (!in_place)  // room for every readable shard's report at once
-    reports.reserve(1 + static_cast<std::size_t>(std::count(readable.begin(), readable.end(), 1)));
-  std::size_t kept = 1;  // in place: the next place a readable shard's report goes
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!readable[i]) {
-      if (missing && is_not_found(IoError{states[i]->problem})) missing->push_back(std::move(shard_paths[i]));
+  text.reset();
+  if (!*parsed) return refused(IndexFailure{std::nullopt, std::move(*parsed).error()});
+  const ShardIndex& index = parsed->value();
+  // The index's shards are the ones found, unless the DOM read it (after the
+  // plain reader found some and gave up): then its list decides.
+  std::vector<ShardFeed::Shard*> late;
+  for (ShardFeed::Shard& shard : feed.shards())
+    if (index.find_shard(*shard.name) == ShardIndex::npos) feed.remove(shard);
+  if (feed.contents().size() != index.shards().size())
+    for (const std::string& name : index.shards())
+      if (!feed.has(name)) late.push_back(&feed.add(name));
+  std::vector<std::string> late_paths;
+  for (const ShardFeed::Shard* shard : late) late_paths.push_back(dir + *shard->name);
+  for_each_file(late_paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) { check_one(*late[i], p); });
+  // Shards read before the index was whole are located now.
+  std::vector<ShardState*> unlocated;
+  for (ShardFeed::Shard& shard : feed.shards())
+    if (shard.state && shard.state->model && shard.state->located.empty() && !shard.state->model->header.tensors.empty())
+      unlocated.push_back(shard.state);
+  parallel_for(unlocated.size(), is_url(path) ? 1 : jobs, [&](std::size_t i, unsigned) { locate(*unlocated[i], index); });
+  reports[0].findings = check_index(index, feed.contents());
+  if (auto u = index_total_size_unchecked(index, feed.contents())) reports[0].unchecked.push_back(std::move(*u));
+  // Reports in the order of the shards' names, each shard's model back in it.
+  std::vector<ShardFeed::Shard*> order;
+  order.reserve(feed.contents().size());
+  std::size_t readable = 0;
+  for (ShardFeed::Shard& shard : feed.shards()) {
+    if (!shard.name) continue;
+    order.push_back(&shard);
+    readable += shard.report || shard.placed;
+  }
+  if (in_place) {
+    std::vector<ShardFeed::Shard*> by_place(order.size());
+    for (ShardFeed::Shard* shard : order) by_place[shard->place] = shard;
+    order = std::move(by_place);
+  } else {
+    std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return *a->name < *b->name; });
+    reports.reserve(1 + readable);
+  }
+  std::size_t kept = 1;  // in place: where the next readable shard's report goes
+  for (ShardFeed::Shard* shard : order) {
+    if (!shard->report && !shard->placed) {
+      if (missing && is_not_found(IoError{shard->state->problem})) missing->push_back(dir + *shard->name);
       continue;
     }
+    FileReport* r = nullptr;
     if (!in_place) {
-      reports.push_back(std::move(*held[i]));
-      held[i].reset();
-    } else if (kept != 1 + i) {
-      reports[kept] = std::move(reports[1 + i]);
+      reports.push_back(std::move(*shard->report));
+      r = &reports.back();
+    } else {
+      r = &reports[kept++];
+      if (shard->report) *r = std::move(*shard->report);  // read before the index was whole
+      else if (r != &reports[1 + shard->place]) *r = std::move(reports[1 + shard->place]);
     }
-    FileReport& r = in_place ? reports[kept++] : reports.back();
-    r.model = std::move(states[i]->model);
+    shard->report.reset();
+    r->model = std::move(shard->state->model);
   }
   if (in_place) reports.resize(kept);
   return reports;

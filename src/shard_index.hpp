@@ -41,11 +41,14 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path);
 // sorted order.
 // `missing` (optional) receives the paths of listed shards that do not exist,
 // which every Python consumer fails on (FileNotFoundError). The shards are
-// read and parsed on up to `jobs` threads (src/check_files.hpp).
+// read and parsed on up to `jobs` threads (src/check_files.hpp), starting
+// while the index is read (src/shard_feed.hpp); the answer does not depend
+// on `jobs` or on the order the threads take the shards in.
 // Up to `in_place_bytes` of reports (sizeof(FileReport) each, one a listed
-// shard) are written straight into the returned list; past that only the
-// readable shards' reports are kept until the end. The answer is the same
-// (tests pass 0 to hold the second way to the first).
+// shard), a shard read once the index is whole writes its report straight
+// into its place in the returned list; past that, and for shards read
+// before, reports are held on the heap until the end (tests pass 0 to hold
+// the second way to the first).
 constexpr std::size_t kInPlaceReportBytes = std::size_t{16} << 20;
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
                                           std::vector<std::string>* missing = nullptr, unsigned jobs = 1,
