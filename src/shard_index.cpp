@@ -99,6 +99,17 @@ Result<ShardIndex> parse_read_text(const HeaderMemory& text, std::size_t size, S
       read, [&] { return simdjson::padded_string_view(read.data(), size, size + simdjson::SIMDJSON_PADDING); }, sink);
 }
 
+// The shards found and not removed, in the order of their names (the order
+// of the reports).
+std::vector<ShardFeed::Shard*> by_name(std::deque<ShardFeed::Shard>& found) {
+  std::vector<ShardFeed::Shard*> order;
+  order.reserve(found.size());
+  for (ShardFeed::Shard& shard : found)
+    if (shard.name) order.push_back(&shard);
+  std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return *a->name < *b->name; });
+  return order;
+}
+
 // The folder the index is in, as a prefix of its shards' paths.
 std::string folder_of(const std::string& path) {
   const auto slash = path.rfind('/');
@@ -187,13 +198,9 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   // reports, when the reader found exactly the index's shards (the DOM, read
   // after the plain reader gave up, may name others).
   const auto make_places = [&](const ShardIndex& index) {
-    std::deque<ShardFeed::Shard>& found = feed.shards();
-    const std::size_t n = found.size();
+    const std::size_t n = feed.shards().size();
     if (n != index.shards().size() || n > in_place_bytes / sizeof(FileReport)) return;
-    std::vector<ShardFeed::Shard*> order;
-    order.reserve(n);
-    for (ShardFeed::Shard& shard : found) order.push_back(&shard);
-    std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return *a->name < *b->name; });
+    const std::vector<ShardFeed::Shard*> order = by_name(feed.shards());
     for (std::size_t i = 0; i < n; ++i) order[i]->place = i;
     reports.resize(1 + n);
     in_place = true;
@@ -242,31 +249,22 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   std::vector<std::string> late_paths;
   for (const ShardFeed::Shard* shard : late) late_paths.push_back(dir + *shard->name);
   for_each_file(late_paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) { check_one(*late[i], p); });
-  // Shards read before the index was whole are located now.
+  // Shards read before the index was whole are located now, on the threads
+  // (check_index would locate them itself, on this one: ShardState).
   std::vector<ShardState*> unlocated;
   for (ShardFeed::Shard& shard : feed.shards())
-    if (shard.state && shard.state->model && shard.state->located.empty() && !shard.state->model->header.tensors.empty())
+    if (shard.state && shard.state->model && shard.state->located.size() != shard.state->model->header.tensors.size())
       unlocated.push_back(shard.state);
   parallel_for(unlocated.size(), is_url(path) ? 1 : jobs, [&](std::size_t i, unsigned) { locate(*unlocated[i], index); });
   reports[0].findings = check_index(index, feed.contents());
   if (auto u = index_total_size_unchecked(index, feed.contents())) reports[0].unchecked.push_back(std::move(*u));
-  // Reports in the order of the shards' names, each shard's model back in it.
-  std::vector<ShardFeed::Shard*> order;
-  order.reserve(feed.contents().size());
-  std::size_t readable = 0;
-  for (ShardFeed::Shard& shard : feed.shards()) {
-    if (!shard.name) continue;
-    order.push_back(&shard);
-    readable += shard.report || shard.placed;
-  }
-  if (in_place) {
-    std::vector<ShardFeed::Shard*> by_place(order.size());
-    for (ShardFeed::Shard* shard : order) by_place[shard->place] = shard;
-    order = std::move(by_place);
-  } else {
-    std::sort(order.begin(), order.end(), [](const auto* a, const auto* b) { return *a->name < *b->name; });
-    reports.reserve(1 + readable);
-  }
+  // Reports in the order of the shards' names (in place: the order of their
+  // places), each shard's model back in it.
+  const std::vector<ShardFeed::Shard*> order = by_name(feed.shards());
+  if (!in_place)
+    reports.reserve(1 + static_cast<std::size_t>(std::count_if(order.begin(), order.end(), [](const auto* shard) {
+                      return shard->report != nullptr;
+                    })));
   std::size_t kept = 1;  // in place: where the next readable shard's report goes
   for (ShardFeed::Shard* shard : order) {
     if (!shard->report && !shard->placed) {
