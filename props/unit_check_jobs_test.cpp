@@ -284,6 +284,30 @@ TEST_CASE("check_shard_index: an index the DOM reads after the plain reader gave
   }
 }
 
+TEST_CASE("check_shard_index: a second weight_map, which the DOM decides, reports as the first alone", "[jobs]") {
+  // The plain reader hands on the first map's shards, then gives up at the
+  // second key; the DOM reads the first map (simdjson's lookup). Both maps
+  // name as many shards, so only the names tell the reader's from the DOM's.
+  test::TempDir t("safespec_unit_check_jobs");
+  const fs::path dir = t.dir / "twice";
+  fs::create_directories(dir);
+  for (const char* shard : {"a.safetensors", "b.safetensors", "c.safetensors", "d.safetensors"})
+    write_bytes(dir / shard, clean_file(std::string(shard, 1), 2));
+  const std::string first = R"({"a.t0":"a.safetensors","a.t1":"a.safetensors","b.t0":"b.safetensors"})";
+  write_text(dir / "twice.index.json", R"({"weight_map":)" + first +
+                                           R"(,"weight_map":{"c.t0":"c.safetensors","d.t0":"d.safetensors"}})");
+  write_text(dir / "once.index.json", R"({"weight_map":)" + first + "}");
+  for (const unsigned jobs : {1u, 2u, 3u}) {
+    INFO("--jobs " << jobs);
+    FastHeaderParser parser;
+    const auto twice = check_shard_index((dir / "twice.index.json").string(), Profile::Strict, parser, nullptr, jobs);
+    const auto once = check_shard_index((dir / "once.index.json").string(), Profile::Strict, parser, nullptr, jobs);
+    REQUIRE(twice.size() == 3);
+    CHECK(twice[0].findings == once[0].findings);
+    require_same_shard_reports(twice, once);
+  }
+}
+
 TEST_CASE("check_shard_index: an index refused at its last entry reports no shard, though shards were read", "[jobs]") {
   test::TempDir t("safespec_unit_check_jobs");
   const std::string index = make_index(t.dir / "sharded", 120);

@@ -196,10 +196,13 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   };
   // The index is whole: each shard's place in name order, and room for the
   // reports, when the reader found exactly the index's shards (the DOM, read
-  // after the plain reader gave up, may name others).
+  // after the plain reader gave up, may name others: as many, but not all the
+  // same, and a shard added late would have no place).
   const auto make_places = [&](const ShardIndex& index) {
     const std::size_t n = feed.shards().size();
     if (n != index.shards().size() || n > in_place_bytes / sizeof(FileReport)) return;
+    for (const ShardFeed::Shard& shard : feed.shards())
+      if (index.find_shard(*shard.name) == ShardIndex::npos) return;
     const std::vector<ShardFeed::Shard*> order = by_name(feed.shards());
     for (std::size_t i = 0; i < n; ++i) order[i]->place = i;
     reports.resize(1 + n);
