@@ -96,11 +96,6 @@ std::vector<std::uint32_t> locate_tensors(const ShardIndex& index, const Model& 
   return out;
 }
 
-// Each shard's tensors are located in the index (an entry's number, found by
-// the index's own table: read where the shard was read, or here), so no name
-// is hashed twice; only tensors no entry lists are tracked by name here, to
-// find one in two shards. A name's first shard (in ShardContents order) is
-// its home: every later one is a second shard.
 ShardBytes shard_bytes(const Model& model) {
   ShardBytes out;
   for (const TensorEntry& t : model.header.tensors)
@@ -112,6 +107,11 @@ ShardBytes shard_bytes(const Model& model) {
   return out;
 }
 
+// Each shard's tensors are located in the index (an entry's number, found by
+// the index's own table: read where the shard was read, or here), so no name
+// is hashed twice; only tensors no entry lists are tracked by name here, to
+// find one in two shards. A name's first shard (in ShardContents order) is
+// its home: every later one is a second shard.
 Findings check_index(const ShardIndex& index, const ShardContents& shards) {
   FindingSink out;
   using Slot = ShardContents::value_type;
