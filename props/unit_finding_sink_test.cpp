@@ -1,6 +1,7 @@
 // One sink for every producer of findings (spec/finding_sink.hpp): severity
 // from the catalogue, each rule's first kMaxRecords findings listed and the
 // rest counted, and every finding counted per rule.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,8 +34,8 @@ TEST_CASE("FindingSink: severity from the catalogue, 1000 listed per rule, every
   FindingSink sink;
   for (int i = 0; i < 1003; ++i) sink.add(RuleId::TensorUnaligned, Place::tensor("t"), "m");
   sink.add(Finding{RuleId::OffsetGap, Severity::Warning, Place::tensor("a"), "gap", {}});
-  CHECK(sink.counts()[static_cast<std::size_t>(RuleId::TensorUnaligned)] == 1003);
-  CHECK(sink.counts()[static_cast<std::size_t>(RuleId::OffsetGap)] == 1);
+  CHECK(sink.counts()[RuleId::TensorUnaligned] == 1003);
+  CHECK(sink.counts()[RuleId::OffsetGap] == 1);
   CHECK_FALSE(sink.lists(RuleId::TensorUnaligned));
   CHECK(sink.lists(RuleId::OffsetGap));
   const Findings out = std::move(sink).finish(Place::header());
@@ -104,15 +105,49 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: tensors in two files of one checkpoint
 
 TEST_CASE("bound_findings: no findings gives none, and every rule's count is zero", "[unit]") {
   RuleCounts counts;
-  counts.fill(7);  // what the caller's array held before
+  counts.add(RuleId::TensorUnaligned, 7);  // what the caller's counts held before
   CHECK(bound_findings({}, &counts).empty());
   CHECK(counts == RuleCounts{});
   CHECK(bound_findings({}).empty());
   // One finding: the same answer with or without the early path.
   const Findings one{Finding{RuleId::OffsetGap, Severity::Error, Place::tensor("a"), "gap", {}}};
-  counts.fill(7);
+  counts.add(RuleId::TensorUnaligned, 7);
   CHECK(bound_findings(one, &counts) == one);
-  RuleCounts expected{};
-  expected[static_cast<std::size_t>(RuleId::OffsetGap)] = 1;
+  RuleCounts expected;
+  expected.add(RuleId::OffsetGap);
   CHECK(counts == expected);
+}
+
+// RuleCounts keeps only the rules with a count: the law is that it reads
+// exactly as an array of every rule's count would, whatever adds and takes
+// came before, and that equal counts compare equal however they were made.
+TEST_CASE("RuleCounts: reads as an array of every rule's count after any adds and takes", "[unit]") {
+  rc::prop("adds and takes", [] {
+    const auto ops = *rc::gen::container<std::vector<std::tuple<bool, std::uint16_t, std::uint8_t>>>(
+        rc::gen::tuple(rc::gen::arbitrary<bool>(), rc::gen::inRange<std::uint16_t>(0, kRuleCount),
+                       rc::gen::arbitrary<std::uint8_t>()));
+    RuleCounts counts;
+    std::array<std::uint64_t, kRuleCount> model{};
+    for (const auto& [take, rule, n] : ops) {
+      const auto id = static_cast<RuleId>(rule);
+      if (take) {
+        RC_ASSERT(counts.take(id) == model[rule]);
+        model[rule] = 0;
+      } else {
+        counts.add(id, n);
+        model[rule] += n;
+      }
+    }
+    RuleCounts rebuilt;
+    for (std::size_t r = kRuleCount; r-- > 0;) rebuilt.add(static_cast<RuleId>(r), model[r]);
+    RC_ASSERT(counts == rebuilt);
+    std::size_t nonzero = 0;
+    for (std::size_t r = 0; r < kRuleCount; ++r) {
+      RC_ASSERT(counts[static_cast<RuleId>(r)] == model[r]);
+      nonzero += model[r] != 0;
+    }
+    RC_ASSERT(counts.entries().size() == nonzero);
+    for (std::size_t i = 1; i < counts.entries().size(); ++i)
+      RC_ASSERT(counts.entries()[i - 1].first < counts.entries()[i].first);
+  });
 }

@@ -1,5 +1,6 @@
 #include "spec/finding_sink.hpp"
 
+#include <array>
 #include <charconv>
 #include <string_view>
 
@@ -18,7 +19,7 @@ void FindingSink::add(RuleId rule, Place where, std::string message, std::vector
     listed_.push_back(Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)});
   else
     past_bound_ = true;
-  ++counts_[index(rule)];
+  counts_.add(rule);
 }
 
 void FindingSink::add(Finding f) {
@@ -29,17 +30,14 @@ void FindingSink::add(Finding f) {
   } else {
     past_bound_ = true;
   }
-  ++counts_[index(rule)];
+  counts_.add(rule);
 }
 
 Findings FindingSink::count_lines(const Place& where) const {
   Findings out;
   if (!past_bound_) return out;
-  for (std::size_t r = 0; r < counts_.size(); ++r)
-    if (counts_[r] > kMaxRecords) {
-      const auto id = static_cast<RuleId>(r);
-      out.push_back(count_line(id, rule_info(id).severity, where, counts_[r] - kMaxRecords));
-    }
+  for (const auto& [id, n] : counts_.entries())
+    if (n > kMaxRecords) out.push_back(count_line(id, rule_info(id).severity, where, n - kMaxRecords));
   return out;
 }
 
@@ -69,10 +67,10 @@ Findings bound_findings(Findings all, RuleCounts* counts) {
   // Most files have no finding: their answer needs none of the tables
   // below (4 KB to clear, and every report of a 1,000-file directory did).
   if (all.empty()) {
-    if (counts) counts->fill(0);
+    if (counts) counts->clear();
     return all;
   }
-  RuleCounts listed{}, dropped{};
+  std::array<std::uint64_t, kRuleCount> listed{}, dropped{};
   std::array<std::optional<std::size_t>, kRuleCount> counted{};  // a producer's count line, in `out`
   std::array<Severity, kRuleCount> severity{};
   Findings out;
@@ -94,10 +92,11 @@ Findings bound_findings(Findings all, RuleCounts* counts) {
       severity[r] = f.severity;
     }
   }
+  if (counts) counts->clear();
   for (std::size_t r = 0; r < kRuleCount; ++r) {
     std::uint64_t unlisted = dropped[r];
     if (counted[r]) unlisted += *unlisted_in(out[*counted[r]]);
-    if (counts) (*counts)[r] = listed[r] + unlisted;
+    if (counts) counts->add(static_cast<RuleId>(r), listed[r] + unlisted);
     if (dropped[r] == 0) continue;
     const auto id = static_cast<RuleId>(r);
     if (counted[r]) {

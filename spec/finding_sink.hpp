@@ -6,7 +6,6 @@
 // memory; every finding is counted per rule, listed or not.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,12 +13,10 @@
 
 #include "spec/finding.hpp"
 #include "spec/limits.hpp"
+#include "spec/rule_counts.hpp"
 #include "spec/rule_id.hpp"
 
 namespace safespec {
-
-// Findings per rule, listed or not, indexed by RuleId.
-using RuleCounts = std::array<std::uint64_t, kRuleCount>;
 
 class FindingSink {
  public:
@@ -32,11 +29,11 @@ class FindingSink {
   }
   // Whether the next finding of `rule` would be listed: a producer can skip
   // building a message that would only be counted.
-  bool lists(RuleId rule) const { return counts_[index(rule)] < kMaxRecords; }
+  bool lists(RuleId rule) const { return counts_[rule] < kMaxRecords; }
   // Counts a finding of `rule` that is not listed (its message never built).
   void count_only(RuleId rule) {
     past_bound_ |= !lists(rule);
-    ++counts_[index(rule)];
+    counts_.add(rule);
   }
 
   const RuleCounts& counts() const { return counts_; }
@@ -49,12 +46,10 @@ class FindingSink {
   Findings finish(const Place& where) &&;
 
  private:
-  static std::size_t index(RuleId r) { return static_cast<std::size_t>(r); }
   Findings listed_;
-  RuleCounts counts_{};
+  RuleCounts counts_;
   // Some rule was counted past kMaxRecords: without it count_lines has
-  // nothing to scan for (a tenth of checking an 8-tensor header was that
-  // scan of every rule's count, issue 14).
+  // nothing to scan for.
   bool past_bound_ = false;
 };
 

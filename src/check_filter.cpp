@@ -24,10 +24,7 @@ void ignore_rules(std::vector<FileReport>& reports, const std::vector<RuleId>& r
   const auto ignored = [&](RuleId id) { return std::find(rules.begin(), rules.end(), id) != rules.end(); };
   for (FileReport& r : reports) {
     std::erase_if(r.findings, [&](const Finding& f) { return ignored(f.rule); });
-    for (RuleId id : rules) {
-      r.ignored += r.counts[static_cast<std::size_t>(id)];
-      r.counts[static_cast<std::size_t>(id)] = 0;
-    }
+    for (RuleId id : rules) r.ignored += r.counts.take(id);
   }
 }
 

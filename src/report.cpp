@@ -100,7 +100,7 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     out += "],\"counts\":{";
     bool first = true;
     for (const RuleInfo& info : rule_catalogue()) {
-      const std::uint64_t n = r.counts[static_cast<std::size_t>(info.id)];
+      const std::uint64_t n = r.counts[info.id];
       if (n == 0) continue;
       out += fmt::format("{}{}:{}", first ? "" : ",", json_string(info.name), n);
       first = false;

@@ -31,7 +31,7 @@ safespec_report::safespec_report(std::vector<safespec::FileReport> reports, safe
       c.findings.push_back({std::string(rule_name(f.rule)), std::string(ref.empty() ? "accepts" : ref), f.where.text()});
     }
     for (const RuleInfo& info : rule_catalogue()) {
-      const std::uint64_t n = r.counts[static_cast<std::size_t>(info.id)];
+      const std::uint64_t n = r.counts[info.id];
       if (n != 0) c.counts.emplace_back(std::string(info.name), n);
     }
   }
