@@ -184,7 +184,7 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
   });
 }
 
-// find_repeats (src/name_repeats.hpp) takes each file's kept hashes (one per
+// find_repeats and RepeatWalk (src/name_repeats.hpp) take each file's kept hashes (one per
 // tensor) or hashes the file's names itself, on several threads when many
 // names need it, then indexes them in order: the law is
 // NameIndex::for_each_repeat's answer over the names in file order, on one
@@ -192,7 +192,7 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
 // mix of kept and missing hash lists; a list that does not fit its file, of
 // wrong values here, is not used. Half the runs keep no hashes, so the
 // threads start past 8,192 names.
-TEST_CASE("find_repeats reports what for_each_repeat does, on any number of threads", "[prop][name-index]") {
+TEST_CASE("find_repeats and RepeatWalk report what for_each_repeat does, on any number of threads", "[prop][name-index]") {
   rc::prop("names i -> (a*i + b) mod m in files of any size, around the threading size", [] {
     const std::size_t n = static_cast<std::size_t>(*rc::gen::inRange(0, 12000));
     const std::size_t m = static_cast<std::size_t>(*rc::gen::inRange(1, 16000));
@@ -228,5 +228,12 @@ TEST_CASE("find_repeats reports what for_each_repeat does, on any number of thre
       named.push_back(NamedTensors{files[f], kept == 0 ? std::span<const std::uint64_t>{} : hashes[f]});
     }
     RC_ASSERT(find_repeats(named, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
+    // The same a file at a time (RepeatWalk, as a directory's files are
+    // walked while they are read), its table sized for any number of names
+    // up front, so that it also grows, from their text, past that.
+    RepeatWalk walk(static_cast<std::size_t>(*rc::gen::inRange(0, 64)));
+    for (const NamedTensors& f : named) walk.add(f);
+    RC_ASSERT(walk.names() == n);
+    RC_ASSERT(walk.repeats() == expected);
   });
 }

@@ -103,19 +103,31 @@ class NameIndex {
   // elsewhere: on other threads, or while the names were read).
   template <class HashAt, class NameAt, class OnRepeat>
   void for_each_repeat_hashed(std::size_t n, const HashAt& hash_at, const NameAt& name_at, const OnRepeat& on_repeat) {
-    reset(n);
+    begin_walk(n);
+    walk(0, n, hash_at, name_at, on_repeat);
+  }
+
+  // The same walk in runs, for names that arrive a run at a time (the files
+  // of a directory, as they are read): begin_walk(expected), then
+  // walk(from, to, ...) for consecutive runs [0, a), [a, b), ...; together
+  // they report what for_each_repeat_hashed(b, ...) reports, the table
+  // growing if more than `expected` names come. name_at(i) must answer for
+  // every i < to. False when on_repeat stopped the walk.
+  void begin_walk(std::size_t expected) { reset(expected); }
+  template <class HashAt, class NameAt, class OnRepeat>
+  bool walk(std::size_t from, std::size_t to, const HashAt& hash_at, const NameAt& name_at, const OnRepeat& on_repeat) {
     std::uint64_t ahead[kRing];
-    const std::size_t mask = slots_.size() - 1;  // reset(n) leaves room: no growth below
-    for (std::size_t i = 0; i < n && i < kAhead; ++i) ahead[i] = hash_at(i);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) {
+    for (std::size_t i = from; i < to && i < from + kAhead; ++i) ahead[i % kRing] = hash_at(i);
+    for (std::size_t i = from; i < to; ++i) {
+      if (i + kAhead < to) {
         const std::uint64_t h = hash_at(i + kAhead);
         ahead[(i + kAhead) % kRing] = h;
-        __builtin_prefetch(&slots_[h & mask]);
+        __builtin_prefetch(&slots_[h & (slots_.size() - 1)]);
       }
       const std::size_t first = insert_numbered(ahead[i % kRing], i, name_at);
-      if (first != npos && !on_repeat(i, first)) return;
+      if (first != npos && !on_repeat(i, first)) return false;
     }
+    return true;
   }
 
  private:

@@ -22,6 +22,7 @@
 #include "src/check_files.hpp"
 #include "src/load.hpp"
 #include "src/marker_reader.hpp"
+#include "src/checkpoint_collisions.hpp"
 #include "src/name_repeats.hpp"
 #include "src/shard_index.hpp"
 #include "src/tensor_data.hpp"
@@ -253,45 +254,6 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
   return files;
 }
 
-// The files of one checkpoint that came without an index: a tensor in two of
-// them is flagged as an index flags it (the loader would read one of them).
-void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads) {
-  constexpr RuleId kRule = RuleId::IndexTensorInTwoShards;
-  // Every tensor of every file, in group order (views into the models,
-  // which outlive this, with the hashes their parse kept), through
-  // find_repeats: a directory of 1,000 files of 64 tensors is 64,000 names,
-  // and a map that copied each one was an eighth of `check` on it, a lookup
-  // at a time a seventh, one thread gathering and hashing them all a quarter
-  // (issue 14).
-  std::vector<NamedTensors> files;
-  std::vector<std::size_t> report_of, first_of;  // per file: its report, its first tensor's number
-  for (std::size_t i : group)
-    if (reports[i].model) {
-      first_of.push_back(first_of.empty() ? 0 : first_of.back() + files.back().tensors.size());
-      const Header& h = reports[i].model->header;
-      files.push_back(NamedTensors{h.tensors, h.name_hashes.values});
-      report_of.push_back(i);
-    }
-  const auto tensor = [&](std::size_t k) {  // number -> (report, tensor): only for repeats, which are rare
-    const std::size_t f = static_cast<std::size_t>(std::upper_bound(first_of.begin(), first_of.end(), k) - first_of.begin()) - 1;
-    return std::pair{report_of[f], &files[f].tensors[k - first_of[f]]};
-  };
-  std::map<std::size_t, FindingSink> sinks;  // per report with a collision: most have none
-  for (const auto& [k, first] : find_repeats(files, threads)) {
-    const auto [report, entry] = tensor(k);
-    FindingSink& sink = sinks[report];
-    if (!sink.lists(kRule)) {
-      sink.count_only(kRule);
-      continue;
-    }
-    sink.add(kRule, Place::tensor(entry->name),
-             "expected the tensor in one file of the checkpoint, found it in " +
-                 quote_name(reports[tensor(first).first].path) + " and " + quote_name(reports[report].path));
-  }
-  for (auto& [i, sink] : sinks)
-    for (Finding& f : std::move(sink).finish(Place::file())) reports[i].findings.push_back(std::move(f));
-}
-
 }  // namespace
 
 std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& o,
@@ -361,7 +323,28 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       else loose.insert(loose.end(), std::make_move_iterator(inside.begin()), std::make_move_iterator(inside.end()));
     }
   }
-  std::vector<FileReport> loaded = check_files(loose, o.profile, o.jobs, parser);
+  // A directory's files are one checkpoint: the walk over their names for a
+  // tensor in two files follows the reads (src/name_repeats.hpp), sized from
+  // the first file with tensors.
+  struct DirectoryWalk {
+    std::size_t plan, begin, end;  // its plan, and its files in `loose`
+    RepeatWalk walk;
+  };
+  std::vector<DirectoryWalk> walks;
+  for (std::size_t k = 0, at = 0; k < plan.size(); at += plan[k++].files)
+    if (plan[k].directory && plan[k].files > 1) walks.push_back(DirectoryWalk{k, at, at + plan[k].files, RepeatWalk(0)});
+  const auto walk_file = [&](std::size_t i, const FileReport& r) {
+    for (DirectoryWalk& w : walks)
+      if (i >= w.begin && i < w.end && r.model) {
+        const Header& h = r.model->header;
+        w.walk.expect(h.tensors.size() * (w.end - i));
+        w.walk.add(NamedTensors{h.tensors, h.name_hashes.values});
+      }
+  };
+  std::vector<FileReport> loaded =
+      check_files(loose, o.profile, o.jobs, parser,
+                  walks.empty() ? std::function<void(std::size_t, const FileReport&)>() : walk_file);
+  std::map<std::size_t, const RepeatWalk*> walked;  // group -> its directory's walk
   // The reports are the loaded ones in order, with each index's reports
   // where its path was. Without an index they are `loaded` itself, taken
   // whole: a report's move is a few hundred bytes of members, and moving a
@@ -386,6 +369,8 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       groups.emplace_back();
       indexed.push_back(false);
       named(quote_name(path));
+      for (const DirectoryWalk& w : walks)
+        if (w.plan == k) walked[groups.size() - 1] = &w.walk;
       for (std::size_t f = 0; f < p.files; ++f) groups.back().push_back(take());
       continue;
     }
@@ -419,7 +404,11 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   missing.resize(groups.size());
   names.resize(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (!indexed[g] && groups[g].size() > 1) flag_collisions(reports, groups[g], o.jobs);
+    if (!indexed[g] && groups[g].size() > 1) {
+      const auto w = walked.find(g);
+      if (w != walked.end()) flag_collisions(reports, groups[g], w->second->repeats());
+      else flag_collisions(reports, groups[g], group_repeats(reports, groups[g], o.jobs));
+    }
     check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], names[g]);
   }
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
@@ -442,7 +431,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const Ch
                                  [&] { return hint_for_bytes(f.bytes.first(std::min<std::size_t>(f.bytes.size(), 64))); }));
   }
   // As for the files of one checkpoint on disk.
-  if (group.size() > 1) flag_collisions(reports, group, options.jobs);
+  if (group.size() > 1) flag_collisions(reports, group, group_repeats(reports, group, options.jobs));
   const auto from_memory = [&](const FileReport& r) -> Result<std::vector<quant::MarkerBytes>, IoError> {
     for (std::size_t i = 0; i < reports.size(); ++i)
       if (&reports[i] == &r) return read_markers(files[i].bytes, *r.model);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "spec/limits.hpp"
 #include "src/byte_file.hpp"
 #include "src/check.hpp"
+#include "src/in_order.hpp"
 #include "src/parallel.hpp"
 
 namespace safespec {
@@ -55,13 +57,17 @@ void for_each_worker(unsigned jobs, FastHeaderParser& parser,
 }
 
 std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
-                                    FastHeaderParser& parser) {
+                                    FastHeaderParser& parser,
+                                    const std::function<void(std::size_t, const FileReport&)>& ready) {
   std::vector<FileReport> reports(paths.size());
   // Files that may be one checkpoint keep the hashes their parse worked out,
   // for the collision check across them (src/name_repeats.hpp).
   const NameHashesKept keep(parser, paths.size() > 1);
+  std::optional<InOrder> order;
+  if (ready) order.emplace(paths.size(), [&](std::size_t i) { ready(i, reports[i]); });
   for_each_file(paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) {
     reports[i] = check_safetensors(paths[i], profile, p);
+    if (order) order->done(i);
   });
   return reports;
 }

@@ -39,7 +39,11 @@ void for_each_worker(unsigned jobs, FastHeaderParser& parser,
                      const std::function<void(std::size_t, FastHeaderParser&)>& work);
 
 // check_safetensors on every path (for_each_file); reports in path order.
+// With `ready`, ready(i, report i) for every i in path order, one call at a
+// time, as soon as reports 0..i are all made (src/in_order.hpp): on whichever
+// thread made the last of them, while later files are still being read.
 std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
-                                    FastHeaderParser& parser);
+                                    FastHeaderParser& parser,
+                                    const std::function<void(std::size_t, const FileReport&)>& ready = {});
 
 }  // namespace safespec

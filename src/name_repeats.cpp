@@ -24,14 +24,12 @@ constexpr std::size_t kHashesPerLine = 8;
 }  // namespace
 
 std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const NamedTensors> files, unsigned threads) {
-  std::vector<std::size_t> first_of(files.size() + 1, 0);  // a file's first tensor's number
-  std::size_t unhashed = 0;
+  std::size_t n = 0, unhashed = 0;
   const auto kept = [&](std::size_t f) { return files[f].hashes.size() == files[f].tensors.size(); };
   for (std::size_t f = 0; f < files.size(); ++f) {
-    first_of[f + 1] = first_of[f] + files[f].tensors.size();
+    n += files[f].tensors.size();
     if (!kept(f)) unhashed += files[f].tensors.size();
   }
-  const std::size_t n = first_of.back();
   // Most files come with their hashes (the parse worked them out for its
   // own duplicate check): hashing 64,000 names again was half of this check
   // on a directory of 1,000 files (issue 14). The others are hashed here, a
@@ -45,46 +43,54 @@ std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const Na
       for (const TensorEntry& t : files[f].tensors) hashed[f].push_back(name_hash(t.name));
     });
   }
-  // Name i and hash i: the walk asks for each hash in order (a cursor that
-  // moves on), for a name only when hash tags match: its own, or an earlier
-  // one's (a search).
   // Each file's kept hashes are a block of their own, written on another
   // thread and cold here: waiting for each file's first hashes was half of
-  // the walk over a directory of 1,000 files (issue 14). On entering a file,
-  // the next file's first kPrefetchHashes hashes are asked for. (In a lambda
-  // of its own that returns nothing, gcc took the prefetching for a function
-  // without effects and dropped its calls.)
-  std::size_t hash_file = 0;
-  const auto hash_at = [&](std::size_t i) {
-    while (first_of[hash_file + 1] <= i) {
-      const std::size_t next = ++hash_file + 1;
-      if (next < files.size() && kept(next)) {
-        const std::span<const std::uint64_t> h = files[next].hashes;
-        for (std::size_t k = 0; k < h.size() && k < kPrefetchHashes; k += kHashesPerLine) __builtin_prefetch(&h[k]);
-      }
-    }
-    const std::size_t j = i - first_of[hash_file];
-    return kept(hash_file) ? files[hash_file].hashes[j] : hashed[hash_file][j];
+  // the walk over a directory of 1,000 files (issue 14). Before a file is
+  // walked, the next file's first kPrefetchHashes hashes are asked for.
+  const auto hashes_of = [&](std::size_t f) -> std::span<const std::uint64_t> {
+    return kept(f) ? files[f].hashes : std::span<const std::uint64_t>(hashed[f]);
   };
-  std::size_t file = 0;
-  const auto name_at = [&](std::size_t i) -> std::string_view {
-    while (file + 1 < first_of.size() && first_of[file + 1] <= i) ++file;
-    if (i < first_of[file]) {
-      const auto f = static_cast<std::size_t>(std::upper_bound(first_of.begin(), first_of.end(), i) - first_of.begin()) - 1;
-      return files[f].tensors[i - first_of[f]].name;
+  RepeatWalk walk(n);
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    if (f + 1 < files.size()) {
+      const std::span<const std::uint64_t> h = hashes_of(f + 1);
+      for (std::size_t k = 0; k < h.size() && k < kPrefetchHashes; k += kHashesPerLine) __builtin_prefetch(&h[k]);
     }
-    return files[file].tensors[i - first_of[file]].name;
-  };
-  // One table, on this thread: split by hash into one table a thread, the
-  // inserts took longer on two threads than on one (each table's first
-  // touch, faulted in at once).
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  NameIndex index;
-  index.for_each_repeat_hashed(n, hash_at, name_at, [&](std::size_t i, std::size_t first) {
-    out.emplace_back(i, first);
-    return true;
-  });
-  return out;
+    walk.add(NamedTensors{files[f].tensors, hashes_of(f)});
+  }
+  return walk.repeats();
+}
+
+RepeatWalk::RepeatWalk(std::size_t expected) { index_.begin_walk(expected); }
+
+void RepeatWalk::expect(std::size_t expected) {
+  if (names() == 0) index_.begin_walk(expected);
+}
+
+void RepeatWalk::add(NamedTensors file) {
+  const std::size_t from = first_of_.back();
+  files_.push_back(file);
+  first_of_.push_back(from + file.tensors.size());
+  std::span<const std::uint64_t> hashes = file.hashes;
+  if (hashes.size() != file.tensors.size()) {
+    hashed_.clear();
+    for (const TensorEntry& t : file.tensors) hashed_.push_back(name_hash(t.name));
+    hashes = hashed_;
+  }
+  // A name is read only when hash tags match: its own file's, or an
+  // earlier one's (a search).
+  index_.walk(
+      from, first_of_.back(), [&](std::size_t i) { return hashes[i - from]; },
+      [&](std::size_t i) { return i >= from ? file.tensors[i - from].name.view() : name_at(i); },
+      [&](std::size_t i, std::size_t first) {
+        repeats_.emplace_back(i, first);
+        return true;
+      });
+}
+
+std::string_view RepeatWalk::name_at(std::size_t i) const {
+  const auto f = static_cast<std::size_t>(std::upper_bound(first_of_.begin(), first_of_.end(), i) - first_of_.begin()) - 1;
+  return files_[f].tensors[i - first_of_[f]].name;
 }
 
 }  // namespace safespec

@@ -8,10 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "spec/model.hpp"
+#include "spec/name_index.hpp"
 
 namespace safespec {
 
@@ -29,5 +31,34 @@ struct NamedTensors {
 // whose hashes were not kept are hashed on up to `threads` threads, a file
 // at a time; then all are indexed in order on the calling thread.
 std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const NamedTensors> files, unsigned threads);
+
+// find_repeats a file at a time, for files that arrive in order while later
+// ones are still being read: the walk over a directory's 1,000 files then
+// runs beside the reads instead of after them all (0.74 ms on one thread
+// after 7.2 ms of reads on two, issue 14), on names still in cache. Files
+// given to add() must outlive the walk; a file without kept hashes is hashed
+// here. repeats() after the last add() equals find_repeats over the same
+// files.
+class RepeatWalk {
+ public:
+  // Room for `expected` names; more make the table grow (each name hashed
+  // again, from its text, at every doubling).
+  explicit RepeatWalk(std::size_t expected);
+  // Room for `expected` names after all, while no name has been added: for
+  // a walk that learns its size from its first file.
+  void expect(std::size_t expected);
+  void add(NamedTensors file);
+  std::size_t names() const { return first_of_.back(); }
+  const std::vector<std::pair<std::size_t, std::size_t>>& repeats() const { return repeats_; }
+
+ private:
+  std::string_view name_at(std::size_t i) const;
+
+  std::vector<NamedTensors> files_;
+  std::vector<std::size_t> first_of_{0};  // file f's first name's number; one more entry: the total
+  std::vector<std::uint64_t> hashed_;     // the current file's hashes, when it came without them
+  NameIndex index_;
+  std::vector<std::pair<std::size_t, std::size_t>> repeats_;
+};
 
 }  // namespace safespec
