@@ -6,8 +6,10 @@
 // time). Linear: the ratio stays near 1 along each parser.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "bench/header_bench_support.hpp"
 #include "spec/format_rules.hpp"
@@ -56,7 +58,13 @@ void BM_ReferenceScaling(benchmark::State& state) {
   report(state, s);
 }
 
-BENCHMARK(BM_FastScaling)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit(benchmark::kMillisecond);
+// `check`'s path, the goal's, is timed five times a size and its median
+// kept: single runs on the 2-core VM put the 1 KB case anywhere from 0.97 to
+// 1.21 ns/byte, more than the goal's margin.
+BENCHMARK(BM_FastScaling)
+    ->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])
+    ->Repetitions(5)->ReportAggregatesOnly(true)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ReferenceScaling)->Arg(kSizes[0])->Arg(kSizes[1])->Arg(kSizes[2])->Arg(kSizes[3])->Unit(benchmark::kMillisecond);
 
 }  // namespace
@@ -68,15 +76,21 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   std::printf("\n%-22s %-7s %12s %14s %10s\n", "path", "header", "bytes", "CPU ns/byte", "vs 1 KB");
   for (const char* name : {"BM_FastScaling", "BM_ReferenceScaling"}) {
-    double base = 0;
+    double base = 0, cheapest = 0, dearest = 0;
     for (std::size_t i = 0; i < kCount; ++i) {
       const auto t = reporter.cpu.find(std::string(name) + "/" + std::to_string(kSizes[i]));
       if (t == reporter.cpu.end()) continue;
       const double bytes = static_cast<double>(synthetic(static_cast<std::size_t>(kSizes[i])).size);
       const double per_byte = t->second * 1e9 / bytes;
       if (i == 0) base = per_byte;
+      cheapest = cheapest == 0 ? per_byte : std::min(cheapest, per_byte);
+      dearest = std::max(dearest, per_byte);
       std::printf("%-22s %-7s %12.0f %14.3f %9.2fx\n", name, kLabels[i], bytes, per_byte, base > 0 ? per_byte / base : 0.0);
     }
+    // Issue 14's reading of "flat": the dearest size per byte against the cheapest.
+    if (cheapest > 0)
+      std::printf("%-22s dearest / cheapest per byte: %.2fx%s\n", name, dearest / cheapest,
+                  std::string_view(name) == "BM_FastScaling" && dearest / cheapest > 1.25 ? "  (goal: at most 1.25x)" : "");
   }
   benchmark::Shutdown();
   return 0;

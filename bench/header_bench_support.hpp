@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,20 +38,32 @@ inline const Synthetic& synthetic(std::size_t tensors) {
 
 inline Model model_of(const Synthetic& s, Header h) { return Model{8 + s.size + s.buffer_end, s.size, std::move(h)}; }
 
-// Seconds an iteration, by benchmark name ("BM_Fast/100"): wall time, and CPU
-// time (one thread's work; on a shared machine wall time also counts other
-// processes' turns).
+// Seconds an iteration, by benchmark name and arguments ("BM_Fast/100"):
+// wall time, and CPU time (one thread's work; on a shared machine wall time
+// also counts other processes' turns). With repetitions, the repetitions'
+// median: on a shared VM one slow repetition is common.
 class TimeReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs)
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred) {
-        real[r.benchmark_name()] = r.GetAdjustedRealTime();
-        cpu[r.benchmark_name()] = r.cpu_accumulated_time / static_cast<double>(r.iterations);
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      const std::string name = r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args);
+      if (r.run_type == Run::RT_Iteration && !repeated_.count(name)) {
+        real[name] = r.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(r.time_unit);
+        cpu[name] = r.cpu_accumulated_time / static_cast<double>(r.iterations);
+      } else if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") {
+        const double unit = benchmark::GetTimeUnitMultiplier(r.time_unit);
+        real[name] = r.GetAdjustedRealTime() / unit;
+        cpu[name] = r.GetAdjustedCPUTime() / unit;
+        repeated_.insert(name);
       }
+    }
     ConsoleReporter::ReportRuns(runs);
   }
   std::map<std::string, double> real, cpu;
+
+ private:
+  std::set<std::string> repeated_;  // a median was seen: single runs no longer count
 };
 
 }  // namespace safespec::bench
