@@ -18,10 +18,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
 #include "src/parallel.hpp"
+#include "src/writer.hpp"
 
 using namespace safespec;
 
@@ -140,4 +142,37 @@ TEST_CASE("safespec under a tight RLIMIT_AS: out of memory is exit 2 with one li
   CHECK(err ==
         "safespec: out of memory: an allocation failed (std::bad_alloc) under this process's memory or "
         "address-space limit; nothing was decided\n");
+}
+
+// The collision walk of a directory sizes its table from the first file
+// with tensors as if every file held as many (src/check.cpp), capped at
+// kWalkExpectedNames: a first file of 50,000 tensors beside 400 files of one
+// would otherwise reserve a table for 20 million names (512 MiB), here
+// under a 320 MiB limit. The whole directory needs far less.
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a directory's collision walk does not size itself past its names", "[jobs][cli]") {
+  if (kSanitized) {
+    WARN("not run: ASan's shadow needs more address space than any RLIMIT_AS here");
+    return;
+  }
+  const test::TempDir dir("address_limit");
+  const auto write = [&](const std::string& name, std::size_t tensors) {
+    static const std::vector<std::uint8_t> one{1};
+    std::vector<TensorView> views;
+    for (std::size_t t = 0; t < tensors; ++t) views.push_back(TensorView{name + "." + std::to_string(t), Dtype::U8, {1}, one});
+    const auto bytes = serialize(views, std::nullopt);
+    REQUIRE(bytes.ok());
+    std::ofstream((dir.dir / (name + ".safetensors")).string(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.value().data()), static_cast<std::streamsize>(bytes.value().size()));
+  };
+  write("a000", 50'000);
+  for (int i = 1; i <= 400; ++i) write("b" + std::to_string(1000 + i), 1);
+  const std::string cmd = "ulimit -v 327680 && '" + test::cli_path() + "' check --jobs 2 '" + dir.dir.string() +
+                          "' >/dev/null 2>&1; echo $?";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[64];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ::pclose(p);
+  CHECK(out == "0\n");
 }

@@ -46,6 +46,11 @@ inline constexpr std::uint64_t kMaxIndexBytes = std::uint64_t{256} << 20;
 // being parsed, so this also bounds how many headers are in flight at once.
 inline constexpr unsigned kMaxCheckJobs = 64;
 
+// The names a directory's collision walk sizes its table for before it has
+// read them all (src/check.cpp): its first file's tensors times the files,
+// at most this many (a 16 MiB table); past that the table grows as names come.
+inline constexpr std::size_t kWalkExpectedNames = std::size_t{1} << 20;
+
 // ---- Markers and Python's json (comfy-quant-markers.md M3) ----
 
 // Ours: real markers are under 200 bytes; a larger marker tensor is reported
