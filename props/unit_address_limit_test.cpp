@@ -149,7 +149,7 @@ TEST_CASE("safespec under a tight RLIMIT_AS: out of memory is exit 2 with one li
 // kWalkExpectedNames: a first file of 50,000 tensors beside 400 files of one
 // would otherwise reserve a table for 20 million names (512 MiB), here
 // under a 320 MiB limit. The whole directory needs far less.
-TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a directory's collision walk does not size itself past its names", "[jobs][cli]") {
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a directory's collision walk does not size itself past its names", "[ST-INDEX-TENSOR-IN-TWO-SHARDS][jobs][cli]") {
   if (kSanitized) {
     WARN("not run: ASan's shadow needs more address space than any RLIMIT_AS here");
     return;
