@@ -227,7 +227,8 @@ TEST_CASE("find_repeats and RepeatWalk report what for_each_repeat does, on any 
       if (kept == 3 && !hashes[f].empty()) hashes[f].pop_back();
       named.push_back(NamedTensors{files[f], kept == 0 ? std::span<const std::uint64_t>{} : hashes[f]});
     }
-    RC_ASSERT(find_repeats(named, static_cast<unsigned>(*rc::gen::inRange(0, 4))) == expected);
+    const RepeatWalk found = find_repeats(named, static_cast<unsigned>(*rc::gen::inRange(0, 4)));
+    RC_ASSERT(found.repeats() == expected);
     // The same a file at a time (RepeatWalk, as a directory's files are
     // walked while they are read), its table sized for any number of names
     // up front, so that it also grows, from their text, past that.
@@ -235,5 +236,12 @@ TEST_CASE("find_repeats and RepeatWalk report what for_each_repeat does, on any 
     for (const NamedTensors& f : named) walk.add(f);
     RC_ASSERT(walk.names() == n);
     RC_ASSERT(walk.repeats() == expected);
+    // tensor(k) is the k-th tensor in file order, in the file it came in.
+    for (std::size_t f = 0, k = 0; f < files.size(); ++f)
+      for (const TensorEntry& t : files[f]) {
+        const auto [file, entry] = walk.tensor(k++);
+        RC_ASSERT(file == f);
+        RC_ASSERT(entry == &t);
+      }
   });
 }

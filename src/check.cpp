@@ -411,7 +411,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (!indexed[g] && groups[g].size() > 1) {
       const auto w = walked.find(g);
-      if (w != walked.end()) flag_collisions(reports, groups[g], w->second->repeats());
+      if (w != walked.end()) flag_collisions(reports, groups[g], *w->second);
       else flag_collisions(reports, groups[g], group_repeats(reports, groups[g], o.jobs));
     }
     check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], names[g]);

@@ -5,23 +5,21 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 #include "spec/report.hpp"
+#include "src/name_repeats.hpp"
 
 namespace safespec {
 
-// (a tensor's number, the number of the first one of its name), numbering
-// the tensors of a group's files with a model in group order, a file's after
-// the previous file's (find_repeats, RepeatWalk: src/name_repeats.hpp).
-using Repeats = std::vector<std::pair<std::size_t, std::size_t>>;
+// The walk over the names of the files `group` names that have a model, in
+// group order, once they are all read (find_repeats, on up to `threads`
+// threads). A directory's own files are walked while they are read instead
+// (check_paths), the same files in the same order.
+RepeatWalk group_repeats(const std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads);
 
-// The repeats among the files `group` names, worked out after they are all
-// read (find_repeats, on up to `threads` threads).
-Repeats group_repeats(const std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads);
-
-// A finding for each repeat, on the later file's report.
-void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const Repeats& repeats);
+// A finding for each repeat of `walk`, a walk over the group's files with a
+// model in group order, on the later file's report.
+void flag_collisions(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const RepeatWalk& walk);
 
 }  // namespace safespec

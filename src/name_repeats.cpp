@@ -23,7 +23,7 @@ constexpr std::size_t kHashesPerLine = 8;
 
 }  // namespace
 
-std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const NamedTensors> files, unsigned threads) {
+RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads) {
   std::size_t n = 0, unhashed = 0;
   const auto kept = [&](std::size_t f) { return files[f].hashes.size() == files[f].tensors.size(); };
   for (std::size_t f = 0; f < files.size(); ++f) {
@@ -58,7 +58,7 @@ std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const Na
     }
     walk.add(NamedTensors{files[f].tensors, hashes_of(f)});
   }
-  return walk.repeats();
+  return walk;
 }
 
 RepeatWalk::RepeatWalk(std::size_t expected) { index_.begin_walk(expected); }
@@ -69,7 +69,7 @@ void RepeatWalk::expect(std::size_t expected) {
 
 void RepeatWalk::add(NamedTensors file) {
   const std::size_t from = first_of_.back();
-  files_.push_back(file);
+  files_.push_back(file.tensors);
   first_of_.push_back(from + file.tensors.size());
   std::span<const std::uint64_t> hashes = file.hashes;
   if (hashes.size() != file.tensors.size()) {
@@ -81,16 +81,16 @@ void RepeatWalk::add(NamedTensors file) {
   // earlier one's (a search).
   index_.walk(
       from, first_of_.back(), [&](std::size_t i) { return hashes[i - from]; },
-      [&](std::size_t i) { return i >= from ? file.tensors[i - from].name.view() : name_at(i); },
+      [&](std::size_t i) { return (i >= from ? file.tensors[i - from] : *tensor(i).second).name.view(); },
       [&](std::size_t i, std::size_t first) {
         repeats_.emplace_back(i, first);
         return true;
       });
 }
 
-std::string_view RepeatWalk::name_at(std::size_t i) const {
-  const auto f = static_cast<std::size_t>(std::upper_bound(first_of_.begin(), first_of_.end(), i) - first_of_.begin()) - 1;
-  return files_[f].tensors[i - first_of_[f]].name;
+std::pair<std::size_t, const TensorEntry*> RepeatWalk::tensor(std::size_t k) const {
+  const auto f = static_cast<std::size_t>(std::upper_bound(first_of_.begin(), first_of_.end(), k) - first_of_.begin()) - 1;
+  return {f, &files_[f][k - first_of_[f]]};
 }
 
 }  // namespace safespec

@@ -25,12 +25,14 @@ struct NamedTensors {
 };
 
 // The tensors of `files` numbered in order (a file's tensors after the
-// previous file's): every tensor whose name an earlier one has, as (its
-// number, the first one's), in order of its number, which is what
-// NameIndex::for_each_repeat reports over the names in that order. Names
-// whose hashes were not kept are hashed on up to `threads` threads, a file
-// at a time; then all are indexed in order on the calling thread.
-std::vector<std::pair<std::size_t, std::size_t>> find_repeats(std::span<const NamedTensors> files, unsigned threads);
+// previous file's), walked for repeated names: the RepeatWalk below, with
+// every file added, whose repeats() are (its number, the first one's) for
+// every tensor whose name an earlier one has, in order of its number, which
+// is what NameIndex::for_each_repeat reports over the names in that order.
+// Names whose hashes were not kept are hashed on up to `threads` threads, a
+// file at a time; then all are indexed in order on the calling thread.
+class RepeatWalk;
+RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads);
 
 // find_repeats a file at a time, for files that arrive in order while later
 // ones are still being read: the walk over a directory's 1,000 files then
@@ -50,11 +52,12 @@ class RepeatWalk {
   void add(NamedTensors file);
   std::size_t names() const { return first_of_.back(); }
   const std::vector<std::pair<std::size_t, std::size_t>>& repeats() const { return repeats_; }
+  // Tensor number k (< names()): the file it is in, numbered in the order
+  // the files were added, and its entry.
+  std::pair<std::size_t, const TensorEntry*> tensor(std::size_t k) const;
 
  private:
-  std::string_view name_at(std::size_t i) const;
-
-  std::vector<NamedTensors> files_;
+  std::vector<std::span<const TensorEntry>> files_;  // their hashes are used in add() only
   std::vector<std::size_t> first_of_{0};  // file f's first name's number; one more entry: the total
   std::vector<std::uint64_t> hashed_;     // the current file's hashes, when it came without them
   NameIndex index_;

@@ -160,7 +160,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   // is done. Once the index is whole (`sealed`), a shard read after is
   // located in the index on its thread, where its model is in cache, and its
   // report written straight into its place in `reports` (`in_place`): a
-  // report is 2.4 KB, and each one held on the heap and moved again after
+  // report is 1.5 KB, and each one held on the heap and moved again after
   // was 4-9% of `check` on 1,000 shards. Up to in_place_bytes of reports:
   // past that only the readable shards' reports are kept, on the heap, so an
   // index naming 100,000 missing shards costs little more than their names
