@@ -43,23 +43,16 @@ constexpr bool kSanitized = false;
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
 
-// Bytes this process has mapped now, as parallel_for measures it.
-std::uint64_t mapped_now() {
-  std::ifstream statm("/proc/self/statm");
-  std::uint64_t pages = 0;
-  statm >> pages;
-  REQUIRE(pages > 0);
-  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-}
-
 // The number of distinct workers parallel_for(64, 2) used, in a child under
 // RLIMIT_AS = what it has mapped + `room` (its exit status; 100 if the limit
-// could not be set).
+// could not be measured or set).
 int workers_in_child(std::uint64_t room) {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    const std::uint64_t limit = mapped_now() + room;
+    const auto mapped = mapped_address_space();
+    if (!mapped) ::_exit(100);
+    const std::uint64_t limit = *mapped + room;
     const rlimit as{limit, limit};
     if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(100);
     // Item 0 waits (up to a second) for another worker, which a started

@@ -16,10 +16,6 @@
 
 namespace safespec {
 
-namespace {
-
-// Bytes of address space this process has mapped (/proc/self/statm's first
-// number, in pages); nullopt where it cannot be read.
 std::optional<std::uint64_t> mapped_address_space() {
   const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
@@ -33,6 +29,8 @@ std::optional<std::uint64_t> mapped_address_space() {
   if (page <= 0) return std::nullopt;
   return pages * static_cast<std::uint64_t>(page);
 }
+
+namespace {
 
 // The helpers that may start now under this process's RLIMIT_AS.
 unsigned threads_allowed_now(unsigned threads) {

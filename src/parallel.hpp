@@ -30,6 +30,10 @@ void parallel_for(std::size_t n, unsigned threads, const std::function<void(std:
 // aligned by mapping twice that for a moment. Counted at the peak: the
 // arena's transient 128 MiB mapping plus the stack.
 std::uint64_t helper_address_space();
+// Bytes of address space this process has mapped (/proc/self/statm's first
+// number, in pages), what the rule below is given; nullopt where it cannot
+// be read.
+std::optional<std::uint64_t> mapped_address_space();
 // What the calling thread keeps for its own work beside the helpers.
 inline constexpr std::uint64_t kCallerAddressReserve = std::uint64_t{64} << 20;  // 64 MiB
 
