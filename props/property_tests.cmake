@@ -16,4 +16,5 @@ set(SAFESPEC_PROPERTY_TESTS
   # unit tests first), and a file put anywhere else moves every later file
   # into another batch, where same-named helpers of two files can collide.
   ${CMAKE_CURRENT_SOURCE_DIR}/prop_in_order_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/prop_pieced_read_test.cpp
 )

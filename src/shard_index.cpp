@@ -16,6 +16,7 @@
 #include "src/header_memory.hpp"
 #include "src/index_entries.hpp"
 #include "src/parallel.hpp"
+#include "src/pieced_read.hpp"
 #include "src/plain_index.hpp"
 #include "src/shard_feed.hpp"
 
@@ -74,12 +75,17 @@ Result<ShardIndex> parse_index_text(std::string_view text, const Padded& padded,
   return parse_dom_index(padded());
 }
 
-// An index file's text read whole into `text`, straight into the buffer the
-// parsers read, with simdjson's padding after it: no second copy of a 4 MB
-// index (a 1,000-shard checkpoint's) to fault in, and that buffer in huge
-// pages from 2 MiB (src/header_memory.hpp): a 1,000-shard index read by
-// `check` faulted 1,090 times less. Returns the text's length.
-Result<std::size_t, IndexFailure> read_index_text(const std::string& path, std::optional<HeaderMemory>& text) {
+// An index file opened, its size checked, and `text` made to hold it: room
+// for the text, then simdjson's padding (zeroed, as padded_string leaves it).
+// The text is read straight into that buffer, which the parsers read: no
+// second copy of a 4 MB index (a 1,000-shard checkpoint's) to fault in, and
+// that buffer in huge pages from 2 MiB (src/header_memory.hpp): a 1,000-shard
+// index read by `check` faulted 1,090 times less.
+struct OpenIndex {
+  ByteFile file;
+  std::size_t size;
+};
+Result<OpenIndex, IndexFailure> open_index_text(const std::string& path, std::optional<HeaderMemory>& text) {
   auto file = ByteFile::open(path);
   if (!file) return IndexFailure{file.error(), std::nullopt};
   // A URL's size is the server's word: it is checked before any allocation.
@@ -88,8 +94,16 @@ Result<std::size_t, IndexFailure> read_index_text(const std::string& path, std::
                                                                       std::to_string(file.value().size()) + " bytes")};
   const auto size = static_cast<std::size_t>(file.value().size());
   text.emplace(size + simdjson::SIMDJSON_PADDING);
-  if (auto r = file.value().read_at(0, std::span(text->data(), size)); !r) return IndexFailure{r.error(), std::nullopt};
-  std::memset(text->data() + size, 0, simdjson::SIMDJSON_PADDING);  // as padded_string leaves it
+  std::memset(text->data() + size, 0, simdjson::SIMDJSON_PADDING);
+  return OpenIndex{std::move(file).value(), size};
+}
+
+// The same, and the text read. Returns the text's length.
+Result<std::size_t, IndexFailure> read_index_text(const std::string& path, std::optional<HeaderMemory>& text) {
+  auto opened = open_index_text(path, text);
+  if (!opened) return std::move(opened).error();
+  const std::size_t size = opened.value().size;
+  if (auto r = opened.value().file.read_at(0, std::span(text->data(), size)); !r) return IndexFailure{r.error(), std::nullopt};
   return size;
 }
 
@@ -152,8 +166,15 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     return reports;
   };
   std::optional<HeaderMemory> text;
-  const auto size = read_index_text(path, text);
-  if (!size) return refused(size.error());
+  auto opened = open_index_text(path, text);
+  if (!opened) return refused(opened.error());
+  const ByteFile& file = opened.value().file;
+  const std::size_t size = opened.value().size;
+  // A local index is read by every worker at once, the reader waiting for
+  // the whole text (src/pieced_read.hpp); a URL's in one request.
+  std::optional<PiecedRead> pieces;
+  if (file.local()) pieces.emplace(file, text->data(), size);
+  std::optional<IoError> unread;
   const std::string dir = folder_of(path);
   // The shards are read while the index is (src/shard_feed.hpp): each found
   // is taken by a free worker, the reader's own thread too once its reading
@@ -223,7 +244,14 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   for_each_worker(is_url(path) ? 1 : jobs, parser, [&](std::size_t, FastHeaderParser& p) {
     if (!reading.exchange(true)) {
       try {
-        parsed.emplace(parse_read_text(*text, size.value(), &feed));
+        auto read = pieces ? pieces->finish() : file.read_at(0, std::span(text->data(), size));
+        if (!read) {
+          unread = read.error();
+          feed.drop();
+          return;
+        }
+        parsed.emplace(parse_read_text(*text, size, &feed));
+        text.reset();  // the index holds its own names: freed here, not after the last shard
       } catch (...) {
         feed.drop();
         throw;
@@ -235,10 +263,13 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
       } else {
         feed.drop();  // the shards read are of no index: dropped below
       }
+    } else if (pieces) {
+      pieces->help();  // the reader waits for every piece before parsing
     }
     take_shards(p);
   });
-  text.reset();
+  text.reset();  // unread, or a worker failed
+  if (unread) return refused(IndexFailure{std::move(*unread), std::nullopt});
   if (!*parsed) return refused(IndexFailure{std::nullopt, std::move(*parsed).error()});
   const ShardIndex& index = parsed->value();
   // The index's shards are the ones found, unless the DOM read it (after the
