@@ -43,7 +43,17 @@ def write_checkpoint(path, i):
 many = os.path.join(out_dir, "many")
 sharded = os.path.join(out_dir, "sharded")
 index = os.path.join(sharded, "model.safetensors.index.json")
-if not os.path.exists(index):
+# The index as transformers' save_pretrained writes it: sorted keys, indent 2,
+# metadata.total_size (an index written another way by an older version of
+# this script is written again).
+def written_as_transformers(path):
+    try:
+        with open(path) as f:
+            return f.read(14) == '{\n  "metadata"'
+    except OSError:
+        return False
+
+if not written_as_transformers(index):
     os.makedirs(many, exist_ok=True)
     os.makedirs(sharded, exist_ok=True)
     for i in range(FILES):
@@ -54,7 +64,8 @@ if not os.path.exists(index):
         for n in write_checkpoint(os.path.join(sharded, shard), i):
             weight_map[n] = shard
     with open(index + ".tmp", "w") as f:
-        json.dump({"metadata": {}, "weight_map": weight_map}, f)
+        total = FILES * TENSORS * 8
+        f.write(json.dumps({"metadata": {"total_size": total}, "weight_map": weight_map}, indent=2, sort_keys=True) + "\n")
     os.rename(index + ".tmp", index)
 
 def run(argv):
