@@ -233,9 +233,17 @@ template <class T, class F>
 void pack_rows(std::span<const std::int8_t> src, T* dst, std::size_t rows, std::size_t k, std::size_t kp,
                unsigned threads, F f) {
   parallel_ranges(rows, threads, 1, [&](std::size_t r0, std::size_t r1) {
+    // Locals, not the captures: a byte store may alias anything, so through
+    // the captured references the compiler reloaded src, dst and k after
+    // every byte (a scalar loop: 14% of the VNNI GEMM on M = 512, K = 3072).
+    const std::int8_t* const from = src.data();
+    T* const to = dst;
+    const std::size_t len = k, pitch = kp;
     for (std::size_t r = r0; r < r1; ++r) {
-      for (std::size_t j = 0; j < k; ++j) dst[r * kp + j] = f(src[r * k + j]);
-      std::fill(dst + r * kp + k, dst + (r + 1) * kp, T{0});
+      const std::int8_t* s = from + r * len;
+      T* d = to + r * pitch;
+      for (std::size_t j = 0; j < len; ++j) d[j] = f(s[j]);
+      std::fill(d + len, d + pitch, T{0});
     }
   });
 }
