@@ -99,10 +99,8 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     }
     out += "],\"counts\":{";
     bool first = true;
-    for (const RuleInfo& info : rule_catalogue()) {
-      const std::uint64_t n = r.counts[info.id];
-      if (n == 0) continue;
-      out += fmt::format("{}{}:{}", first ? "" : ",", json_string(info.name), n);
+    for (const auto& [id, n] : r.counts.entries()) {  // in RuleId order, the catalogue's; none is 0
+      out += fmt::format("{}{}:{}", first ? "" : ",", json_string(rule_name(id)), n);
       first = false;
     }
     out += fmt::format("}},\"ignored\":{},\"complete\":{},\"unchecked\":{}", r.ignored, r.complete() ? "true" : "false",

@@ -30,10 +30,7 @@ safespec_report::safespec_report(std::vector<safespec::FileReport> reports, safe
       const std::string_view ref = rule_info(f.rule).reference;
       c.findings.push_back({std::string(rule_name(f.rule)), std::string(ref.empty() ? "accepts" : ref), f.where.text()});
     }
-    for (const RuleInfo& info : rule_catalogue()) {
-      const std::uint64_t n = r.counts[info.id];
-      if (n != 0) c.counts.emplace_back(std::string(info.name), n);
-    }
+    for (const auto& [id, n] : r.counts.entries()) c.counts.emplace_back(std::string(rule_name(id)), n);
   }
 }
 
