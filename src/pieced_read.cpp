@@ -9,7 +9,7 @@ PiecedRead::PiecedRead(const ByteFile& file, std::uint8_t* out, std::size_t size
     : file_(file),
       out_(out),
       size_(size),
-      piece_(std::max<std::size_t>(piece, 1)),
+      piece_(file.local() ? std::max<std::size_t>(piece, 1) : std::max<std::size_t>(size, 1)),
       pieces_(std::max<std::size_t>(1, size / piece_ + (size % piece_ != 0))) {}
 
 void PiecedRead::help() {

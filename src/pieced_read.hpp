@@ -22,8 +22,9 @@ class PiecedRead {
   static constexpr std::size_t kPieceBytes = std::size_t{2} << 20;
 
   // Reads file[0, size) into out[0, size) in pieces of `piece` bytes (> 0;
-  // tests make them small). `file` and `out` must outlive this object;
-  // `file` must be local() (a server's bytes come one request at a time).
+  // tests make them small); a file that is not local() in one piece, since a
+  // server's bytes come one request at a time. `file` and `out` must outlive
+  // this object.
   PiecedRead(const ByteFile& file, std::uint8_t* out, std::size_t size, std::size_t piece = kPieceBytes);
 
   // Reads pieces nobody has taken yet, until none is left. Any thread.

@@ -168,12 +168,10 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   std::optional<HeaderMemory> text;
   auto opened = open_index_text(path, text);
   if (!opened) return refused(opened.error());
-  const ByteFile& file = opened.value().file;
   const std::size_t size = opened.value().size;
   // A local index is read by every worker at once, the reader waiting for
   // the whole text (src/pieced_read.hpp); a URL's in one request.
-  std::optional<PiecedRead> pieces;
-  if (file.local()) pieces.emplace(file, text->data(), size);
+  PiecedRead pieces(opened.value().file, text->data(), size);
   std::optional<IoError> unread;
   const std::string dir = folder_of(path);
   // The shards are read while the index is (src/shard_feed.hpp): each found
@@ -244,7 +242,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   for_each_worker(is_url(path) ? 1 : jobs, parser, [&](std::size_t, FastHeaderParser& p) {
     if (!reading.exchange(true)) {
       try {
-        auto read = pieces ? pieces->finish() : file.read_at(0, std::span(text->data(), size));
+        auto read = pieces.finish();
         if (!read) {
           unread = read.error();
           feed.drop();
@@ -263,8 +261,8 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
       } else {
         feed.drop();  // the shards read are of no index: dropped below
       }
-    } else if (pieces) {
-      pieces->help();  // the reader waits for every piece before parsing
+    } else {
+      pieces.help();  // the reader waits for every piece before parsing
     }
     take_shards(p);
   });
