@@ -86,6 +86,7 @@ Command register_check(CLI::App& app) {
   check->add_option("--ignore", a->ignore,
                     "drop the findings of a rule, given by id or as a glob ('ST-HEADER-*'); repeatable. A consumer "
                     "profile still fails a file its consumer rejects");
+  add_consumer_option(check, a->options.versions);
   check->add_flag("--data", a->options.data, "also check tensor values (scales, codebooks, padding, code ranges)");
   check->add_flag("--separate", a->options.separate,
                   "check each .safetensors path alone, shard series included (loose paths are separate checkpoints "

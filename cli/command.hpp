@@ -33,6 +33,8 @@ Command register_diff(CLI::App& app);
 // The one place profile and semantics names are read: the option takes the
 // names profile_name and semantics_name give, and nothing else.
 CLI::Option* add_profile_option(CLI::App* sub, const std::string& name, Profile& into, const std::string& help);
+// --consumer NAME=VERSION, repeatable, into `into` (spec/consumers.hpp).
+CLI::Option* add_consumer_option(CLI::App* sub, VersionChoice& into);
 CLI::Option* add_semantics_option(CLI::App* sub, numerics::Semantics& into, const std::string& help);
 // --ulps N: a count of units in the last place; a negative number is a usage error.
 CLI::Option* add_ulps_option(CLI::App* sub, std::uint64_t& into, const std::string& help);

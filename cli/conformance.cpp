@@ -109,6 +109,7 @@ Command register_conformance(CLI::App& app) {
   add_profile_option(a->run, "--profile", a->run_req.profile,
                      "whose expectations to hold it to: strict, safetensors, sglang, comfyui, kitchen")
       ->required();
+  add_consumer_option(a->run, a->run_req.versions);
   a->run->add_option("--suite", a->suite, "the suite directory (default corpus/conformance, else the installed share/safespec/conformance)");
   a->run->add_option("--jobs", a->run_req.jobs, "children at a time (default: the number of CPUs)")
       ->check(CLI::Range(1u, 1024u));

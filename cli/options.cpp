@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include <fmt/format.h>
+
 #include "spec/profile_choice.hpp"
 
 namespace safespec::cli {
@@ -19,6 +21,31 @@ CLI::Option* add_profile_option(CLI::App* sub, const std::string& name, Profile&
           },
           help)
       ->check(CLI::IsMember(names));
+}
+
+CLI::Option* add_consumer_option(CLI::App* sub, VersionChoice& into) {
+  std::string versions;
+  for (const ConsumerInfo& c : kConsumerTable) {
+    if (c.versions.size() < 2) continue;
+    versions += fmt::format("{}{}=", versions.empty() ? "" : "; ", c.name);
+    for (std::size_t v = 0; v < c.versions.size(); ++v)
+      versions += fmt::format("{}{}{}", v ? "|" : "", c.versions[v].id, v == c.default_version ? " (default)" : "");
+  }
+  return sub
+      ->add_option_function<std::vector<std::string>>(
+          "--consumer",
+          [&into](const std::vector<std::string>& picks) {
+            for (const std::string& text : picks)
+              if (auto p = pick_version(text)) into[p.value().consumer] = p.value().version;
+          },
+          "NAME=VERSION: the version of a consumer whose verdict, profile and exit status the report uses "
+          "(repeatable; every version is judged and shown where it differs): " + versions)
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            auto p = pick_version(s);
+            return p ? std::string() : p.error();
+          },
+          "NAME=VERSION"));
 }
 
 CLI::Option* add_semantics_option(CLI::App* sub, numerics::Semantics& into, const std::string& help) {

@@ -16,6 +16,7 @@ Command register_table(CLI::App& app) {
     std::vector<std::string> paths;
     CheckOptions options;
     bool json = false;
+    bool versions = false;
   };
   auto a = std::make_shared<Args>();
   CLI::App* table = app.add_subcommand(
@@ -24,12 +25,15 @@ Command register_table(CLI::App& app) {
   table->add_flag("--separate", a->options.separate, "check each .safetensors path alone, shard series included");
   table->add_flag("--checkpoint", a->options.checkpoint, "read all the .safetensors paths given as one checkpoint");
   table->add_flag("--data", a->options.data, "also check tensor values");
-  table->add_flag("--json", a->json, "print one JSON document");
+  table->add_flag("--json", a->json, "print one JSON document (every version's verdict included)");
+  table->add_flag("--versions", a->versions,
+                  "a column per consumer version wherever the versions disagree, and a line naming those that agree");
+  add_consumer_option(table, a->options.versions);
   return Command{table, [a] {
                    FastHeaderParser parser;
                    const std::vector<FileReport> reports = check_paths(a->paths, a->options, parser);
                    CommandOutcome o;
-                   o.out = a->json ? render_table_json(reports) : render_table(reports);
+                   o.out = a->json ? render_table_json(reports) : render_table(reports, a->versions);
                    for (const FileReport& r : reports)
                      if (r.io_error) o.exit_code = kExitUsage;
                    return o;

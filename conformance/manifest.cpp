@@ -3,9 +3,11 @@
 #include <simdjson.h>
 
 #include <array>
+#include <optional>
 #include <fstream>
 #include <sstream>
 
+#include "spec/profile_choice.hpp"
 #include "src/json_escape.hpp"
 
 namespace safespec::conformance {
@@ -19,6 +21,10 @@ Result<Case, std::string> line_error(std::string what) { return std::string("man
 // One row per prefix; name_prefix picks the row, nothing else spells them.
 constexpr NamePrefix kEveryone{"accept_", "everyone"};
 constexpr NamePrefix kReference{"reject_", "reference"};
+// A shard index no loader can use: the reference reader never reads an
+// index, so the verdict is the index rules' (which the safetensors profile
+// keeps), not the reference's.
+constexpr NamePrefix kIndex{"reject_", "index"};
 constexpr NamePrefix kLoaders{"loader-reject_", "loaders"};
 constexpr NamePrefix kStrict{"strict-reject_", "strict"};
 constexpr NamePrefix kImpldef{"impldef_", "impldef"};
@@ -28,7 +34,7 @@ constexpr std::array<NamePrefix, 5> kPrefixes{kEveryone, kReference, kLoaders, k
 
 NamePrefix name_prefix(const Case& c) {
   if (c.file.starts_with(kImpldef.prefix)) return kImpldef;
-  if (c.expected(Profile::Safetensors) == Expect::Reject) return kReference;
+  if (c.expected(Profile::Safetensors) == Expect::Reject) return c.file.ends_with(".index.json") ? kIndex : kReference;
   for (Profile p : {Profile::Sglang, Profile::Comfyui, Profile::Kitchen})
     if (c.expected(p) == Expect::Reject) return kLoaders;
   return c.expected(Profile::Strict) == Expect::Reject ? kStrict : kEveryone;
@@ -44,6 +50,16 @@ Expect Case::expected(Profile p) const {
   for (std::size_t i = 0; i < kManifestProfiles.size(); ++i)
     if (kManifestProfiles[i] == p) return expect[i];
   return Expect::Reject;
+}
+
+Expect Case::expected(Profile p, const VersionChoice& chosen) const {
+  const std::optional<Consumer> c = p.consumer();
+  if (c && chosen[*c] != consumer_info(*c).default_version) {
+    const std::string key = std::string(consumer_name(*c)) + "=" + std::string(consumer_info(*c).versions[chosen[*c]].id);
+    for (const auto& [name, e] : versions)
+      if (name == key) return e;
+  }
+  return expected(p);
 }
 
 std::string render_case(const Case& c) {
@@ -69,6 +85,16 @@ std::string render_case(const Case& c) {
     append_json_string(out, c.sglang_message);
   }
   out += c.data ? ", \"data\": true" : ", \"data\": false";
+  if (!c.versions.empty()) {
+    out += ", \"versions\": {";
+    for (std::size_t i = 0; i < c.versions.size(); ++i) {
+      if (i) out += ", ";
+      append_json_string(out, c.versions[i].first);
+      out += ": ";
+      append_json_string(out, expect_word(c.versions[i].second));
+    }
+    out += "}";
+  }
   out += ", \"named_for\": ";
   append_json_string(out, name_prefix(c).named_for);
   out += "}";
@@ -113,6 +139,14 @@ Result<Case, std::string> parse_case(std::string_view line) {
   bool data = false;
   if (top["data"].get_bool().get(data)) return line_error("expected \"data\": true or false in " + c.file);
   c.data = data;
+  dom::object versions;
+  if (!top["versions"].get_object().get(versions))
+    for (auto kv : versions) {
+      if (!pick_version(kv.key) || kv.value.get_string().get(text) || (text != "accept" && text != "reject"))
+        return line_error("expected \"versions\": NAME=VERSION keys of the consumer table with \"accept\" or "
+                          "\"reject\" in " + c.file);
+      c.versions.emplace_back(std::string(kv.key), text == "accept" ? Expect::Accept : Expect::Reject);
+    }
   const NamePrefix named = name_prefix(c);
   std::string_view named_for;
   if (top["named_for"].get_string().get(named_for)) return line_error("expected \"named_for\": a string in " + c.file);

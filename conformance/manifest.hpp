@@ -8,13 +8,16 @@
 //               "kitchen": "reject", "strict": "reject"},
 //    "sglang_message": "...",      // only where sglang rejects: its exact message
 //    "data": false,                // true: the strict verdict needs tensor values (`check --data`)
+//    "versions": {"comfyui=dynamic-vram": "accept"},  // only where a version differs
 //    "named_for": "reference"}     // whose verdict the name's prefix is (below)
 //
 // `file` is relative to the suite directory. The name's prefix tells the
 // expectation at a glance, as JSONTestSuite does, and says whose verdict it
 // is; the manifest's "named_for" says the same in words (name_prefix):
 //   accept_         "everyone": the reference, every loader and strict accept
-//   reject_         "reference": the reference reader (huggingface/safetensors) rejects
+//   reject_         "reference": the reference reader (huggingface/safetensors) rejects; or
+//                   "index" for a shard index no loader can use (the reference never reads
+//                   an index: the index rules, which every profile keeps, reject it)
 //   loader-reject_  "loaders": the reference reads it; sglang, ComfyUI or comfy-kitchen rejects
 //   strict-reject_  "strict": every consumer loads it; only safespec's strict profile rejects
 //   impldef_        "impldef": the written format spec leaves it open; the expectations are
@@ -26,6 +29,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/result.hpp"
@@ -49,8 +53,14 @@ struct Case {
   std::array<Expect, 5> expect{};  // kManifestProfiles order
   std::string sglang_message;      // set exactly when sglang rejects
   bool data = false;
+  // "comfyui=dynamic-vram" -> that version's expectation under its
+  // consumer's profile, listed where it differs from the default version's
+  // (spec/consumers.hpp); the manifest's "versions" object, in table order.
+  std::vector<std::pair<std::string, Expect>> versions;
 
   Expect expected(Profile p) const;
+  // The same with each consumer in the version `chosen` names.
+  Expect expected(Profile p, const VersionChoice& chosen) const;
   friend bool operator==(const Case&, const Case&) = default;
 };
 

@@ -81,6 +81,8 @@ CommandOutcome run_conformance(const RunRequest& req,
 
   RunReport report;
   report.profile = req.profile;
+  if (const auto c = req.profile.consumer(); c && req.versions[*c] != consumer_info(*c).default_version)
+    report.version = consumer_info(*c).versions[req.versions[*c]].id;
   report.suite = suite.string();
   report.impl = req.impl;
   report.timeout_s = req.timeout_s;
@@ -89,7 +91,7 @@ CommandOutcome run_conformance(const RunRequest& req,
   for (std::size_t i = 0; i < total; ++i) {
     FileOutcome f;
     f.entry = std::move(cases[i]);
-    f.expected = f.entry.expected(req.profile);
+    f.expected = f.entry.expected(req.profile, req.versions);
     f.child = std::move(ran.value()[i]);
     f.agreement = classify(f.expected, f.child);
     report.files.push_back(std::move(f));

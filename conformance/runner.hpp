@@ -40,6 +40,7 @@ struct FileOutcome {
 
 struct RunReport {
   Profile profile = Profile::Strict;
+  std::string version;  // the profile's consumer version when not its default ("dynamic-vram"), else empty
   std::string suite;  // the suite directory, absolute
   std::string impl;   // the template as given
   double timeout_s = 10;
@@ -80,6 +81,8 @@ std::string progress_bar(std::size_t done, std::size_t total, std::size_t width 
 struct RunRequest {
   std::filesystem::path suite_dir = "corpus/conformance";
   Profile profile = Profile::Strict;
+  // The consumer version whose expectations apply (--consumer comfyui=dynamic-vram).
+  VersionChoice versions = default_versions();
   std::string impl;  // "COMMAND ... {file} ..."
   unsigned jobs = 1;
   double timeout_s = 10;

@@ -132,7 +132,8 @@ std::string render_run_text(const RunReport& r) {
     ++count[static_cast<std::size_t>(f.agreement)];
     if (is_impldef(f.entry)) ++impldef[static_cast<std::size_t>(f.agreement)];
   }
-  std::string out = "profile " + std::string(profile_name(r.profile)) + ": " + std::to_string(r.files.size()) +
+  std::string out = "profile " + std::string(profile_name(r.profile)) + (r.version.empty() ? "" : " (" + r.version + ")") +
+                    ": " + std::to_string(r.files.size()) +
                     (r.files.size() == 1 ? " file" : " files") + ", timeout " + number(r.timeout_s, "%g") + " s";
   if (r.not_selected) out += "; " + std::to_string(r.not_selected) + " more not selected";
   out += "\n";
@@ -182,6 +183,10 @@ std::string render_run_json(const RunReport& r) {
   for (const FileOutcome& f : r.files) ++count[static_cast<std::size_t>(f.agreement)];
   std::string out = "{\"schema\":" + std::to_string(kJsonSchema) + ",\"profile\":";
   append_json_string(out, profile_name(r.profile));
+  if (!r.version.empty()) {
+    out += ",\"version\":";
+    append_json_string(out, r.version);
+  }
   out += ",\"suite\":";
   append_json_string(out, r.suite);
   out += ",\"impl\":";

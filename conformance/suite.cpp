@@ -64,9 +64,10 @@ struct Run {
   std::string sglang_message;
 };
 
-Run run_check(const std::string& path, Profile p) {
+Run run_check(const std::string& path, Profile p, const VersionChoice& versions = default_versions()) {
   FastHeaderParser parser;
-  const std::vector<FileReport> reports = check_paths({path}, CheckOptions{.profile = p, .data = true}, parser);
+  const std::vector<FileReport> reports =
+      check_paths({path}, CheckOptions{.profile = p, .data = true, .versions = versions}, parser);
   Run run;
   const Finding* first_error = nullptr;
   for (const FileReport& r : reports) {
@@ -83,7 +84,8 @@ Run run_check(const std::string& path, Profile p) {
     // report is not judged, so look for the first judged one.
     for (const FileReport& r : reports)
       if (r.judged && !r.consumers[Consumer::Sglang].loads) {
-        run.sglang_message = r.consumers[Consumer::Sglang].message;
+        const Outcome& o = r.consumers[Consumer::Sglang];
+        run.sglang_message = o.unknown.empty() ? o.message : "(unknown: " + o.unknown + ")";
         break;
       }
     if (run.sglang_message.empty() && first_error) run.sglang_message = first_error->message;
@@ -123,6 +125,16 @@ Built build(std::vector<Draft> drafts) {
       if (kManifestProfiles[i] == Profile::Sglang) c.sglang_message = run.sglang_message;
       if (kManifestProfiles[i] == Profile::Strict) found = run.rules;
     }
+    // Every other version of every consumer, where its verdict differs.
+    for (const ConsumerInfo& info : kConsumerTable)
+      for (std::size_t v = 0; v < info.versions.size(); ++v) {
+        if (v == info.default_version) continue;
+        VersionChoice chosen = default_versions();
+        chosen[info.id] = static_cast<std::uint8_t>(v);
+        const Profile p = Profile::of(info.id);
+        const Expect e = run_check(path.string(), p, chosen).accepts ? Expect::Accept : Expect::Reject;
+        if (e != c.expected(p)) c.versions.emplace_back(std::string(info.name) + "=" + std::string(info.versions[v].id), e);
+      }
     std::vector<RuleId> want = d.rules;
     std::sort(want.begin(), want.end());
     if (found != want) problem("strict findings " + rules_text(found) + ", built to break exactly " + rules_text(want));

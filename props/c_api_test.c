@@ -141,6 +141,49 @@ static void test_corrupted(const char* examples) {
   safespec_report_free(r);
 }
 
+/* The consumer table and its versions: a gap in the data loads in ComfyUI's
+ * DynamicVRAM mode and not through safe_open; --consumer picks the mode. */
+static void test_consumer_versions(const char* examples) {
+  char path[4096];
+  const char* paths[1];
+  const char* picks[1] = {"comfyui=dynamic-vram"};
+  safespec_report* r = NULL;
+  safespec_check_options options;
+  safespec_consumer comfy = SAFESPEC_CONSUMER_SAFETENSORS;
+  safespec_outcome o;
+  safespec_string why;
+  size_t i, count = 0, dynamic = 99;
+  int ok = 0;
+  CHECK(safespec_consumer_count() >= 4);
+  for (i = 0; i < safespec_consumer_count(); ++i) CHECK(safespec_consumer_name((safespec_consumer)i) != NULL);
+  CHECK(safespec_consumer_name((safespec_consumer)safespec_consumer_count()) == NULL);
+  CHECK(safespec_consumer_by_name("comfyui", &comfy) == SAFESPEC_OK && comfy == SAFESPEC_CONSUMER_COMFYUI);
+  CHECK(safespec_consumer_by_name("vllm", &comfy) == SAFESPEC_INVALID_ARGUMENT);
+  CHECK(safespec_consumer_version_count(SAFESPEC_CONSUMER_COMFYUI, &count) == SAFESPEC_OK && count == 3);
+  for (i = 0; i < count; ++i)
+    if (strcmp(safespec_consumer_version_id(SAFESPEC_CONSUMER_COMFYUI, i), "dynamic-vram") == 0) dynamic = i;
+  CHECK(dynamic == 1);
+  CHECK(safespec_consumer_version_id(SAFESPEC_CONSUMER_COMFYUI, count) == NULL);
+  snprintf(path, sizeof path, "%s/bad/reject_F8_gap.safetensors", examples);
+  paths[0] = path;
+  CHECK(safespec_check_paths(paths, 1, "comfyui", NULL, &r) == SAFESPEC_OK);
+  CHECK(safespec_file_ok(r, 0, &ok) == SAFESPEC_OK && ok == 0);
+  CHECK(safespec_file_consumer(r, 0, SAFESPEC_CONSUMER_COMFYUI, &o) == SAFESPEC_OK && o.judged == 1 && o.loads == 0);
+  CHECK(safespec_file_consumer_version(r, 0, SAFESPEC_CONSUMER_COMFYUI, dynamic, &o, &why) == SAFESPEC_OK);
+  CHECK(o.judged == 1 && o.loads == 1 && why.data == NULL);
+  CHECK(safespec_file_consumer_version(r, 0, SAFESPEC_CONSUMER_COMFYUI, count, &o, &why) == SAFESPEC_INVALID_ARGUMENT);
+  safespec_report_free(r);
+  CHECK(safespec_check_options_init(&options) == SAFESPEC_OK);
+  options.consumers = picks;
+  options.consumer_count = 1;
+  CHECK(safespec_check_paths(paths, 1, "comfyui", &options, &r) == SAFESPEC_OK);
+  CHECK(safespec_file_ok(r, 0, &ok) == SAFESPEC_OK && ok == 1);
+  CHECK(safespec_file_consumer(r, 0, SAFESPEC_CONSUMER_COMFYUI, &o) == SAFESPEC_OK && o.loads == 1);
+  safespec_report_free(r);
+  picks[0] = "comfyui=nightly";
+  CHECK(safespec_check_paths(paths, 1, "comfyui", &options, &r) == SAFESPEC_INVALID_ARGUMENT);
+}
+
 /* The README's example: every part of one finding, typed. */
 static void test_gap_file(const char* examples) {
   char path[4096];
@@ -370,6 +413,7 @@ int main(int argc, char** argv) {
   test_valid(argv[1]);
   test_corrupted(argv[1]);
   test_gap_file(argv[1]);
+  test_consumer_versions(argv[1]);
   test_misuse();
   test_bytes_json_is_path_json(argv[1]);
   test_parallel(argv[1]);

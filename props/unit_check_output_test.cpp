@@ -91,7 +91,13 @@ TEST_CASE("check text: a file no consumer can parse gets one error and one verdi
                      "          fix: write the header with a JSON serializer: no comments, trailing commas, NaN or "
                      "single quotes\n"
                      "  verdict all consumers: reject (safetensors: InvalidHeaderDeserialization: " + message +
-                     "; sglang, comfyui, kitchen: SafetensorError: Error while deserializing header: " + message + ")\n");
+                     "; sglang, comfyui, kitchen: SafetensorError: Error while deserializing header: " + message + ")\n"
+                     // ComfyUI's own parser (DynamicVRAM) reads the header with Python's json.loads.
+                     "  verdict comfyui (dynamic-vram): rejects (ValueError: Extra data: line 1 column 3 (char 2)\n\n"
+                     "File path: " + (test::suite_dir() / kSyntax).string() + "\n\nThe safetensors file is corrupt or invalid. Make sure "
+                     "this is actually a safetensors file and not a ckpt or pt or other filetype.)\n"
+                     "  verdict comfyui (dynamic-vram-6db4fa2): rejects (JSONDecodeError: Extra data: line 1 column 3 "
+                     "(char 2))\n");
   // The JSON keeps all four, and each finding its fix.
   const Run json = cli("check --json " + suite_file(kSyntax));
   CHECK(json.out.find(",\"fix\":\"write the header with a JSON serializer: no comments, trailing commas, NaN or single "

@@ -95,7 +95,20 @@ TEST_CASE("CLI (ST-OFFSET-GAP, F8): error findings exit 1", "[ST-OFFSET-GAP]") {
                      " [reference: InvalidOffset] [sglang: rejects, comfyui: rejects, kitchen: rejects]\n"
                      "          fix: pack the tensors' data back to back (rewrite the file with a safetensors writer)\n"
                      "  verdict all consumers: reject (safetensors: InvalidOffset: invalid offset for tensor `a`; sglang, "
-                     "comfyui, kitchen: " + wrapped + ")\n");
+                     "comfyui, kitchen: " + wrapped + ")\n"
+                     // ComfyUI's own parser walks data_offsets and never looks at the gap.
+                     "  verdict comfyui (dynamic-vram): loads\n"
+                     "  verdict comfyui (dynamic-vram-6db4fa2): loads\n");
+  // The mode picked with --consumer decides the verdict line, the profile and the exit status.
+  const Run dv = s.run("check --profile comfyui --consumer comfyui=dynamic-vram " + quoted(p));
+  CHECK(dv.code == 0);
+  CHECK(dv.out.find("  verdict comfyui (dynamic-vram): loads\n  verdict kitchen: rejects") != std::string::npos);
+  CHECK(dv.out.find("  verdict comfyui (safe-open): rejects (SafetensorError: Error while deserializing header: "
+                    "invalid offset for tensor `a`)\n") != std::string::npos);
+  const Run bad = s.run("check --consumer comfyui=nightly " + quoted(p));
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("expected a version of comfyui, one of safe-open, dynamic-vram, dynamic-vram-6db4fa2, found "
+                     "'nightly'") != std::string::npos);
 }
 
 TEST_CASE("CLI (W5): warnings alone exit 0", "[ST-HEADER-UNALIGNED]") {

@@ -4,12 +4,14 @@
 // pieces of Rust's formatting the texts are made of.
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/unit_support.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/reference/rust_text.hpp"
 #include "src/check.hpp"
@@ -106,7 +108,19 @@ TEST_CASE("reference: check reads what the reference reads, strict still flags t
   CHECK_FALSE(strict[0].ok());
   REQUIRE_FALSE(strict[0].findings.empty());
   CHECK(strict[0].findings[0].rule == RuleId::TensorNotObject);
-  CHECK(strict[0].findings[0].verdicts.empty());  // no consumer is stopped by it
+  // No reader built on the crate is stopped by it; ComfyUI's own parser
+  // (DynamicVRAM) is: info["data_offsets"] on a list.
+  for (const Verdict& v : strict[0].findings[0].verdicts) {
+    CHECK(v.consumer == Consumer::Comfyui);
+    CHECK(v.versions != 0);
+    CHECK(v.message == "list indices must be integers or slices, not str");
+  }
+  CHECK(strict[0].findings[0].verdict(Consumer::Comfyui) == nullptr);  // not in the default mode, safe_open
+  // The per-finding "reference" field says what the reference did with this file.
+  const test::Run json = test::run_cli(std::filesystem::temp_directory_path().string(), "check --json " + test::shell_word(path));
+  CHECK(json.out.find(R"("rule":"ST-TENSOR-NOT-OBJECT")") != std::string::npos);
+  CHECK(json.out.find(R"("reference":"InvalidHeaderDeserialization")") == std::string::npos);
+  CHECK(json.out.find(R"("reference":"accepts")") != std::string::npos);
   const auto c1 = check_paths({kMinimal + "C1_f64_serde_rejects_strtod_finite.safetensors"},
                               CheckOptions{.profile = Profile::Safetensors, .separate = true}, parser);
   CHECK_FALSE(c1[0].ok());

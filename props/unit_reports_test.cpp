@@ -29,11 +29,18 @@ std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "  
 std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
 
 constexpr std::string_view kLoads =
-    R"({"loads":true,"error":null,"message":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[],"unchecked":[]})";
+    R"("loads":true,"error":null,"message":null,"unknown":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[],"unchecked":[]})";
 
+// "consumers", then the version each verdict is for, then every version of
+// the consumers that have several (spec/consumers.hpp).
 std::string all_load() {
-  const std::string c(kLoads);
-  return R"({"safetensors":)" + c + R"(,"sglang":)" + c + R"(,"comfyui":)" + c + R"(,"kitchen":)" + c + "}";
+  const std::string c = "{" + std::string(kLoads);
+  const auto v = [](std::string_view id) { return R"({"version":")" + std::string(id) + R"(",)" + std::string(kLoads); };
+  return R"({"safetensors":)" + c + R"(,"sglang":)" + c + R"(,"comfyui":)" + c + R"(,"kitchen":)" + c + "}" +
+         R"(,"consumer_versions":{"safetensors":"24b0b28","sglang":"1bb249c","comfyui":"safe-open","kitchen":"0.2.27"})" +
+         R"(,"versions":{"sglang":[)" + v("1bb249c") + "," + v("pr36037") + "," + v("321f98d") +
+         R"(],"comfyui":[)" + v("safe-open") + "," + v("dynamic-vram") + "," + v("dynamic-vram-6db4fa2") +
+         R"(],"kitchen":[)" + v("0.2.27") + "," + v("0.2.31") + "]}";
 }
 
 std::vector<std::string> keys(simdjson::dom::object o) {
@@ -63,8 +70,8 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
     const simdjson::dom::object consumers = simdjson::dom::array(doc["files"]).at(0)["consumers"];
     for (auto kv : consumers) {
       INFO(kv.key);
-      CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "config", "mis_loads", "warns",
-                                                       "alternatives", "assumes", "unchecked"});
+      CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "unknown", "config", "mis_loads",
+                                                       "warns", "alternatives", "assumes", "unchecked"});
       CHECK(bool(kv.value["loads"]) == false);
       CHECK(std::string_view(kv.value["error"]).size() > 0);
       CHECK(kv.value["config"].is_null());

@@ -13,6 +13,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_shard_index_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_upstream_vectors_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_cli_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_consumer_table_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_check_output_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_address_limit_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_check_jobs_test.cpp

@@ -59,7 +59,13 @@ TEST_CASE("unchecked: a truncated file is one error, its unreadable marker is no
                      "  not checked: marker tensor 'p.comfy_quant' (26 bytes at data_offsets [260, 286], which lie "
                      "outside the file)\n"
                      "  verdict all consumers: reject (safetensors: MetadataIncompleteBuffer: incomplete metadata, file "
-                     "not fully covered; sglang, comfyui, kitchen: " + sg);
+                     "not fully covered; sglang, comfyui, kitchen: " + sg +
+                     // ComfyUI's own parser: its check since PR #15722, and torch's frombuffer before it.
+                     "  verdict comfyui (dynamic-vram): rejects (ValueError: Tensor 'p.comfy_quant' extends past the end "
+                     "of the file.\n\nFile path: " + p + "\n\nThe safetensors file is corrupt/incomplete. Check the "
+                     "file size and make sure you have copied/downloaded it correctly.)\n"
+                     "  verdict comfyui (dynamic-vram-6db4fa2): rejects (ValueError: both buffer length (0) and count "
+                     "(-1) must not be 0)\n");
   const Run j = s.run("check --json " + test::shell_word(p));
   CHECK(j.out.find(R"("complete":false,"unchecked":[{"what":"marker tensor 'p.comfy_quant'","why":"26 bytes at )"
                    R"(data_offsets [260, 286], which lie outside the file"}],"consumers":)") != std::string::npos);

@@ -23,7 +23,8 @@ safespec_fail_on fail_on_named(const std::string& name) {
 }
 
 py::object check(const py::object& path_or_bytes, const std::string& profile, bool data,
-                 const std::optional<std::vector<std::string>>& layers, const std::string& fail_on) {
+                 const std::optional<std::vector<std::string>>& layers, const std::string& fail_on,
+                 const std::optional<std::vector<std::string>>& consumers) {
   safespec_check_options o;
   safespec_check_options_init(&o);
   o.data = data;
@@ -33,6 +34,11 @@ py::object check(const py::object& path_or_bytes, const std::string& profile, bo
     for (const std::string& w : *layers) words.push_back(w.c_str());
   o.layers = words.data();
   o.layer_count = words.size();
+  std::vector<const char*> picks;
+  if (consumers)
+    for (const std::string& w : *consumers) picks.push_back(w.c_str());
+  o.consumers = picks.data();
+  o.consumer_count = picks.size();
   safespec_report* report = nullptr;
   safespec_status s;
   if (py::isinstance<py::bytes>(path_or_bytes) || py::isinstance<py::bytearray>(path_or_bytes)) {
@@ -60,9 +66,11 @@ py::object check(const py::object& path_or_bytes, const std::string& profile, bo
 void add_check(py::module_& m) {
   m.def("check", &check, py::arg("path_or_bytes"), py::arg("profile") = "strict", py::arg("data") = false,
         py::arg("layers") = py::none(), py::kw_only(), py::arg("fail_on") = "default",
+        py::arg("consumers") = py::none(),
         "Check a file (a path) or whole file bytes as `safespec check --json --profile PROFILE` does; returns that "
         "JSON document as a dict ({'schema': 1, 'profile': ..., 'files': [...]}). data: also the value rules "
-        "(paths only). layers: ['NAME=linear', ...] as --layer. fail_on: what makes a file's 'ok' false, as "
+        "(paths only). layers: ['NAME=linear', ...] as --layer. consumers: ['comfyui=dynamic-vram', ...] as "
+        "--consumer (every version's verdict is in each file's 'versions' either way). fail_on: what makes a file's 'ok' false, as "
         "--fail-on ('default', 'error', 'misload' or 'warning'; the conformance manifest's verdicts are "
         "data=True, fail_on='error').");
   m.def(

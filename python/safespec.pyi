@@ -18,12 +18,14 @@ _FailOn = Literal["default", "error", "misload", "warning"]
 
 
 def check(path_or_bytes: Union[_Path, bytes, bytearray], profile: str = "strict", data: bool = False,
-          layers: Optional[Sequence[str]] = None, *, fail_on: _FailOn = "default") -> dict[str, Any]:
+          layers: Optional[Sequence[str]] = None, *, fail_on: _FailOn = "default",
+          consumers: Optional[Sequence[str]] = None) -> dict[str, Any]:
     """Check a file (a path) or whole file bytes as `safespec check --json
     --profile PROFILE` does; returns that JSON document as a dict
     ({'schema': 1, 'profile': ..., 'files': [...]}). data: also the value
     rules (paths only). layers: ['NAME=linear', ...] as --layer. fail_on:
-    what makes a file's 'ok' false, as --fail-on. Raises ValueError for an
+    what makes a file's 'ok' false, as --fail-on. consumers:
+    ['comfyui=dynamic-vram', ...] as --consumer. Raises ValueError for an
     unknown profile or fail_on."""
 
 

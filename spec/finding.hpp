@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/consumers.hpp"
 #include "spec/place.hpp"
 #include "spec/result.hpp"
 #include "spec/rule_id.hpp"
@@ -22,26 +23,6 @@ namespace safespec {
 enum class Severity : unsigned char { Error, Warning };
 // "error" or "warning", as every report format prints it.
 constexpr std::string_view severity_name(Severity s) { return s == Severity::Error ? "error" : "warning"; }
-
-// The four programs whose verdicts safespec reproduces. safetensors is the
-// reference reader (safetensors-format.md); sglang, comfyui and kitchen are
-// comfy-quant-markers.md §3, §4 and §5.
-enum class Consumer : unsigned char { Safetensors, Sglang, Comfyui, Kitchen };
-inline constexpr std::array<Consumer, 4> kConsumers{Consumer::Safetensors, Consumer::Sglang, Consumer::Comfyui,
-                                                    Consumer::Kitchen};
-std::string_view consumer_name(Consumer c);
-
-// One T per consumer, indexed by the consumer itself, never by a number.
-template <class T>
-class ByConsumer {
- public:
-  T& operator[](Consumer c) { return v_[static_cast<std::size_t>(c)]; }
-  const T& operator[](Consumer c) const { return v_[static_cast<std::size_t>(c)]; }
-  friend bool operator==(const ByConsumer&, const ByConsumer&) = default;
-
- private:
-  std::array<T, kConsumers.size()> v_{};
-};
 
 // Rejects: the consumer raises and does not load. MisLoads: it loads and
 // computes something other than what the writer meant, silently. Warns: it
@@ -61,7 +42,11 @@ struct Verdict {
   // The consumer-matrix row it was made from (spec/quant/consumer_messages.hpp),
   // 0 when its text is not one of ours (Python's, the reference reader's, none).
   std::uint16_t row = 0;
+  // The versions of the consumer this verdict holds for (spec/consumers.hpp),
+  // a bit each; 0: all of them.
+  VersionMask versions = 0;
 
+  bool holds_for(std::size_t version) const { return versions == 0 || (versions & version_bit(version)) != 0; }
   friend bool operator==(const Verdict&, const Verdict&) = default;
 };
 
@@ -70,9 +55,11 @@ struct Finding {
   Severity severity;
   Place where;
   std::string message;            // safespec's own: what was expected, what was found
-  std::vector<Verdict> verdicts;  // at most one per consumer
+  std::vector<Verdict> verdicts;  // at most one per consumer version
 
+  // c's verdict in its default version, or in the version given.
   const Verdict* verdict(Consumer c) const;
+  const Verdict* verdict(Consumer c, std::size_t version) const;
   friend bool operator==(const Finding&, const Finding&) = default;
 };
 

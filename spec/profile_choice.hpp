@@ -4,10 +4,13 @@
 // "ok" for the same file.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "spec/report.hpp"
+#include "spec/result.hpp"
 #include "spec/rule_catalogue.hpp"
 
 namespace safespec {
@@ -20,5 +23,14 @@ std::optional<Profile> profile_by_name(std::string_view name);
 // strict and safetensors; for a consumer's profile also a finding that
 // consumer loads silently wrong, since that is what its users care about.
 FailOn default_fail_on(Profile p);
+
+// One consumer version picked by "NAME=VERSION" (--consumer, the C API, the
+// conformance runner): the consumer and the version's position in its row,
+// or what was wrong, naming what is accepted.
+struct VersionPick {
+  Consumer consumer;
+  std::uint8_t version;
+};
+Result<VersionPick, std::string> pick_version(std::string_view text);
 
 }  // namespace safespec

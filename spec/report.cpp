@@ -5,18 +5,21 @@
 namespace safespec {
 
 bool FileReport::ok() const {
-  Consumer c{};
-  const bool one_consumer = profile_consumer(profile, c);
+  const std::optional<Consumer> one = profile.consumer();
+  const bool one_consumer = one.has_value();
+  const Consumer c = one.value_or(Consumer::Safetensors);
   const auto fails = [&](const Finding& f) {
     if (f.severity == Severity::Error || fail_on == FailOn::Warning) return true;
     if (fail_on != FailOn::MisLoad) return false;
     return std::any_of(f.verdicts.begin(), f.verdicts.end(), [&](const Verdict& v) {
-      return v.effect == Effect::MisLoads && (!one_consumer || v.consumer == c);
+      return v.effect == Effect::MisLoads &&
+             (one_consumer ? v.consumer == c && v.holds_for(chosen[c]) : v.holds_for(chosen[v.consumer]));
     });
   };
   // A consumer profile fails when its consumer rejects, also for a cause no
   // finding of this file carries (a missing file of the checkpoint).
-  if (judged && one_consumer && !consumers[c].loads) return false;
+  // Nor does it pass when safespec cannot tell what the consumer does.
+  if (judged && one_consumer && (!consumers[c].loads || !consumers[c].unknown.empty())) return false;
   return !io_error && std::none_of(findings.begin(), findings.end(), fails);
 }
 

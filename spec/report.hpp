@@ -3,6 +3,7 @@
 // the reports (src/report.hpp) print; no I/O.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "spec/comfyui_parser.hpp"
 #include "spec/finding.hpp"
 #include "spec/finding_sink.hpp"
 #include "spec/model.hpp"
@@ -42,6 +44,9 @@ struct Outcome {
   // When it loads: what was not checked that its verdict could depend on
   // (Unchecked::what of the checkpoint's unchecked items naming it).
   std::vector<std::string> unchecked;
+  // Set when safespec cannot tell what the consumer does, and why: `loads`
+  // then means nothing, and every report says "unknown" (JSON "loads": null).
+  std::string unknown;
 };
 
 // What makes a report fail (`--fail-on`): an error finding; also a finding
@@ -81,6 +86,13 @@ struct FileReport {
   // Findings `check --ignore` took out (counted, so a report never hides
   // that it hides something); 0 without --ignore.
   std::uint64_t ignored = 0;
+  // Every version of every consumer, in the consumer table's order
+  // (spec/consumers.hpp); consumers[c] is versions[c][chosen[c]].
+  ByConsumer<std::vector<Outcome>> versions{};
+  VersionChoice chosen = default_versions();
+  // ComfyUI's own parser (DynamicVRAM) on the same bytes, per era
+  // (spec/comfyui_parser.hpp): the container verdict of its own-reader versions.
+  std::array<comfyui::Answer, 2> comfyui{};
 
   // Readable, and nothing left unchecked.
   bool complete() const { return !io_error && unchecked.empty(); }

@@ -380,38 +380,6 @@ bool profile_applies(Profile p, RuleId id) {
   return info.scope == RuleScope::Container || info.scope == RuleScope::Index;
 }
 
-std::string_view profile_name(Profile p) {
-  switch (p) {
-    case Profile::Strict: return "strict";
-    case Profile::Safetensors: return "safetensors";
-    case Profile::Sglang: return "sglang";
-    case Profile::Comfyui: return "comfyui";
-    case Profile::Kitchen: return "kitchen";
-  }
-  return "strict";
-}
-
-bool profile_consumer(Profile p, Consumer& out) {
-  switch (p) {
-    case Profile::Strict: return false;
-    case Profile::Safetensors: out = Consumer::Safetensors; return true;
-    case Profile::Sglang: out = Consumer::Sglang; return true;
-    case Profile::Comfyui: out = Consumer::Comfyui; return true;
-    case Profile::Kitchen: out = Consumer::Kitchen; return true;
-  }
-  return false;
-}
-
-std::string_view consumer_name(Consumer c) {
-  switch (c) {
-    case Consumer::Safetensors: return "safetensors";
-    case Consumer::Sglang: return "sglang";
-    case Consumer::Comfyui: return "comfyui";
-    case Consumer::Kitchen: return "kitchen";
-  }
-  return "safetensors";
-}
-
 std::string_view scope_name(RuleScope s) {
   switch (s) {
     case RuleScope::Container: return "container";
@@ -434,9 +402,11 @@ std::string_view effect_name(Effect e) {
   return "rejects";
 }
 
-const Verdict* Finding::verdict(Consumer c) const {
+const Verdict* Finding::verdict(Consumer c) const { return verdict(c, consumer_info(c).default_version); }
+
+const Verdict* Finding::verdict(Consumer c, std::size_t version) const {
   for (const Verdict& v : verdicts)
-    if (v.consumer == c) return &v;
+    if (v.consumer == c && v.holds_for(version)) return &v;
   return nullptr;
 }
 

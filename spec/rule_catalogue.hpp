@@ -42,21 +42,16 @@ std::span<const RuleInfo> rule_catalogue();
 const RuleInfo& rule_info(RuleId id);
 std::string_view rule_name(RuleId id);
 
-// Profiles: which findings a report shows and which decide its exit status.
-// strict: every rule. safetensors: exactly the reference reader
-// (safetensors-format.md §2). sglang, comfyui, kitchen: what that consumer
-// does (comfy-quant-markers.md §3-§5): the container rules it inherits from
-// the reference reader, then every finding carrying a Verdict of it.
-enum class Profile : unsigned char { Strict, Safetensors, Sglang, Comfyui, Kitchen };
-inline constexpr std::array<Profile, 5> kProfiles{Profile::Strict, Profile::Safetensors, Profile::Sglang,
-                                                  Profile::Comfyui, Profile::Kitchen};
+// Profiles (spec/consumers.hpp): which findings a report shows and which
+// decide its exit status. strict: every rule. safetensors: exactly the
+// reference reader (safetensors-format.md §2). A Python consumer's: what that
+// consumer does (comfy-quant-markers.md §3-§5): the container rules it
+// inherits from the reference reader, then every finding carrying a Verdict
+// of it.
 // Static part of the decision: may this rule show under the profile at all?
 // For the consumer profiles a quantized-layer finding shows only when it
 // carries that consumer's Verdict (see src/check.cpp).
 bool profile_applies(Profile p, RuleId id);
-std::string_view profile_name(Profile p);
-// The consumer a profile speaks for, if any.
-bool profile_consumer(Profile p, Consumer& out);
 // True for the comfy_quant rules (CQ-*, NUM-*), decided by spec/quant/.
 bool is_quant_rule(RuleId id);
 

@@ -4,7 +4,10 @@
 // report (each consumer's verdict as a profile).
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -25,13 +28,40 @@ namespace safespec {
 // its first error. When the reference accepts, no finding stops a consumer.
 void attach_container_verdicts(Findings& findings, std::size_t file, const reference::Answer* reference);
 
+// The container verdict of the consumer versions that read files with a
+// parser of their own (ComfyUI's DynamicVRAM, spec/comfyui_parser.hpp), from
+// that parser's answers on the file: a rejection goes on the file's first
+// container error finding, or to `stoppers` when there is none; an answer
+// the model cannot give goes to `stoppers` as an unknown (a Verdict with an
+// empty error, its message the reason). `path`: as the consumer was given it.
+void attach_own_reader_verdicts(Findings& findings, std::size_t file, const std::array<comfyui::Answer, 2>& answers,
+                                const std::string& path, std::vector<Verdict>& stoppers);
+
+// The sglang versions other than the newest read differ from it only in how
+// the W4A8 and W4A4 configs treat int8_tensorwise companion markers
+// (upstream-since-the-pins.md §6: which int8 markers each skips, and
+// KitchenInt8Config against ConvRotInt8Config). safespec models the newest's
+// rules; for a checkpoint with such companions the others are unknown (a
+// stopper at sglang's resolution), never a borrowed "loads".
+void sglang_version_stoppers(const std::vector<std::string>& formats, std::vector<Verdict>& stoppers);
+
 // Fills r.consumers: safetensors from r's own findings; sglang, comfyui and
 // kitchen from every finding of the checkpoint (all its files' reports).
 // sglang_config, assumptions: quant::Analysis's.
-// stoppers: rejections that belong to no judged file (a file of the
-// checkpoint that does not exist: FileNotFoundError at its place).
+// stoppers: rejections that belong to no finding (a file of the checkpoint
+// that does not exist: FileNotFoundError at its place), and unknowns (an
+// empty error): a consumer version whose first stop is one gets
+// Outcome::unknown.
 void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config,
            const std::vector<quant::Assumption>& assumptions = {}, const std::vector<Verdict>& stoppers = {});
+
+// What each consumer does with a shard index that cannot be used (not JSON,
+// no weight_map, a shard that is not a string, ...): `text` is the index as
+// read (nullopt: not read whole). The reference reader, ComfyUI and comfy-kitchen never read an index
+// (unknown, with that reason); sglang's json.load of a text that is not JSON
+// raises JSONDecodeError; what its loaders (which differ across its
+// versions) do with any other unusable index is not modelled (unknown).
+ByConsumer<std::vector<Outcome>> unusable_index_outcomes(std::optional<std::string_view> text);
 
 // The profile's view: for strict, the report as is; for a consumer profile,
 // only the findings that consumer acts on, in its order, each with that

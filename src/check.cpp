@@ -19,6 +19,7 @@
 #include "spec/limits.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/order.hpp"
+#include "spec/quant/render.hpp"
 #include "spec/quote.hpp"
 #include "src/check_files.hpp"
 #include "src/load.hpp"
@@ -52,6 +53,7 @@ Model model_from_reference(const LoadedFile& lf) {
 
 void fill_findings(FileReport& report, LoadedFile lf, Profile profile) {
   report.reference = lf.reference;
+  report.comfyui = lf.comfyui;
   if (lf.model) {
     report.findings = check_model(lf.model.value(), profile);
     report.model = std::move(lf.model).value();
@@ -119,11 +121,13 @@ using MarkerSource = std::function<Result<std::vector<quant::MarkerBytes>, IoErr
 void note_unchecked(const std::vector<FileReport*>& checkpoint, const std::vector<quant::LocatedUnchecked>& unchecked) {
   for (FileReport* r : checkpoint)
     for (Consumer c : kConsumers) {
-      Outcome& o = r->consumers[c];
-      if (!o.loads) continue;
-      for (const quant::LocatedUnchecked& u : unchecked)
-        if (std::find(u.item.consumers.begin(), u.item.consumers.end(), c) != u.item.consumers.end())
-          o.unchecked.push_back(u.item.what);
+      for (Outcome& o : r->versions[c]) {
+        if (!o.loads) continue;
+        for (const quant::LocatedUnchecked& u : unchecked)
+          if (std::find(u.item.consumers.begin(), u.item.consumers.end(), c) != u.item.consumers.end())
+            o.unchecked.push_back(u.item.what);
+      }
+      r->consumers[c] = r->versions[c][r->chosen[c]];
     }
 }
 
@@ -140,19 +144,37 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
   std::vector<std::size_t> report_of;
   std::vector<Verdict> stoppers;
   const auto not_found = [&](const std::string& path, std::size_t g) {
-    // safe_open (pyo3) raises FileNotFoundError with the path as given.
+    // safe_open (pyo3) raises FileNotFoundError with the path as given;
+    // ComfyUI's own parser starts with os.path.getsize, whose OSError says
+    // "[Errno 2] ..." and the path's repr.
     const std::string m = "No such file or directory: " + path;
-    stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "FileNotFoundError", m, quant::order::sg_container(g)});
-    stoppers.push_back(Verdict{Consumer::Comfyui, Effect::Rejects, "FileNotFoundError", m, quant::order::cu_container(g)});
-    stoppers.push_back(Verdict{Consumer::Kitchen, Effect::Rejects, "FileNotFoundError", m, quant::order::kt_container(g)});
+    const std::string os = "[Errno 2] No such file or directory: " + quant::repr(path);
+    for (const ConsumerInfo& c : kConsumerTable) {
+      if (c.errors == ErrorStyle::RustVariant) continue;  // the reference judges each file alone
+      for (std::size_t v = 0; v < c.versions.size(); ++v) {
+        const bool own = c.versions[v].reader == ContainerReader::ComfyuiOwn ||
+                         c.versions[v].reader == ContainerReader::ComfyuiOwnPin;
+        stoppers.push_back(Verdict{c.id, Effect::Rejects, "FileNotFoundError", own ? os : m,
+                                   quant::order::container(g), 0, version_bit(v)});
+      }
+    }
   };
-  // Position: after the shards that exist (the order among shards of a
-  // missing one and a broken one is approximated this way).
-  for (std::size_t k = 0; k < missing.size(); ++k) not_found(missing[k], group.size() + k);
+  // Only the first file not found can be what a consumer raises (each later
+  // one sits later in every order): one set of stoppers, not one per file of
+  // an index that names 100,000 absent shards. Position: the missing files
+  // after the shards that exist (the order among shards of a missing one and
+  // a broken one is approximated this way).
+  bool stopped = false;
+  for (std::size_t g = 0; g < group.size() && !stopped; ++g)
+    if (const FileReport& r = reports[group[g]]; r.io_error && is_not_found(IoError{*r.io_error})) {
+      not_found(r.path, g);
+      stopped = true;
+    }
+  if (!stopped && !missing.empty()) not_found(missing[0], group.size());
   for (std::size_t g = 0; g < group.size(); ++g) {
     FileReport& r = reports[group[g]];
-    if (r.io_error && is_not_found(IoError{*r.io_error})) not_found(r.path, g);
     attach_container_verdicts(r.findings, g, r.reference ? &*r.reference : nullptr);
+    if (!r.io_error) attach_own_reader_verdicts(r.findings, g, r.comfyui, r.path, stoppers);
     if (!r.model || r.io_error) continue;
     auto markers = markers_of(r);
     if (!markers) {
@@ -171,8 +193,11 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
     reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
   }
   std::vector<FileReport*> judged;
-  for (std::size_t i : group)
+  for (std::size_t i : group) {
+    reports[i].chosen = o.versions;
     if (!reports[i].io_error) judged.push_back(&reports[i]);
+  }
+  sglang_version_stoppers(a.formats, stoppers);
   judge(judged, a.sglang_config, a.assumptions, stoppers);
   note_unchecked(judged, a.unchecked);
   for (quant::LocatedUnchecked& u : a.unchecked) reports[report_of[u.file]].unchecked.push_back(std::move(u.item));

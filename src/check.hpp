@@ -33,6 +33,9 @@ struct CheckOptions {
   // reads them one after another on the calling thread. The reports are the
   // same, in the same order, for every count.
   unsigned jobs = 1;
+  // Which version of each consumer the verdicts, the profile and the exit
+  // status use (--consumer NAME=VERSION); every version is judged anyway.
+  VersionChoice versions = default_versions();
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one

@@ -16,6 +16,7 @@ namespace {
 // reader's own error variant is what a loader sees; other rules are ones the
 // reference accepts, which the verdict lines already say.
 std::string reference_text(const Finding& f) {
+  if (const Verdict* v = f.verdict(Consumer::Safetensors)) return " [reference: " + v->error + "]";
   const RuleInfo& info = rule_info(f.rule);
   if (info.scope != RuleScope::Container || info.reference.empty()) return "";
   return " [reference: " + std::string(info.reference) + "]";
@@ -23,11 +24,12 @@ std::string reference_text(const Finding& f) {
 
 // " [sglang: rejects, comfyui: mis-loads]": what the consumers other than the
 // reference reader do because of f.
-std::string effects_text(const Finding& f) {
+std::string effects_text(const Finding& f, const VersionChoice& chosen) {
   std::string out;
-  for (const Verdict& v : f.verdicts) {
-    if (v.consumer == Consumer::Safetensors) continue;
-    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", consumer_name(v.consumer), effect_name(v.effect));
+  for (Consumer c : kConsumers) {
+    if (c == Consumer::Safetensors) continue;
+    if (const Verdict* v = f.verdict(c, chosen[c]))
+      out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", consumer_name(c), effect_name(v->effect));
   }
   return out.empty() ? out : " [" + out + "]";
 }
@@ -39,6 +41,7 @@ std::string rule_list(const std::vector<RuleId>& rules) {
 }
 
 std::string outcome_text(const Outcome& o) {
+  if (!o.unknown.empty()) return "unknown (" + o.unknown + ")";
   std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
   for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
   if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
@@ -62,7 +65,32 @@ std::string outcome_text(const Outcome& o) {
   return out;
 }
 
-bool plain_rejection(const Outcome& o) { return !o.loads && o.alternatives.empty() && o.assumes.empty(); }
+bool plain_rejection(const Outcome& o) {
+  return !o.loads && o.unknown.empty() && o.alternatives.empty() && o.assumes.empty();
+}
+
+// "comfyui (dynamic-vram)": a consumer in a version other than its default
+// is named with it, so a verdict never passes for another version's.
+std::string consumer_label(const FileReport& r, Consumer c) {
+  const ConsumerInfo& info = consumer_info(c);
+  if (r.chosen[c] == info.default_version) return std::string(info.name);
+  return fmt::format("{} ({})", info.name, info.versions[r.chosen[c]].id);
+}
+
+// Each other version whose verdict differs from the one the report chose.
+std::string version_lines(const FileReport& r) {
+  std::string out;
+  for (Consumer c : kConsumers) {
+    const std::string chosen = outcome_text(r.consumers[c]);
+    for (std::size_t v = 0; v < r.versions[c].size(); ++v) {
+      if (v == r.chosen[c]) continue;
+      const std::string text = outcome_text(r.versions[c][v]);
+      if (text != chosen)
+        out += fmt::format("  verdict {} ({}): {}\n", consumer_name(c), consumer_info(c).versions[v].id, text);
+    }
+  }
+  return out;
+}
 
 // The verdict lines. A file every consumer rejects the same way (the
 // container did not parse: sglang, ComfyUI and comfy-kitchen raise the
@@ -74,13 +102,20 @@ std::string verdict_lines(const FileReport& r) {
     const Outcome& o = r.consumers[c];
     return plain_rejection(o) && o.error == sg.error && o.message == sg.message;
   };
-  if (plain_rejection(ref) && plain_rejection(sg) && same_as_sglang(Consumer::Comfyui) &&
-      same_as_sglang(Consumer::Kitchen))
-    return fmt::format("  verdict all consumers: reject (safetensors: {}: {}; sglang, comfyui, kitchen: {}: {})\n",
-                       ref.error, ref.message, sg.error, sg.message);
+  bool all_same = plain_rejection(ref) && plain_rejection(sg);
+  std::string python;  // "sglang, comfyui, kitchen"
+  for (Consumer c : kConsumers) {
+    if (c == Consumer::Safetensors) continue;
+    all_same = all_same && same_as_sglang(c);
+    python += (python.empty() ? "" : ", ") + consumer_label(r, c);
+  }
+  if (all_same)
+    return fmt::format("  verdict all consumers: reject (safetensors: {}: {}; {}: {}: {})\n", ref.error, ref.message,
+                       python, sg.error, sg.message) +
+           version_lines(r);
   std::string out;
-  for (Consumer c : kConsumers) out += "  verdict " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[c]) + "\n";
-  return out;
+  for (Consumer c : kConsumers) out += "  verdict " + consumer_label(r, c) + ": " + outcome_text(r.consumers[c]) + "\n";
+  return out + version_lines(r);
 }
 
 // Under strict, a file every consumer loads as written can still fail: name
@@ -89,7 +124,7 @@ std::string verdict_lines(const FileReport& r) {
 std::string strict_note(const FileReport& r, Profile profile) {
   if (profile != Profile::Strict || r.ok() || !r.judged) return "";
   for (Consumer c : kConsumers)
-    if (!r.consumers[c].loads || !r.consumers[c].mis_loads.empty()) return "";
+    if (!r.consumers[c].loads || !r.consumers[c].unknown.empty() || !r.consumers[c].mis_loads.empty()) return "";
   std::vector<RuleId> failing;
   for (const Finding& f : r.findings)
     if (f.severity == Severity::Error && std::find(failing.begin(), failing.end(), f.rule) == failing.end())
@@ -105,6 +140,7 @@ std::string strict_note(const FileReport& r, Profile profile) {
 // full report qualifies it: on an assumed layer kind, with something left
 // unchecked, or loading some layer wrong.
 std::string summary_word(const Outcome& o) {
+  if (!o.unknown.empty()) return "unknown";
   if (!o.loads) return "rejects";
   std::string out = "loads";
   if (!o.assumes.empty()) out += " (if the assumed layer kinds hold)";
@@ -135,7 +171,7 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
     std::vector<RuleId> hinted;  // a rule's fix once per file, under its first finding
     for (const Finding& f : r.findings) {
       out += fmt::format("  {:<7} {} at {}: {}{}{}\n", severity_name(f.severity), rule_name(f.rule), f.where.text(),
-                         f.message, reference_text(f), effects_text(f));
+                         f.message, reference_text(f), effects_text(f, r.chosen));
       if (std::find(hinted.begin(), hinted.end(), f.rule) != hinted.end()) continue;
       hinted.push_back(f.rule);
       out += fmt::format("          fix: {}\n", rule_info(f.rule).fix);
@@ -158,7 +194,7 @@ std::string render_check_summary(const std::vector<FileReport>& reports, Profile
     if (r.judged) {
       out += ":";
       for (Consumer c : kConsumers)
-        out += fmt::format("{} {} {}", c == Consumer::Safetensors ? "" : ",", consumer_name(c),
+        out += fmt::format("{} {} {}", c == Consumer::Safetensors ? "" : ",", consumer_label(r, c),
                            summary_word(r.consumers[c]));
     }
     out += "\n";

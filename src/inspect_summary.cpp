@@ -185,8 +185,8 @@ void quantized_layers(const std::vector<SummaryFile>& files, const std::vector<F
       for (const Finding& f : r.findings)
         if (about(f.where, l.prefix)) at_layer.push_back(&f);
     }
-    for (Consumer c : {Consumer::Sglang, Consumer::Comfyui, Consumer::Kitchen})
-      q.consumers.push_back(judge_layer(c, at_layer, own));
+    for (Consumer c : kConsumers)  // the reference reader never reads a layer
+      if (consumer_info(c).errors == ErrorStyle::PythonException) q.consumers.push_back(judge_layer(c, at_layer, own));
     s.layers.push_back(std::move(q));
   }
 }

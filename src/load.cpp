@@ -44,7 +44,25 @@ Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffe
 // text (half of `check`'s time on a 100,000-tensor header, issue 14).
 LoadedFile plain_file(std::uint64_t file_size, std::uint64_t n, Header&& plain) {
   reference::Answer answer = reference::read_plain_header(plain, n, file_size);
-  return LoadedFile{file_size, n, Model{file_size, n, std::move(plain)}, std::move(answer)};
+  LoadedFile out{file_size, n, Model{file_size, n, std::move(plain)}, std::move(answer)};
+  for (comfyui::Era era : {comfyui::Era::Checked, comfyui::Era::Pin})
+    out.comfyui[static_cast<std::size_t>(era)] = comfyui::read_model(out.model.value(), era);
+  return out;
+}
+
+// ComfyUI's own parser on a file whose length prefix gives no header.
+LoadedFile prefix_file(std::uint64_t file_size, std::span<const std::uint8_t> prefix, Error error,
+                       reference::Answer answer) {
+  LoadedFile out{file_size, 0, std::move(error), std::move(answer)};
+  std::optional<std::uint64_t> n;
+  if (prefix.size() >= 8) {
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < 8; ++i) v |= std::uint64_t{prefix[i]} << (8 * i);
+    n = v;
+  }
+  for (comfyui::Era era : {comfyui::Era::Checked, comfyui::Era::Pin})
+    out.comfyui[static_cast<std::size_t>(era)] = comfyui::read_prefix(file_size, n, era);
+  return out;
 }
 
 // Any other text is read by the reference reader first, so that its working
@@ -55,7 +73,10 @@ LoadedFile other_file(std::uint64_t file_size, std::uint64_t n, std::string_view
   auto header = read_header_reference(text);
   Result<Model> model = header ? Result<Model>(Model{file_size, n, std::move(header).value()}) : Result<Model>(header.error());
   if (!model && !answer.failure) answer = reference::read_header(n, text, file_size, true);
-  return LoadedFile{file_size, n, std::move(model), std::move(answer)};
+  LoadedFile out{file_size, n, std::move(model), std::move(answer)};
+  for (comfyui::Era era : {comfyui::Era::Checked, comfyui::Era::Pin})
+    out.comfyui[static_cast<std::size_t>(era)] = comfyui::read_text(n, text, file_size, era);
+  return out;
 }
 
 LoadedFile read_both(std::uint64_t file_size, std::uint64_t n, std::string_view text, FastHeaderParser& parser) {
@@ -155,7 +176,7 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   if (!first) return first.error();
   const auto prefix = std::span(head).first(std::min<std::size_t>(got, 8));
   auto n = check_prefix(prefix, f.size());
-  if (!n) return LoadedFile{f.size(), 0, n.error(), reference::read_metadata(prefix, f.size())};
+  if (!n) return prefix_file(f.size(), prefix, n.error(), reference::read_metadata(prefix, f.size()));
   if (f.local()) {
     const std::span<const std::uint8_t> have = std::span(head).first(got);
     const auto read = [&f, have](std::uint64_t offset, std::span<std::uint8_t> out) -> Result<Unit, IoError> {
@@ -187,7 +208,7 @@ LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser
   if (!n) {
     reference::Answer answer = reference::read_metadata(file, file.size());
     if (!answer.failure) answer = reference::read_metadata(file, file.size(), true);
-    return LoadedFile{file.size(), 0, n.error(), std::move(answer)};
+    return prefix_file(file.size(), file.first(std::min<std::size_t>(file.size(), 8)), n.error(), std::move(answer));
   }
   HeaderBuffer buf(n.value());
   std::memcpy(buf.bytes.data(), file.data() + 8, n.value());

@@ -1,10 +1,12 @@
 // From a path or an in-memory file to a Model, through the fast parser.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
 
+#include "spec/comfyui_parser.hpp"
 #include "spec/model.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/result.hpp"
@@ -25,6 +27,8 @@ struct LoadedFile {
   std::uint64_t header_length = 0;  // N, when the prefix was valid
   Result<Model> model;
   reference::Answer reference;
+  // ComfyUI's own parser (DynamicVRAM) on the same bytes, per era.
+  std::array<comfyui::Answer, 2> comfyui{};
 };
 
 Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser& parser);

@@ -38,7 +38,10 @@ std::string describe(const Result<Model>& r) {
 // place of bytes read from the file (comfy-quant-markers.md S6: markers sorted
 // by name).
 FileReport report_from_model(const Model& model, const ModelDescription& d, Profile p) {
-  FileReport r{std::string(kFileName), check_model(model, p), std::nullopt, model, {}, false, std::nullopt, {}, {}};
+  FileReport r;
+  r.path = std::string(kFileName);
+  r.findings = check_model(model, p);
+  r.model = model;
   attach_container_verdicts(r.findings, 0, nullptr);  // a model the writer accepts: the reference reads it
   quant::CheckpointFile file{r.path, &*r.model, {}};
   for (const OwnedTensor& t : d.tensors)

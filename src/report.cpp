@@ -12,21 +12,25 @@
 
 namespace safespec {
 
-namespace {
-
-std::string_view reference_of(const Finding& f) {
+std::string_view finding_reference(const Finding& f, const FileReport& r) {
+  if (const Verdict* v = f.verdict(Consumer::Safetensors)) return v->error;
+  // The reference read this very file and accepted it: whatever the rule
+  // says a reader of its kind raises, this one did not.
+  if (r.reference && !r.reference->failure) return "accepts";
   const auto ref = rule_info(f.rule).reference;
   return ref.empty() ? std::string_view("accepts") : ref;
 }
 
-// {"sglang":"rejects",...}: every consumer the finding affects.
-std::string effects_json(const Finding& f) {
+std::string effects_json(const Finding& f, const VersionChoice& chosen) {
   std::string out = "{";
-  for (const Verdict& v : f.verdicts)
-    out += fmt::format("{}{}:\"{}\"", out.size() > 1 ? "," : "", json_string(consumer_name(v.consumer)),
-                       effect_name(v.effect));
+  for (Consumer c : kConsumers)
+    if (const Verdict* v = f.verdict(c, chosen[c]))
+      out += fmt::format("{}{}:\"{}\"", out.size() > 1 ? "," : "", json_string(consumer_name(c)),
+                         effect_name(v->effect));
   return out + "}";
 }
+
+namespace {
 
 std::string rule_array(const std::vector<RuleId>& rules) {
   std::string out = "[";
@@ -46,11 +50,16 @@ std::string unchecked_json(const std::vector<Unchecked>& items) {
   return out + "]";
 }
 
-std::string outcome_json(const Outcome& o, Consumer c) {
+std::string outcome_json(const Outcome& o, Consumer c, std::string_view version) {
   // Every consumer object has the same keys, so a reader can rely on the
-  // schema: null or [] when empty.
-  std::string out = fmt::format("{{\"loads\":{},\"error\":{},\"message\":{}", o.loads ? "true" : "false",
-                                nullable(!o.loads, o.error), nullable(!o.loads, o.message));
+  // schema: null or [] when empty. "loads" is null when safespec cannot
+  // tell, and "unknown" says why.
+  const bool known = o.unknown.empty();
+  std::string out = "{";
+  if (!version.empty()) out += "\"version\":" + json_string(version) + ",";
+  out += fmt::format("\"loads\":{},\"error\":{},\"message\":{},\"unknown\":{}",
+                     !known ? "null" : o.loads ? "true" : "false", nullable(known && !o.loads, o.error),
+                     nullable(known && !o.loads, o.message), nullable(!known, o.unknown));
   // sglang's resolution returns None for a checkpoint without markers: null.
   const bool config = c == Consumer::Sglang && o.loads && o.config != "None" && !o.config.empty();
   out += ",\"config\":" + nullable(config, o.config);
@@ -76,8 +85,29 @@ std::string outcome_json(const Outcome& o, Consumer c) {
 std::string consumers_json(const FileReport& r) {
   std::string out = "{";
   for (Consumer c : kConsumers)
-    out += fmt::format("{}{}:{}", c == Consumer::Safetensors ? "" : ",", json_string(consumer_name(c)),
+    out += fmt::format("{}{}:{}", out.size() > 1 ? "," : "", json_string(consumer_name(c)),
                        outcome_json(r.consumers[c], c));
+  return out + '}';
+}
+
+std::string versions_json(const FileReport& r) {
+  std::string out = "{";
+  for (Consumer c : kConsumers) {
+    if (!has_versions(c) || r.versions[c].empty()) continue;
+    out += fmt::format("{}{}:[", out.size() > 1 ? "," : "", json_string(consumer_name(c)));
+    const auto rows = consumer_info(c).versions;
+    for (std::size_t v = 0; v < r.versions[c].size(); ++v)
+      out += (v ? "," : "") + outcome_json(r.versions[c][v], c, rows[v].id);
+    out += ']';
+  }
+  return out + '}';
+}
+
+std::string chosen_json(const FileReport& r) {
+  std::string out = "{";
+  for (Consumer c : kConsumers)
+    out += fmt::format("{}{}:{}", out.size() > 1 ? "," : "", json_string(consumer_name(c)),
+                       json_string(consumer_info(c).versions[r.chosen[c]].id));
   return out + '}';
 }
 
@@ -94,7 +124,7 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
       const Finding& f = r.findings[k];
       out += fmt::format("{}{{\"rule\":{},\"severity\":\"{}\",\"where\":{},\"place\":{},\"message\":{},\"reference\":\"{}\",\"consumers\":{},\"fix\":{}}}",
                          k ? "," : "", json_string(rule_name(f.rule)), severity_name(f.severity), json_string(f.where.text()),
-                         place_json(f.where), json_string(f.message), reference_of(f), effects_json(f),
+                         place_json(f.where), json_string(f.message), finding_reference(f, r), effects_json(f, r.chosen),
                          json_string(rule_info(f.rule).fix));
     }
     out += "],\"counts\":{";
@@ -106,7 +136,8 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
     out += fmt::format("}},\"ignored\":{},\"complete\":{},\"unchecked\":{}", r.ignored, r.complete() ? "true" : "false",
                        unchecked_json(r.unchecked));
     if (r.judged) {
-      out += ",\"consumers\":" + consumers_json(r);
+      out += ",\"consumers\":" + consumers_json(r) + ",\"consumer_versions\":" + chosen_json(r) +
+             ",\"versions\":" + versions_json(r);
     }
     out += '}';
   }

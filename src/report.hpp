@@ -21,14 +21,28 @@ std::string render_check_sarif(const std::vector<FileReport>& reports, Profile p
 
 // One row per judged file, one column per consumer, then the exact message of
 // every rejection (src/report_table.cpp).
-std::string render_table(const std::vector<FileReport>& reports);
+// `versions`: a column per version wherever the versions of a consumer
+// disagree, and a line under the table naming the versions that agree.
+std::string render_table(const std::vector<FileReport>& reports, bool versions = false);
 // The same as one JSON document: per file its path and consumers (as in
 // check --json), or its read error.
 std::string render_table_json(const std::vector<FileReport>& reports);
 
-// One consumer's outcome, and a report's four, as check --json writes them.
-std::string outcome_json(const Outcome& o, Consumer c);
+// One consumer's outcome (with "version" first when given), a report's
+// outcome per consumer, and every version's of the consumers that have more
+// than one (spec/consumers.hpp), as check --json writes them.
+std::string outcome_json(const Outcome& o, Consumer c, std::string_view version = {});
 std::string consumers_json(const FileReport& r);
+std::string versions_json(const FileReport& r);
+// {"comfyui":"safe-open",...}: the version each consumer's verdict is for.
+std::string chosen_json(const FileReport& r);
+// The finding's "reference": the reference reader's error variant when it is
+// what stopped the reference on this file, "accepts" when the reference read
+// the file, else the variant the rule's catalogue row names (or "accepts").
+std::string_view finding_reference(const Finding& f, const FileReport& r);
+// {"sglang":"rejects",...}: every consumer the finding affects, each in the
+// version `chosen` names.
+std::string effects_json(const Finding& f, const VersionChoice& chosen);
 // [{"what":…,"why":…}, …]: a report's unchecked items.
 std::string unchecked_json(const std::vector<Unchecked>& items);
 

@@ -44,7 +44,9 @@ std::string location_json(const FileReport& r, const Finding& f) {
 std::string render_check_sarif(const std::vector<FileReport>& reports, Profile profile, std::string_view version) {
   std::string results = "[", notifications = "[";
   std::uint64_t ignored = 0;  // by --ignore, over all files: a run never hides that it hides something
+  std::string versions = "{}";  // which version of each consumer the verdicts are for
   for (const FileReport& r : reports) {
+    if (r.judged) versions = chosen_json(r);
     ignored += r.ignored;
     if (r.io_error) {
       notifications += fmt::format("{}{{\"level\":\"error\",\"message\":{{\"text\":{}}},\"locations\":[{{"
@@ -55,17 +57,17 @@ std::string render_check_sarif(const std::vector<FileReport>& reports, Profile p
     }
     for (const Finding& f : r.findings)
       results += fmt::format("{}{{\"ruleId\":{},\"ruleIndex\":{},\"level\":\"{}\",\"message\":{{\"text\":{}}},"
-                             "\"locations\":[{}]}}",
+                             "\"locations\":[{}],\"properties\":{{\"consumers\":{}}}}}",
                              results.size() > 1 ? "," : "", json_string(rule_name(f.rule)),
                              static_cast<std::size_t>(f.rule), level(f.severity), json_string(f.message),
-                             location_json(r, f));
+                             location_json(r, f), effects_json(f, r.chosen));
   }
   return fmt::format(
       "{{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\",\"runs\":[{{"
       "\"tool\":{{\"driver\":{{\"name\":\"safespec\",\"version\":{},\"rules\":{}}}}},"
       "\"invocations\":[{{\"executionSuccessful\":true,\"toolExecutionNotifications\":{}]}}],"
-      "\"properties\":{{\"profile\":\"{}\",\"ignored\":{}}},\"results\":{}]}}]}}\n",
-      json_string(version), rules_json(), notifications, profile_name(profile), ignored, results);
+      "\"properties\":{{\"profile\":\"{}\",\"ignored\":{},\"consumer_versions\":{}}},\"results\":{}]}}]}}\n",
+      json_string(version), rules_json(), notifications, profile_name(profile), ignored, versions, results);
 }
 
 }  // namespace safespec

@@ -1,3 +1,4 @@
+#include "spec/verdicts.hpp"
 #include "src/shard_index.hpp"
 
 #include <simdjson.h>
@@ -159,10 +160,22 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
                                           std::vector<std::string>* missing, unsigned jobs,
                                           std::size_t in_place_bytes) {
   std::vector<FileReport> reports;
-  reports.push_back(FileReport{path, {}, std::nullopt, std::nullopt, {}, false, std::nullopt, {}, {}});
+  reports.emplace_back().path = path;
+  // Each consumer's verdict on an index no loader can use, worked out while
+  // its text is still held.
+  std::optional<ByConsumer<std::vector<Outcome>>> unusable;
   const auto refused = [&](const IndexFailure& why) {
-    if (why.io) reports[0].io_error = why.io->message;
-    else reports[0].findings.push_back(to_finding(*why.finding));
+    FileReport& r = reports[0];
+    if (why.io) {
+      r.io_error = why.io->message;
+      return reports;
+    }
+    r.findings.push_back(to_finding(*why.finding));
+    // An index no loader can use still gets each consumer's verdict, or an
+    // explicit unknown: never no verdict at all.
+    r.versions = unusable ? std::move(*unusable) : unusable_index_outcomes(std::nullopt);
+    for (Consumer c : kConsumers) r.consumers[c] = r.versions[c][r.chosen[c]];
+    r.judged = true;
     return reports;
   };
   std::optional<HeaderMemory> text;
@@ -249,6 +262,8 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
           return;
         }
         parsed.emplace(parse_read_text(*text, size, &feed));
+        if (!parsed->ok())
+          unusable.emplace(unusable_index_outcomes(std::string_view(reinterpret_cast<const char*>(text->data()), size)));
         text.reset();  // the index holds its own names: freed here, not after the last shard
       } catch (...) {
         feed.drop();

@@ -86,8 +86,11 @@ typedef struct safespec_string {
 
 typedef enum safespec_severity { SAFESPEC_SEVERITY_ERROR = 0, SAFESPEC_SEVERITY_WARNING = 1 } safespec_severity;
 
-/* The four programs whose verdicts safespec reproduces; safetensors is the
- * reference reader (huggingface/safetensors). */
+/* A row of safespec's consumer table (spec/consumers.hpp): the programs
+ * whose verdicts safespec reproduces; safetensors is the reference reader
+ * (huggingface/safetensors). The named values are the rows of this release;
+ * iterate 0 .. safespec_consumer_count() - 1 to meet every row, and find one
+ * by name with safespec_consumer_by_name. */
 typedef enum safespec_consumer {
   SAFESPEC_CONSUMER_SAFETENSORS = 0,
   SAFESPEC_CONSUMER_SGLANG = 1,
@@ -140,6 +143,10 @@ typedef struct safespec_check_options {
   /* safespec_check_bytes: the name the report gives the buffer (its "path");
    * NULL: "<memory>". */
   const char* name;
+  /* --consumer words, "NAME=VERSION": the version of a consumer whose
+   * verdict, profile and "ok" the report uses (every version is judged). */
+  const char* const* consumers;
+  size_t consumer_count;
 } safespec_check_options;
 
 /* Fills *options with the defaults (what `safespec check` does without options). */
@@ -207,6 +214,8 @@ SAFESPEC_API safespec_status safespec_file_rule_count(const safespec_report* rep
  * unreadable file); the other fields are then unset. error and message have
  * data == NULL when the consumer loads the file; config is sglang's
  * quantization config when it loads a quantized checkpoint, else NULL. */
+/* judged is 0 too when safespec cannot tell what this consumer does
+ * (JSON "loads": null); safespec_file_consumer_version says why. */
 typedef struct safespec_outcome {
   int judged;
   int loads;
@@ -292,8 +301,25 @@ typedef struct safespec_verdict {
 SAFESPEC_API safespec_status safespec_finding_verdict(const safespec_report* report, size_t file, size_t finding,
                                                       safespec_consumer consumer, safespec_verdict* out);
 
-/* "safetensors", "sglang", "comfyui", "kitchen"; NULL for another value. */
+/* "safetensors", "sglang", "comfyui", "kitchen", ...: the row's name; NULL
+ * for a value that is no row. */
 SAFESPEC_API const char* safespec_consumer_name(safespec_consumer consumer);
+/* The number of rows in the consumer table. */
+SAFESPEC_API size_t safespec_consumer_count(void);
+/* The row named `name` (as JSON and --profile spell it). */
+SAFESPEC_API safespec_status safespec_consumer_by_name(const char* name, safespec_consumer* out);
+/* The versions or modes of a consumer that answer differently ("safe-open",
+ * "dynamic-vram", ...), in the table's order; *count is 1 for a consumer
+ * with one. *id is NULL past the last. */
+SAFESPEC_API safespec_status safespec_consumer_version_count(safespec_consumer consumer, size_t* count);
+SAFESPEC_API const char* safespec_consumer_version_id(safespec_consumer consumer, size_t version);
+/* One version's outcome on a file, as JSON "versions" gives it (the
+ * outcome safespec_file_consumer gives is the chosen version's). When
+ * safespec cannot tell, outcome->judged is 0 and *unknown holds the reason
+ * (else its data is NULL). */
+SAFESPEC_API safespec_status safespec_file_consumer_version(const safespec_report* report, size_t file,
+                                                            safespec_consumer consumer, size_t version,
+                                                            safespec_outcome* outcome, safespec_string* unknown);
 
 #ifdef __cplusplus
 }

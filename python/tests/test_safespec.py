@@ -63,6 +63,20 @@ def test_check_equals_the_command_on_examples(profile):
             "check", "--json", "--profile", profile, str(ROOT / path))
 
 
+def test_check_reports_every_consumer_version_and_takes_consumers():
+    gap = str(ROOT / "corpus/examples/bad/reject_F8_gap.safetensors")
+    doc = safespec.check(gap, profile="comfyui")
+    f = doc["files"][0]
+    assert f["consumer_versions"]["comfyui"] == "safe-open"
+    assert [v["version"] for v in f["versions"]["comfyui"]] == ["safe-open", "dynamic-vram", "dynamic-vram-6db4fa2"]
+    assert [v["loads"] for v in f["versions"]["comfyui"]] == [False, True, True]
+    assert f["ok"] is False
+    picked = safespec.check(gap, profile="comfyui", consumers=["comfyui=dynamic-vram"])["files"][0]
+    assert picked["ok"] is True and picked["consumers"]["comfyui"]["loads"] is True
+    with pytest.raises(ValueError):
+        safespec.check(gap, consumers=["comfyui=nightly"])
+
+
 def test_unknown_profile_raises():
     with pytest.raises(ValueError, match="unknown profile"):
         safespec.check(b"", profile="nope")

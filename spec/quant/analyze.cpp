@@ -183,6 +183,7 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
   a.findings = sink.findings();
   a.unchecked = std::move(sink.unchecked());
   if (sglang_accepts(a.findings)) a.sglang_config = std::string(config);
+  a.formats = formats;
   return a;
 }
 

@@ -27,6 +27,8 @@ struct Analysis {
   // The layers whose kind (Linear or embedding) the sglang verdict depends on
   // and that `kinds` does not settle, in sglang's order (layer_kinds.hpp).
   std::vector<Assumption> assumptions;
+  // The marker formats of the checkpoint (str(format), sorted, each once).
+  std::vector<std::string> formats;
 };
 
 // The signs of one model (spec/quant/checkpoint.hpp); analyze works them out

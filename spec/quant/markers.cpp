@@ -49,6 +49,38 @@ const std::string* metadata_value(const Header& h, std::string_view key) {
 }
 
 // A Python exception from json.loads, as a verdict.
+// sglang reads a marker as json.loads(get_tensor(key).numpy().tobytes()) and
+// catches only JSON and Unicode errors: a dtype that safe_open's torch
+// mapping or torch's .numpy() refuses stops its scan with that error
+// (torch/csrc/utils/tensor_numpy.cpp aten_to_numpy_dtype; safetensors
+// bindings/python/src/lib.rs get_pydtype at 24b0b28). Every other dtype
+// converts and gives the stored bytes.
+std::vector<Verdict> sglang_tensor_read(const TensorEntry& t, CheckOrder order) {
+  std::string_view scalar;
+  switch (t.dtype) {
+    case Dtype::BF16: scalar = "BFloat16"; break;
+    case Dtype::F8_E4M3: scalar = "Float8_e4m3fn"; break;
+    case Dtype::F8_E5M2: scalar = "Float8_e5m2"; break;
+    case Dtype::F8_E8M0: scalar = "Float8_e8m0fnu"; break;
+    case Dtype::F8_E4M3FNUZ: scalar = "Float8_e4m3fnuz"; break;
+    case Dtype::F8_E5M2FNUZ: scalar = "Float8_e5m2fnuz"; break;
+    case Dtype::F6_E2M3:
+    case Dtype::F6_E3M2:
+      return {Verdict{C::Sglang, E::Rejects, "SafetensorError", "Dtype not understood: " + std::string(dtype_name(t.dtype)),
+                      order}};
+    case Dtype::F4:
+      // safe_open halves the last dimension first, and refuses an odd one
+      // with a message whose shape text safespec does not model.
+      if (t.shape.empty() || t.shape.back() % 2 != 0)
+        return {Verdict{C::Sglang, E::Rejects, "unchecked",
+                        "safespec does not model safe_open's refusal of an F4 tensor with an odd last dimension", order}};
+      scalar = "Float4_e2m1fn_x2";
+      break;
+    default: return {};
+  }
+  return {Verdict{C::Sglang, E::Rejects, "TypeError", "Got unsupported ScalarType " + std::string(scalar), order}};
+}
+
 Verdict python_error(C consumer, const py::JsonLoadError& e, CheckOrder order) {
   return Verdict{consumer, E::Rejects, std::string(py::kind_name(e.kind)), e.message, order};
 }
@@ -164,7 +196,8 @@ class Collector {
     const TensorRef* ref = tensors_.find(mb.tensor);
     if (ref && (ref->entry->dtype != Dtype::U8 || ref->entry->shape.size() != 1))
       out_.add(f, RuleId::QuantMarkerDtype, where,
-               "expected a 1-D U8 marker tensor, found " + dtype_str(*ref) + shape_str(*ref), {});
+               "expected a 1-D U8 marker tensor, found " + dtype_str(*ref) + shape_str(*ref),
+               sglang_tensor_read(*ref->entry, order::sg_tensor_marker(f, i)));
     if (ref && ref->entry->end >= ref->entry->begin && ref->entry->end - ref->entry->begin > kMaxMarkerBytes &&
         (mb.read || ref->entry->end <= files_[f].model->buffer_size())) {
       // Real markers are tiny; the consumers parse it all the same (M3).

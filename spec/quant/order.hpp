@@ -12,6 +12,10 @@ namespace safespec::quant::order {
 
 inline std::uint32_t u32(std::size_t v) { return v > UINT32_MAX ? UINT32_MAX : static_cast<std::uint32_t>(v); }
 
+// Opening a file of the checkpoint: the first step of every consumer's order
+// (the three below are this one, named for their consumer's matrix rows).
+inline CheckOrder container(std::size_t file) { return {1, u32(file), 0, 0}; }
+
 // sglang, comfy-quant-markers.md §3: phase 1 scans file by file (safe_open,
 // then _quantization_metadata, then the .comfy_quant tensors in keys()
 // order); phase 2 the file-independent checks; phase 3 each marker in

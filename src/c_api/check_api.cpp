@@ -27,8 +27,7 @@ safespec_report::safespec_report(std::vector<safespec::FileReport> reports, safe
     CachedFile& c = cached.emplace_back();
     c.findings.reserve(r.findings.size());
     for (const Finding& f : r.findings) {
-      const std::string_view ref = rule_info(f.rule).reference;
-      c.findings.push_back({std::string(rule_name(f.rule)), std::string(ref.empty() ? "accepts" : ref), f.where.text()});
+      c.findings.push_back({std::string(rule_name(f.rule)), std::string(finding_reference(f, r)), f.where.text()});
     }
     for (const auto& [id, n] : r.counts.entries()) c.counts.emplace_back(std::string(rule_name(id)), n);
   }
@@ -67,6 +66,13 @@ safespec_status read_options(const safespec_check_options* in, Profile profile, 
   auto kinds = layer_kinds_option(words, in->layers_file ? in->layers_file : "", in->all_linear != 0);
   if (!kinds) return SAFESPEC_INVALID_ARGUMENT;
   out.kinds = std::move(kinds).value();
+  if (in->consumer_count > 0 && !in->consumers) return SAFESPEC_INVALID_ARGUMENT;
+  for (std::size_t i = 0; i < in->consumer_count; ++i) {
+    if (!in->consumers[i]) return SAFESPEC_INVALID_ARGUMENT;
+    auto pick = pick_version(in->consumers[i]);
+    if (!pick) return SAFESPEC_INVALID_ARGUMENT;
+    out.versions[pick.value().consumer] = pick.value().version;
+  }
   return SAFESPEC_OK;
 }
 

@@ -25,7 +25,7 @@ static_assert(SAFESPEC_CONSUMER_SAFETENSORS == static_cast<int>(Consumer::Safete
 static_assert(SAFESPEC_CONSUMER_SGLANG == static_cast<int>(Consumer::Sglang));
 static_assert(SAFESPEC_CONSUMER_COMFYUI == static_cast<int>(Consumer::Comfyui));
 static_assert(SAFESPEC_CONSUMER_KITCHEN == static_cast<int>(Consumer::Kitchen));
-static_assert(SAFESPEC_CONSUMER_COUNT == kConsumers.size());
+static_assert(SAFESPEC_CONSUMER_COUNT <= kConsumers.size());
 static_assert(SAFESPEC_PLACE_NONE == static_cast<int>(PlaceKind::None));
 static_assert(SAFESPEC_PLACE_BYTE == static_cast<int>(PlaceKind::Byte));
 static_assert(SAFESPEC_PLACE_TENSOR_FIELD == static_cast<int>(PlaceKind::TensorField));
@@ -140,15 +140,11 @@ safespec_status safespec_file_rule_count(const safespec_report* report, size_t f
   return SAFESPEC_OK;
 }
 
-safespec_status safespec_file_consumer(const safespec_report* report, size_t file, safespec_consumer consumer,
-                                       safespec_outcome* outcome) {
-  if (const safespec_status s = reach(report, file, outcome); s != SAFESPEC_OK) return s;
-  if (!valid(consumer)) return SAFESPEC_INVALID_ARGUMENT;
-  const FileReport& r = *file_at(report, file);
-  const Consumer c = static_cast<Consumer>(consumer);
-  const Outcome& o = r.consumers[c];
-  *outcome = safespec_outcome{r.judged ? 1 : 0, 0, kNull, kNull, kNull};
-  if (!r.judged) return SAFESPEC_OK;
+namespace {
+
+void fill_outcome(const Outcome& o, Consumer c, safespec_outcome* outcome) {
+  *outcome = safespec_outcome{o.unknown.empty() ? 1 : 0, 0, kNull, kNull, kNull};
+  if (!o.unknown.empty()) return;
   outcome->loads = o.loads ? 1 : 0;
   if (!o.loads) {
     outcome->error = view(o.error);
@@ -156,6 +152,35 @@ safespec_status safespec_file_consumer(const safespec_report* report, size_t fil
   }
   // As outcome_json: sglang's resolution of an unquantized checkpoint ("None") is null.
   if (c == Consumer::Sglang && o.loads && o.config != "None" && !o.config.empty()) outcome->config = view(o.config);
+}
+
+}  // namespace
+
+safespec_status safespec_file_consumer(const safespec_report* report, size_t file, safespec_consumer consumer,
+                                       safespec_outcome* outcome) {
+  if (const safespec_status s = reach(report, file, outcome); s != SAFESPEC_OK) return s;
+  if (!valid(consumer)) return SAFESPEC_INVALID_ARGUMENT;
+  const FileReport& r = *file_at(report, file);
+  const Consumer c = static_cast<Consumer>(consumer);
+  *outcome = safespec_outcome{0, 0, kNull, kNull, kNull};
+  if (!r.judged) return SAFESPEC_OK;
+  fill_outcome(r.consumers[c], c, outcome);
+  return SAFESPEC_OK;
+}
+
+safespec_status safespec_file_consumer_version(const safespec_report* report, size_t file, safespec_consumer consumer,
+                                               size_t version, safespec_outcome* outcome, safespec_string* unknown) {
+  if (const safespec_status s = reach(report, file, outcome); s != SAFESPEC_OK) return s;
+  if (!valid(consumer) || !unknown) return SAFESPEC_INVALID_ARGUMENT;
+  const Consumer c = static_cast<Consumer>(consumer);
+  if (version >= consumer_info(c).versions.size()) return SAFESPEC_INVALID_ARGUMENT;
+  const FileReport& r = *file_at(report, file);
+  *outcome = safespec_outcome{0, 0, kNull, kNull, kNull};
+  *unknown = kNull;
+  if (!r.judged || version >= r.versions[c].size()) return SAFESPEC_OK;
+  const Outcome& o = r.versions[c][version];
+  fill_outcome(o, c, outcome);
+  if (!o.unknown.empty()) *unknown = view(o.unknown);
   return SAFESPEC_OK;
 }
 
@@ -227,14 +252,30 @@ safespec_status safespec_finding_verdict(const safespec_report* report, size_t f
 }
 
 const char* safespec_consumer_name(safespec_consumer consumer) {
-  switch (consumer) {
-    case SAFESPEC_CONSUMER_SAFETENSORS: return "safetensors";
-    case SAFESPEC_CONSUMER_SGLANG: return "sglang";
-    case SAFESPEC_CONSUMER_COMFYUI: return "comfyui";
-    case SAFESPEC_CONSUMER_KITCHEN: return "kitchen";
-    default: break;  // a caller's out-of-range value
-  }
-  return nullptr;
+  if (!valid(consumer)) return nullptr;  // a caller's out-of-range value
+  return consumer_name(static_cast<Consumer>(consumer)).data();  // the table's literals end in NUL
+}
+
+size_t safespec_consumer_count(void) { return kConsumers.size(); }
+
+safespec_status safespec_consumer_by_name(const char* name, safespec_consumer* out) {
+  if (!name || !out) return SAFESPEC_INVALID_ARGUMENT;
+  const std::optional<Consumer> c = consumer_by_name(name);
+  if (!c) return SAFESPEC_INVALID_ARGUMENT;
+  *out = static_cast<safespec_consumer>(*c);
+  return SAFESPEC_OK;
+}
+
+safespec_status safespec_consumer_version_count(safespec_consumer consumer, size_t* count) {
+  if (!valid(consumer) || !count) return SAFESPEC_INVALID_ARGUMENT;
+  *count = consumer_info(static_cast<Consumer>(consumer)).versions.size();
+  return SAFESPEC_OK;
+}
+
+const char* safespec_consumer_version_id(safespec_consumer consumer, size_t version) {
+  if (!valid(consumer)) return nullptr;
+  const auto versions = consumer_info(static_cast<Consumer>(consumer)).versions;
+  return version < versions.size() ? versions[version].id.data() : nullptr;
 }
 
 }  // extern "C"
