@@ -21,7 +21,7 @@ namespace {
 using test::Bytes;
 using test::Run;
 
-Bytes file_of(const std::string& header, const std::string& data) {
+Bytes consumer_test_file(const std::string& header, const std::string& data) {
   Bytes out(8);
   for (std::size_t i = 0; i < 8; ++i) out[i] = static_cast<std::uint8_t>((header.size() >> (8 * i)) & 0xff);
   out.insert(out.end(), header.begin(), header.end());
@@ -29,7 +29,7 @@ Bytes file_of(const std::string& header, const std::string& data) {
   return out;
 }
 
-simdjson::dom::element consumer_of(simdjson::dom::parser& p, const std::string& json, const char* name) {
+simdjson::dom::element consumer_json_of(simdjson::dom::parser& p, const std::string& json, const char* name) {
   return simdjson::dom::array(p.parse(json)["files"]).at(0)["consumers"][name];
 }
 
@@ -141,7 +141,7 @@ TEST_CASE("consumer versions: trailing bytes load in ComfyUI's DynamicVRAM mode 
           "[consumers][ST-BUFFER-TRAILING]") {
   test::CliScratch s("consumer_versions");
   const std::string header = R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})";
-  const std::string p = s.file("trail.safetensors", file_of(header, std::string("ab") + "zz"));
+  const std::string p = s.file("trail.safetensors", consumer_test_file(header, std::string("ab") + "zz"));
   const Run json = s.run("check --json " + test::shell_word(p));
   simdjson::dom::parser parser;
   const simdjson::dom::element doc = parser.parse(json.out);
@@ -161,7 +161,7 @@ TEST_CASE("consumer versions: trailing bytes load in ComfyUI's DynamicVRAM mode 
   const Run picked = s.run("check --json --profile comfyui --consumer comfyui=dynamic-vram " + test::shell_word(p));
   CHECK(picked.code == 0);
   simdjson::dom::parser parser2;
-  CHECK(bool(consumer_of(parser2, picked.out, "comfyui")["loads"]) == true);
+  CHECK(bool(consumer_json_of(parser2, picked.out, "comfyui")["loads"]) == true);
   CHECK(s.run("check --profile comfyui " + test::shell_word(p)).code == 1);
   // The table: a column per version where they disagree, and which agree.
   const Run table = s.run("table --versions " + test::shell_word(p));
@@ -183,10 +183,10 @@ TEST_CASE("consumer versions: a marker stored as BF16 or F8 stops sglang's scan 
     const std::string shape = dtype == "BF16" ? "[13]" : "[26]";
     const std::string header = R"({"p.comfy_quant":{"dtype":")" + dtype + R"(","shape":)" + shape +
                                R"(,"data_offsets":[0,26]}})";
-    const std::string p = s.file(dtype + ".safetensors", file_of(header, marker.substr(0, 26)));
+    const std::string p = s.file(dtype + ".safetensors", consumer_test_file(header, marker.substr(0, 26)));
     const Run r = s.run("check --json " + test::shell_word(p));
     simdjson::dom::parser parser;
-    const simdjson::dom::element sg = consumer_of(parser, r.out, "sglang");
+    const simdjson::dom::element sg = consumer_json_of(parser, r.out, "sglang");
     CHECK(bool(sg["loads"]) == false);
     CHECK(std::string_view(sg["error"]) == "TypeError");
     CHECK(std::string_view(sg["message"]) == "Got unsupported ScalarType " + scalar);

@@ -13,7 +13,6 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_shard_index_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_upstream_vectors_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_cli_test.cpp
-  ${CMAKE_CURRENT_SOURCE_DIR}/unit_consumer_table_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_check_output_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_address_limit_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_check_jobs_test.cpp
@@ -55,6 +54,7 @@ set(SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_unchecked_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_rule_coverage_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_remote_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_consumer_table_test.cpp
 )
 
 # The CLI tests run the built binary (unit_cli_test.cpp). props/CMakeLists.txt

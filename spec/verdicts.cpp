@@ -182,15 +182,23 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
 
 void sglang_version_stoppers(const std::vector<std::string>& formats, std::vector<Verdict>& stoppers) {
   const auto has = [&](std::string_view f) { return std::find(formats.begin(), formats.end(), f) != formats.end(); };
-  if (!has("int8_tensorwise") || !(has("asym_w4a8_int8") || has("convrot_w4a4"))) return;
+  if (!has("int8_tensorwise")) return;
+  const bool companions = has("asym_w4a8_int8") || has("convrot_w4a4");
   const ConsumerInfo& sg = consumer_info(Consumer::Sglang);
-  for (std::size_t v = 0; v < sg.versions.size(); ++v)
-    if (v != sg.default_version)
-      stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "",
-                                 "sglang " + std::string(sg.versions[v].id) +
-                                     ": its W4A8/W4A4 configs' handling of int8_tensorwise companion markers is not "
-                                     "modelled (only " + std::string(sg.versions[sg.default_version].id) + "'s is)",
-                                 quant::order::sg_resolution(), 0, version_bit(v)});
+  for (std::size_t v = 0; v < sg.versions.size(); ++v) {
+    if (v == sg.default_version) continue;
+    // 4422cbf reads every int8 marker through ConvRotInt8Config; the W4A8
+    // config versions differ only for int8 companions of W4A8/W4A4 layers.
+    const bool convrot = sg.versions[v].id == "4422cbf";
+    if (!convrot && !companions) continue;
+    const std::string what = convrot ? "this version's ConvRotInt8Config (messages, embedding skip, and a \"has no kernel\" "
+                                       "error that depends on whether comfy_kitchen is installed)"
+                                     : "how this version's W4A8/W4A4 configs treat int8_tensorwise companion markers";
+    stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "",
+                               what + " is not modelled (only " + std::string(sg.versions[sg.default_version].id) +
+                                   "'s is)",
+                               quant::order::sg_resolution(), 0, version_bit(v)});
+  }
 }
 
 ByConsumer<std::vector<Outcome>> unusable_index_outcomes(std::optional<std::string_view> text) {
