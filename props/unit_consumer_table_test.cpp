@@ -6,6 +6,7 @@
 #include <simdjson.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "spec/comfyui_parser.hpp"
 #include "spec/consumers.hpp"
 #include "spec/profile_choice.hpp"
+#include "src/oracles.hpp"
 
 namespace safespec {
 namespace {
@@ -214,6 +216,24 @@ TEST_CASE("consumer versions: an unusable shard index gets a verdict or an expli
       simdjson::dom::array(parser2.parse(s.run("check --json " + test::shell_word(q)).out)["files"]).at(0)["consumers"]["sglang"];
   CHECK(sg["loads"].is_null());
   CHECK(std::string_view(sg["unknown"]).starts_with("sglang's loaders read an index by rules"));
+}
+
+}  // namespace safespec
+
+namespace safespec {
+
+// A finding may carry one verdict per version of a consumer (safe_open's and
+// ComfyUI's own parser's on a file too short to hold its length); the
+// checkpoint fuzzer's laws allow that and nothing more.
+TEST_CASE("consumer versions: the fuzz oracle takes one verdict per consumer version", "[consumers][fuzz]") {
+  FastHeaderParser parser;
+  const std::vector<std::uint8_t> empty;
+  CHECK(profiles_disagree(empty, parser) == std::nullopt);
+  const std::vector<std::uint8_t> seven(7, 0);
+  CHECK(profiles_disagree(seven, parser) == std::nullopt);
+  const std::string header = R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})";
+  const std::vector<std::uint8_t> trailing = consumer_test_file(header, "abzz");
+  CHECK(profiles_disagree(trailing, parser) == std::nullopt);
 }
 
 }  // namespace safespec

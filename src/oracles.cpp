@@ -168,10 +168,14 @@ std::string analysis_text(const quant::Analysis& a) {
 std::optional<std::string> finding_breaks_laws(const Finding& f) {
   if (f.where.empty() || f.message.empty()) return "a finding without a place or message: " + finding_text(f);
   if (f.severity != rule_info(f.rule).severity) return "a finding whose severity is not its rule's: " + finding_text(f);
-  std::array<int, 4> per_consumer{};
+  // At most one verdict per version of a consumer: the versions' masks do not overlap.
+  ByConsumer<unsigned> covered;
   for (const Verdict& v : f.verdicts) {
-    if (++per_consumer[static_cast<std::size_t>(v.consumer)] > 1)
-      return "a finding with two verdicts of one consumer: " + finding_text(f);
+    const unsigned all = (1u << consumer_info(v.consumer).versions.size()) - 1;
+    const unsigned mask = v.versions == 0 ? all : v.versions;
+    if ((covered[v.consumer] & mask) != 0 || (mask & ~all) != 0)
+      return "a finding with two verdicts of one consumer version: " + finding_text(f);
+    covered[v.consumer] |= mask;
     if (v.effect == Effect::Rejects && (v.message.empty() || v.error.empty()))
       return "a rejecting verdict without its exception or message: " + finding_text(f);
   }
