@@ -161,6 +161,7 @@ TEST_CASE("conformance suite: the expectations are what check --profile P --data
     // Each other version where the manifest lists one, else the default's.
     for (const ConsumerInfo& info : kConsumerTable)
       for (std::size_t v = 0; v < info.versions.size(); ++v) {
+        if (v == info.default_version) continue;  // the profile loop above checked it
         INFO(info.versions[v].id);
         VersionChoice chosen = default_versions();
         chosen[info.id] = static_cast<std::uint8_t>(v);
