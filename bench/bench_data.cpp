@@ -1,4 +1,4 @@
-// `safespec check --data` at storage speed (issue 14): the value rules over a
+// `safespec check --data` at storage speed: the value rules over a
 // checkpoint of SAFESPEC_BENCH_DATA_GB gigabytes (default 1; the README's
 // numbers are for 4) of marked layers, N = K = 4096, cycling through int8
 // (3 of 8 layers), W4A8, W4A4, nvfp4, mxfp8 and fp8, every 16th layer with a

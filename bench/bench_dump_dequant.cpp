@@ -1,5 +1,5 @@
 // `safespec linear`, `linear --dump` and `dequant` on the same layer, as a
-// user runs them (issue 13: dump and dequant within 2x of linear; issue 14:
+// user runs them (dump and dequant within 2x of linear, as
 // whole processes): each iteration spawns the built `safespec` binary, cold
 // (a new process; the layer file stays in the page cache), and waits for it.
 // The same commands also run in-process (run_linear / run_dequant: the same

@@ -1,7 +1,7 @@
 // Parse time must grow linearly with header size, so a hostile header costs
 // no more than its bytes: time per header byte at about 1 KB, 1 MB and 100 MB, for the fast parser +
-// all strict rules (the path `safespec check` takes, one path at every size
-// since issue 14) and for the reference header reader + rules, each printed
+// all strict rules (the path `safespec check` takes, one path at every size)
+// and for the reference header reader + rules, each printed
 // as a ratio against its own 1 KB baseline measured in the same process (CPU
 // time). Linear: the ratio stays near 1 along each parser.
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-// `safespec check` over many small files (issue 14, "Many files"): a
+// `safespec check` over many small files: a
 // directory of 1,000 checkpoints and an index of 1,000 shards, written once
 // into a temporary folder (removed at exit). The goal: check_paths on all
 // cores takes at most 1.5x (the sum of the per-file parse times / cores).

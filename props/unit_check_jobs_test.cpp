@@ -1,4 +1,4 @@
-// `check --jobs N` (issue 14, "Many files"): the files of a directory, of a
+// `check --jobs N`: the files of a directory, of a
 // list of paths and of an index's shards are read and parsed on N threads
 // (src/check_files.hpp), and the report is the same, byte for byte and in the
 // same order, as the one thread's. The files are many and of every kind a

@@ -1,4 +1,4 @@
-// `safespec check` output that helps (issue 15): every rule's fix hint (text,
+// `safespec check` output that helps: every rule's fix hint (text,
 // JSON, `safespec rules`), less noise (the reference's view only for
 // container rules, one verdict line for a file no consumer can parse, a note
 // on a strict-only FAIL), and the CI controls --ignore, --summary, --quiet and

@@ -243,7 +243,7 @@ TEST_CASE("CLI (F1-F13): inspect lists tensors, --json too, parse errors exit 1"
   const auto p = s.file("ok.safetensors", canonical());
   const Run r = s.run("inspect " + quoted(p));
   CHECK(r.code == 0);
-  // The listing, then the summary inspect gained in issue 15.
+  // The listing, then the summary of the checkpoint.
   CHECK(r.out == "header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
                  "summary: 1 tensor, 4 parameters, 16 bytes\n  I32: 1 tensor, 4 parameters, 16 bytes\n"
                  "layers by prefix: 1\n  (no prefix): 1 tensor (test), 4 parameters, 16 bytes\n"

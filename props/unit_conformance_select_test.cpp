@@ -1,4 +1,4 @@
-// `conformance run` as a parser maintainer uses it (issue 15): impldef_ files
+// `conformance run` as a parser maintainer uses it: impldef_ files
 // in their own column (--impldef report|fail|skip), subsets (--only,
 // --exclude, --rerun-failed) and JUnit XML, on the five-file suite of
 // props/conformance_run_support.hpp.

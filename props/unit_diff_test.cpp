@@ -1,4 +1,4 @@
-// safespec diff A B (issue 15): two checkpoints compared by header, exact
+// safespec diff A B: two checkpoints compared by header, exact
 // text and JSON on the bundled examples and on hand-built files.
 #include <string>
 

@@ -1,4 +1,4 @@
-// safespec inspect's summary and --values (issue 15): exact text and JSON on
+// safespec inspect's summary and --values: exact text and JSON on
 // the bundled examples, every dtype's decoding, and hostile headers whose
 // values must not be read out of bounds.
 #include <filesystem>

@@ -1,4 +1,4 @@
-// --data at storage speed (issue 14): the value rules stream each tensor in
+// --data at storage speed: the value rules stream each tensor in
 // pieces and run the layers on several threads; what they find must not
 // depend on either. A checkpoint of many quantized layers of every format
 // with --data rules, some with bad values, is analysed with one thread and

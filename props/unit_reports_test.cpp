@@ -130,7 +130,7 @@ TEST_CASE("reports (issue 11): inspect accepts a shard index and lists its shard
                             R"({"metadata":{"total_size":16},"weight_map":{"test":"s1.safetensors"}})");
   const Run r = s.run("inspect " + test::shell_word(index));
   CHECK(r.code == 0);
-  // The listing as before, then the checkpoint's summary (issue 15).
+  // The listing as before, then the checkpoint's summary.
   CHECK(r.out == "shard index: 1 shard\nshard " + shard +
                      ": header length 64 bytes, data 16 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
                      "summary: 1 tensor, 4 parameters, 16 bytes\n  I32: 1 tensor, 4 parameters, 16 bytes\n"
@@ -250,7 +250,7 @@ TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {
   CHECK(r.out == "header length 64 bytes, data 8 bytes, 1 tensors\n  'test' I32 [2,2] bytes=16 offsets=[0, 16]\n"
                  "truncated: ST-BUFFER-TRUNCATED at byte 80: expected a byte buffer of 16 bytes (the last tensor's end), "
                  "found 8 bytes: the file is 8 bytes short\n"
-                 // The summary (issue 15): every consumer rejects the file for that one cause.
+                 // The summary: every consumer rejects the file for that one cause.
                  "summary: 1 tensor, 4 parameters, 16 bytes\n  I32: 1 tensor, 4 parameters, 16 bytes\n"
                  "layers by prefix: 1\n  (no prefix): 1 tensor (test), 4 parameters, 16 bytes\n"
                  "verdicts (header rules only; `safespec check --data` adds the value rules):\n"

@@ -42,7 +42,7 @@ constexpr std::size_t kMaxPacked = 16;
 
 // The table's names packed once: dtype_from_name compares integers, where
 // comparing strings called memcmp for every name of the same length (up to
-// ten for a three-letter one), a tenth of parsing a large header (issue 14).
+// ten for a three-letter one), a tenth of parsing a large header.
 constexpr std::array<PackedName, kDtypeCount> kPacked = [] {
   std::array<PackedName, kDtypeCount> out{};
   for (std::size_t i = 0; i < kTable.size(); ++i) out[i] = pack(kTable[i].name);

@@ -30,7 +30,7 @@ std::vector<const TensorEntry*> sorted_by_offsets(std::span<const TensorEntry> t
 // visit(const TensorEntry&) for each tensor in sorted_by_offsets's order. A
 // header already in that order (as writers emit it) is walked as it is, with
 // no list of pointers built: an allocation for every file checked, 6 MB to
-// fault in for a 100 MB header (issue 14).
+// fault in for a 100 MB header.
 template <class Visit>
 void for_each_by_offsets(std::span<const TensorEntry> tensors, Visit&& visit) {
   if (std::is_sorted(tensors.begin(), tensors.end(), offset_less))

@@ -24,7 +24,7 @@ namespace safespec {
 // a 1,000-shard checkpoint lists 64,000 tensors, each shard some 64 times:
 // tensor names live in one arena, each shard name once (entries hold its
 // number), and the names are hashed once, here, for the index's own
-// duplicate check and for every shard's lookups after (issue 14: two strings
+// duplicate check and for every shard's lookups after (two strings
 // an entry and hashing every name again in check_index were most of the
 // time `check` spent outside the shards' threads).
 class ShardIndex {

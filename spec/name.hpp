@@ -2,7 +2,7 @@
 //
 // Names are most of a header's bytes, and as std::string each name past 15
 // characters was a heap block of its own: a malloc, a free, and 64 bytes for
-// a 45-character name beside the string's 32 (issue 14: 6 MiB of the
+// a 45-character name beside the string's 32 (6 MiB of the
 // 100,000-tensor check's 21 MiB, and a tenth of its time). A reader that
 // builds a Header copies each name into the Header's NameArena instead and
 // the entry borrows it: 16 bytes in the entry, the name's own bytes in a
@@ -204,7 +204,7 @@ class NameArena {
 
   // The first block apart from the rest: most headers need one block, and
   // a list for it was one more allocation for every header read (one of the
-  // five a 1 KB header took; issue 14).
+  // five a 1 KB header took).
   std::unique_ptr<char[]> first_;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* free_ = nullptr;

@@ -49,7 +49,7 @@ std::uint64_t load_le(const unsigned char* p, std::size_t n) {
 // not merge the byte loop into a load, and eight byte loads a block plus a
 // loop for the tail were a third of a 31-byte name's hash (a tenth of
 // parsing a large header and of a directory's collision check spent
-// hashing, issue 14).
+// hashing).
 constexpr bool kLittle = std::endian::native == std::endian::little;
 
 std::uint64_t load8(const unsigned char* p) {

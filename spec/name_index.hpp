@@ -148,7 +148,7 @@ class NameIndex {
   // find_or_insert for name i (hash h) of a walk in order, which reads name
   // i only when a tag matches: the names of 1,000 files' models are cold in
   // cache, and reading each one for a compare that rarely happens was a third
-  // of the walk (issue 14).
+  // of the walk.
   template <class NameAt>
   std::size_t insert_numbered(std::uint64_t h, std::size_t i, const NameAt& name_at) {
     if (2 * (count_ + 1) > slots_.size()) grow(name_at);

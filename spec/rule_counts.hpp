@@ -2,7 +2,7 @@
 // once, in RuleId order. Most files have no finding at all; as an array of
 // every rule (113 counters) it was 904 bytes in each report of a
 // 1,000-file check and in every finding sink, each zeroed and mostly left at
-// zero (issue 14: a third of checking an 8-tensor header was fixed cost).
+// zero (a third of checking an 8-tensor header was fixed cost).
 #pragma once
 
 #include <algorithm>

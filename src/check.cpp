@@ -245,7 +245,7 @@ std::optional<std::pair<std::string, std::string>> shard_series(const std::strin
 // index if it has one, else its .safetensors files as one checkpoint. Listed
 // with readdir, an entry one string: std::filesystem's iterator built a path
 // object per entry (its components split, seven allocations), 0.8-1.1 ms on
-// one thread for a directory of 1,000 files against 0.4 ms (issue 14). The
+// one thread for a directory of 1,000 files against 0.4 ms. The
 // paths are directory_iterator's: "." and ".." skipped, any kind of entry
 // kept (one that is no file fails to open and says so), "DIR/NAME" with one
 // separator added.
@@ -305,7 +305,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     // An index's reports arrive a thousand at once: taken whole when they
     // are all there is, else after one growth. Pushed one by one into a
     // vector reserved for the loose files only, they were moved ten times
-    // over as it grew (1.3 ms of `check` on 1,000 shards, issue 14).
+    // over as it grew (1.3 ms of `check` on 1,000 shards).
     if (reports.empty() && after == 0) {
       reports = std::move(shard_reports);
     } else {

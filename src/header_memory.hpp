@@ -1,7 +1,7 @@
 // Memory for a header read whole: a URL's (one request), or a text the fast
 // path hands to the reference reader (a local file's plain header is read in
 // windows instead, src/load.cpp). On these VMs the first touch of each 4 KiB
-// page costs about 13 µs, more than parsing the page (issue 14: about 3 ms a
+// page costs about 13 µs, more than parsing the page (about 3 ms a
 // MB), so a large header's buffer asks for transparent huge pages: a 9 MB
 // header then faults 5 times instead of 2,300.
 //
@@ -37,7 +37,7 @@ class HeaderMemory {
 // [data, data + bytes), a heap block that is about to be filled front to
 // back (a large header's tensor list): without it each 4 KiB page of a fresh
 // block faults on its first touch, a fifth of reading a 100 MB header in a
-// warm loop (issue 14, scaling), since blocks that large are mapped afresh
+// warm loop, since blocks that large are mapped afresh
 // by malloc on every call. Advice only: nothing happens below 2 MiB, without
 // THP, or when the kernel refuses.
 void advise_huge_pages(const void* data, std::size_t bytes);

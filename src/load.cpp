@@ -41,7 +41,7 @@ Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffe
 // The model and the reference's answer for a header the fast path read. A
 // plain text is read once: the reference's answer follows from the model
 // (reference::read_plain_header), which saves a second reading of the whole
-// text (half of `check`'s time on a 100,000-tensor header, issue 14).
+// text (half of `check`'s time on a 100,000-tensor header).
 LoadedFile plain_file(std::uint64_t file_size, std::uint64_t n, Header&& plain) {
   reference::Answer answer = reference::read_plain_header(plain, n, file_size);
   LoadedFile out{file_size, n, Model{file_size, n, std::move(plain)}, std::move(answer)};
@@ -161,7 +161,7 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   const ByteFile& f = file.value();
   // A local file's prefix is read with what follows it, where a small header
   // ends: one read instead of two for each file of a directory of small
-  // checkpoints, whose check is mostly system calls (issue 14). A URL's
+  // checkpoints, whose check is mostly system calls. A URL's
   // first request stays at the 8 bytes it needs.
   // When that read fails (the file shrank, or its data cannot be read), the
   // 8-byte read is made alone and the header read after it, as before: an

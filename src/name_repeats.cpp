@@ -32,7 +32,7 @@ RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads) {
   }
   // Most files come with their hashes (the parse worked them out for its
   // own duplicate check): hashing 64,000 names again was half of this check
-  // on a directory of 1,000 files (issue 14). The others are hashed here, a
+  // on a directory of 1,000 files. The others are hashed here, a
   // file at a time, split on the threads when there are many.
   std::vector<std::vector<std::uint64_t>> hashed(files.size());
   if (unhashed != 0) {
@@ -45,7 +45,7 @@ RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads) {
   }
   // Each file's kept hashes are a block of their own, written on another
   // thread and cold here: waiting for each file's first hashes was half of
-  // the walk over a directory of 1,000 files (issue 14). Before a file is
+  // the walk over a directory of 1,000 files. Before a file is
   // walked, the next file's first kPrefetchHashes hashes are asked for.
   const auto hashes_of = [&](std::size_t f) -> std::span<const std::uint64_t> {
     return kept(f) ? files[f].hashes : std::span<const std::uint64_t>(hashed[f]);

@@ -1,8 +1,8 @@
 // Repeated tensor names across many files, on several threads: the collision
 // check of a checkpoint's files (src/check.cpp) over a directory of 1,000
 // files gathers, hashes and indexes 64,000 names after every file is read,
-// which on one thread was a quarter of `check` on both cores (issue 14,
-// "Many files").
+// which on one thread was a quarter of `check` on both cores
+// (a directory of many files).
 #pragma once
 
 #include <cstddef>
@@ -37,7 +37,7 @@ RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads);
 // find_repeats a file at a time, for files that arrive in order while later
 // ones are still being read: the walk over a directory's 1,000 files then
 // runs beside the reads instead of after them all (0.74 ms on one thread
-// after 7.2 ms of reads on two, issue 14), on names still in cache. Files
+// after 7.2 ms of reads on two), on names still in cache. Files
 // given to add() must outlive the walk; a file without kept hashes is hashed
 // here. repeats() after the last add() equals find_repeats over the same
 // files.

@@ -1,7 +1,7 @@
 // A file read whole into one buffer in pieces that any of several threads
 // may take: `check` on a 1,000-shard index read its 5 MB index on one thread
 // (0.85 ms, page zeroing and copying) while the other had nothing to do yet,
-// since no shard is known before the index is parsed (issue 14).
+// since no shard is known before the index is parsed.
 #pragma once
 
 #include <atomic>

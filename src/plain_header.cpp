@@ -43,7 +43,7 @@ bool read_offsets(Reader& r, TensorEntry& t) {
 // The entry as the safetensors writers spell it, {"dtype":"NAME","shape":
 // [...],"data_offsets":[b,e]}: its keys compared as fixed text where the
 // general loop below reads each as a string and tries it against the
-// three (a fifth of the parse of a 100,000-tensor header, issue 14). A
+// three (a fifth of the parse of a 100,000-tensor header). A
 // header spelled with spaces (Python's json.dumps) leaves it at its first
 // bytes, before any work is lost.
 bool read_canonical_tensor(Reader& r, TensorEntry& t) {
@@ -127,8 +127,8 @@ constexpr std::size_t kMinEntryBytes = 49;
 // The '[' are counted in runs of 240 bytes into a byte-wide counter, which
 // cannot wrap there: gcc then compares and adds 16 bytes an instruction. A
 // 64-bit counter a byte made it widen every comparison to 64-bit lanes, 1 us
-// of a 5.6 KB header against 0.11 us, 6% of checking such a file (issue 14,
-// a directory of 1,000 of them).
+// of a 5.6 KB header against 0.11 us, 6% of checking such a file
+// (a directory of 1,000 of them).
 constexpr std::size_t count_brackets(std::string_view text) {
   constexpr std::size_t kRun = 240;
   std::size_t brackets = 0, i = 0;

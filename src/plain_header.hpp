@@ -4,7 +4,7 @@
 // spec/reference/reference_reader.hpp for what "plain" means). Nothing is built but
 // the Header itself and a duplicate check over its names: no DOM, no copy of
 // the text, no padding after it, so its memory stays in proportion to the
-// header from 1 KB to 100 MB (issue 14: the simdjson DOM touched about 8
+// header from 1 KB to 100 MB (the simdjson DOM touched about 8
 // bytes per header byte, and above 16 MiB safespec had to switch to the
 // streaming reader).
 //
@@ -26,8 +26,8 @@ namespace safespec {
 
 // A header text that arrives a window at a time: a file read in pieces, so
 // that a 100 MB header is never in memory whole (it was a third of `check`'s
-// peak memory on a 1,000,000-tensor header, and most of its page faults,
-// issue 14). The parser needs a unit (one tensor entry, or the metadata) whole
+// peak memory on a 1,000,000-tensor header, and most of its page faults).
+// The parser needs a unit (one tensor entry, or the metadata) whole
 // in the window; the source lets the window grow for a longer one.
 class TextWindows {
  public:

@@ -2,7 +2,7 @@
 // write it, read in one pass straight into the ShardIndex, without simdjson's
 // DOM of the whole file (its tape and a copy of every string: for a
 // 1,000-shard checkpoint's 4 MB index, megabytes to fault in before the
-// first shard can be read, issue 14).
+// first shard can be read).
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 // The shards of an index handed from its reader to the threads that check
 // them, as the reader meets them: on 1,000 shards the index (4 MB) took a
-// third of `check`'s wall time before any shard was read (issue 14). The
+// third of `check`'s wall time before any shard was read. The
 // reader is one thread's producer (ShardSink); every worker, the reader's
 // own thread once its reading is done, takes shards until none is left.
 #pragma once

@@ -109,7 +109,7 @@ bool sglang_accepts(const std::vector<LocatedFinding>& findings) {
 // dtype that sglang tracks (S5: F8_E4M3, I8, U8) or ComfyUI casts (C8: also
 // F8_E5M2). Such a checkpoint has no layer, so no finding, and sglang
 // resolves "None"; saying so without the tensor table saves a third of
-// `check`'s time on a plain 100,000-tensor checkpoint (issue 14). A
+// `check`'s time on a plain 100,000-tensor checkpoint. A
 // "quant_format" alone marks nothing: S7 only reaches tracked weights.
 bool nothing_quantized(std::span<const CheckpointFile> files) {
   for (const CheckpointFile& f : files)

@@ -28,7 +28,7 @@ struct MarkerBytes {
 // in one pass where the file is parsed (on the check's threads, the model
 // still in cache): over a directory of 1,000 files the two scans it saves,
 // of cold models on one thread after all were read, were 0.6 ms of `check`
-// (issue 14).
+//.
 struct ModelSigns {
   bool marker = false;  // a tensor named "*.comfy_quant" (its bytes are then read)
   // A quantized dtype (F8_E4M3, F8_E5M2, I8, U8), a tensor named scaled_fp8,
