@@ -32,6 +32,8 @@ enum class ContainerReader : unsigned char {
 enum class ErrorStyle : unsigned char { RustVariant, PythonException };
 
 std::string_view container_reader_name(ContainerReader r);
+// ComfyUI's own parser, in either era: its answer, not the crate's, decides.
+constexpr bool own_parser(ContainerReader r) { return r == ContainerReader::ComfyuiOwn || r == ContainerReader::ComfyuiOwnPin; }
 
 // One version or mode of a consumer that answers differently from its others.
 struct ConsumerVersion {

@@ -21,8 +21,7 @@ VersionMask crate_versions(Consumer c) {
   const auto versions = consumer_info(c).versions;
   VersionMask out = 0;
   for (std::size_t v = 0; v < versions.size(); ++v)
-    if (versions[v].reader != ContainerReader::ComfyuiOwn && versions[v].reader != ContainerReader::ComfyuiOwnPin)
-      out |= version_bit(v);
+    if (!own_parser(versions[v].reader)) out |= version_bit(v);
   return out == version_bit(versions.size()) - 1 ? VersionMask{0} : out;
 }
 
@@ -139,7 +138,7 @@ void attach_own_reader_verdicts(Findings& findings, std::size_t file, const std:
   const auto versions = consumer_info(Consumer::Comfyui).versions;
   for (std::size_t v = 0; v < versions.size(); ++v) {
     const ContainerReader reader = versions[v].reader;
-    if (reader != ContainerReader::ComfyuiOwn && reader != ContainerReader::ComfyuiOwnPin) continue;
+    if (!own_parser(reader)) continue;
     const comfyui::Answer& a = answers[reader == ContainerReader::ComfyuiOwn ? 0 : 1];
     const CheckOrder at = quant::order::container(file);
     if (!a.unknown.empty()) {

@@ -152,8 +152,7 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
     for (const ConsumerInfo& c : kConsumerTable) {
       if (c.errors == ErrorStyle::RustVariant) continue;  // the reference judges each file alone
       for (std::size_t v = 0; v < c.versions.size(); ++v) {
-        const bool own = c.versions[v].reader == ContainerReader::ComfyuiOwn ||
-                         c.versions[v].reader == ContainerReader::ComfyuiOwnPin;
+        const bool own = own_parser(c.versions[v].reader);
         stoppers.push_back(Verdict{c.id, Effect::Rejects, "FileNotFoundError", own ? os : m,
                                    quant::order::container(g), 0, version_bit(v)});
       }
