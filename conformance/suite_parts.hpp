@@ -48,6 +48,10 @@ std::vector<Draft> index_drafts();      // shard indexes with their shards
 // (the header-level pipeline: check_memory), distinct, in RuleId order.
 std::vector<RuleId> strict_rules(const std::vector<std::pair<std::string, Bytes>>& files);
 std::vector<RuleId> strict_rules(const Bytes& file);
+// strict_rules without the findings that only versions other than their
+// consumers' defaults act on (an older sglang's refusal of a mix the
+// current one takes): what a file breaks for the versions most users run.
+std::vector<RuleId> default_rules(const Bytes& file);
 
 // A value drawn from `gen` with a fixed key: the same on every run.
 template <class T>

@@ -60,9 +60,12 @@ void mutation_drafts(const q::QuantMutation& m, std::size_t index, std::size_t s
       if (std::find(found.begin(), found.end(), m.rule) == found.end()) continue;
       // A marker of 1 MiB + 1 NUL bytes is also not JSON (M3): exact with that
       // companion, as it was when safespec did not parse such markers.
-      const bool exact = found == std::vector<RuleId>{m.rule} ||
+      // Findings only older versions act on (listed all the same) do not
+      // make a draw inexact.
+      const std::vector<RuleId> breaks = default_rules(*bytes);
+      const bool exact = breaks == std::vector<RuleId>{m.rule} ||
                          (m.rule == RuleId::QuantMarkerTooLarge && !d.a.companions.empty() &&
-                          std::set<RuleId>(found.begin(), found.end()) ==
+                          std::set<RuleId>(breaks.begin(), breaks.end()) ==
                               std::set<RuleId>{RuleId::QuantMarkerTooLarge, RuleId::QuantMarkerJson});
       const bool small = bytes->size() <= kSmallQuant || m.rule == RuleId::QuantMarkerTooLarge || m.rule == RuleId::QuantKInt32;
       const bool better = !best || (exact && !best_exact) ||
@@ -76,7 +79,7 @@ void mutation_drafts(const q::QuantMutation& m, std::size_t index, std::size_t s
       if (best_exact && small) break;
     }
     if (!best) continue;
-    best->name = stem_for(best->rules, m.rule) + "_" + std::string(m.name) + "_" + std::to_string(s + 1) + ".safetensors";
+    best->name = stem_for(default_rules(best->bytes), m.rule) + "_" + std::string(m.name) + "_" + std::to_string(s + 1) + ".safetensors";
     taken.push_back(best->bytes);
     out.push_back(std::move(*best));
   }
@@ -103,7 +106,7 @@ void valid_drafts(std::vector<Draft>& out) {
                           "a valid checkpoint of " + set_name(rows[i]) + " (a row of sglang's table, S11), markers as " +
                               (site == q::Site::Tensor ? "P.comfy_quant tensors (M1)" : "__metadata__._quantization_metadata (M5)") +
                               "; every consumer loads it",
-                          *bytes, {}, {}, {}});
+                          *bytes, {}, strict_rules(*bytes), {}});
     }
   // What ComfyUI and comfy-kitchen load but sglang refuses (G1-G25).
   const Format all[] = {Format::Fp8E4m3, Format::Fp8E5m2, Format::Nvfp4, Format::Mxfp8,
@@ -123,12 +126,13 @@ void valid_drafts(std::vector<Draft>& out) {
         const std::vector<RuleId> found = strict_rules(*bytes);
         const auto others = static_cast<std::size_t>(
             std::count_if(c.layers.begin(), c.layers.end(), [&](const q::QLayer& l) { return l.format != all[i]; }));
-        if (found.empty() ||
+        const std::vector<RuleId> breaks = default_rules(*bytes);
+        if (breaks.empty() ||
             (best && (others > best_others || (others == best_others && bytes->size() >= best->bytes.size()))))
           continue;
         std::string formats;
         for (const q::QLayer& l : c.layers) formats += (formats.empty() ? "" : ", ") + std::string(q::format_name(l.format));
-        best = Draft{stem_for(found, primary(found)) + "_comfy_only_" + std::string(q::format_name(all[i])) + "_" +
+        best = Draft{stem_for(breaks, primary(breaks)) + "_comfy_only_" + std::string(q::format_name(all[i])) + "_" +
                          site_name(site) + ".safetensors",
                      "a checkpoint ComfyUI and comfy-kitchen load and sglang refuses (layers: " + formats + "), markers as " +
                          (site == q::Site::Tensor ? "tensors" : "_quantization_metadata"),

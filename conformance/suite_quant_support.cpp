@@ -118,7 +118,7 @@ std::optional<q::QCheckpoint> small_valid(const std::vector<q::Format>& formats,
     one_file(c);
     fill_valid_data(c);
     const auto bytes = file_bytes(c);
-    if (!bytes || !strict_rules(*bytes).empty()) continue;
+    if (!bytes || !default_rules(*bytes).empty()) continue;
     if (!best || bytes->size() < best_size) {
       best = c;
       best_size = bytes->size();

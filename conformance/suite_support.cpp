@@ -3,6 +3,7 @@
 #include <span>
 
 #include "conformance/suite_parts.hpp"
+#include "spec/finding_sink.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/check.hpp"
 
@@ -21,6 +22,18 @@ std::vector<RuleId> strict_rules(const std::vector<std::pair<std::string, Bytes>
 }
 
 std::vector<RuleId> strict_rules(const Bytes& file) { return strict_rules({{"model.safetensors", file}}); }
+
+std::vector<RuleId> default_rules(const Bytes& file) {
+  const MemoryFile memory{"model.safetensors", file};
+  FastHeaderParser parser;
+  std::vector<RuleId> out;
+  for (const FileReport& r : check_memory(std::span(&memory, 1), Profile::Strict, parser))
+    for (const Finding& f : r.findings)
+      if (!only_other_versions(f.verdicts)) out.push_back(f.rule);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 std::uint64_t key_of(std::string_view part, std::uint64_t item, std::uint64_t s, std::uint64_t attempt) {
   // FNV-1a over the part name and the three numbers: fixed, compiler-independent.

@@ -36,6 +36,13 @@ void record(std::map<std::uint16_t, Seen>& out, const Finding& f) {
   }
 }
 
+// A verdict an assumption gives instead of its "loads" belongs to no finding:
+// its row is reached, under no rule.
+void record_assumed(std::map<std::uint16_t, Seen>& out, const quant::Analysis& a) {
+  for (const quant::Assumption& x : a.assumptions)
+    if (x.otherwise.row != 0) ++out[x.otherwise.row].count;
+}
+
 constexpr std::string_view kW4a8 = R"({"format": "asym_w4a8_int8", "convrot": true)";
 
 // One checkpoint per row the suite does not reach, named by the row.
@@ -47,6 +54,18 @@ std::vector<std::pair<std::string_view, quant::Analysis>> witnesses() {
         .tensor(std::string(p) + ".weight_s_rel", Dtype::F8_E4M3, {4, packed / 8})
         .tensor(std::string(p) + ".weight_s_channel", Dtype::F32, {4});
   };
+  {  // convrot 1 is truthy, so ConvRotInt8Config checks it rather than skip it
+    test::Marked m;
+    m.marker("a", R"({"format": "int8_tensorwise", "convrot": 1, "convrot_groupsize": 64})");
+    m.fx.tensor("a.weight", Dtype::I8, {8, 64}).tensor("a.weight_scale", Dtype::F32, {8, 1});
+    out.emplace_back("Int8SgConvRotConvrot", m.run());
+  }
+  {  // ConvRotInt8Config (sglang 4422cbf): group 64 and 12 outputs need comfy_kitchen
+    test::Marked m;
+    m.marker("a", R"({"format": "int8_tensorwise", "convrot": true, "convrot_groupsize": 64})");
+    m.fx.tensor("a.weight", Dtype::I8, {12, 64}).tensor("a.weight_scale", Dtype::F32, {12, 1});
+    out.emplace_back("Int8SgConvRotNoKernel", m.run());
+  }
   {
     test::Marked m;
     m.marker("a", R"({"format": ["int8_tensorwise"]})");
@@ -144,6 +163,7 @@ TEST_CASE("consumer matrix: each witness reaches its row, under a rule the row n
     INFO(name);
     std::map<std::uint16_t, Seen> seen;
     for (const quant::LocatedFinding& lf : analysis.findings) record(seen, lf.finding);
+    record_assumed(seen, analysis);
     const quant::MessageRow* row = nullptr;
     for (const quant::MessageRow& r : quant::consumer_matrix())
       if (r.name == name) row = &r;
@@ -157,8 +177,10 @@ TEST_CASE("consumer matrix: each witness reaches its row, under a rule the row n
 TEST_CASE("consumer matrix: every row is reached by the conformance suite or a witness, under a rule it names",
           "[quant]") {
   std::map<std::uint16_t, Seen> seen = seen_over_suite();
-  for (const auto& [name, analysis] : witnesses())
+  for (const auto& [name, analysis] : witnesses()) {
     for (const quant::LocatedFinding& lf : analysis.findings) record(seen, lf.finding);
+    record_assumed(seen, analysis);
+  }
   for (const quant::MessageRow& row : quant::consumer_matrix()) {
     INFO(row.name);
     const auto it = seen.find(static_cast<std::uint16_t>(row.id));

@@ -25,7 +25,9 @@ std::string first_rejection(const quant::Analysis& a, Consumer c) {
   const Verdict* first = nullptr;
   for (const auto& lf : a.findings)
     for (const Verdict& v : lf.finding.verdicts)
-      if (v.consumer == c && v.effect == Effect::Rejects && (!first || v.order < first->order)) first = &v;
+      if (v.consumer == c && v.holds_for(consumer_info(c).default_version) && v.effect == Effect::Rejects &&
+          (!first || v.order < first->order))
+        first = &v;
   return first ? first->error + ": " + first->message : "";
 }
 

@@ -16,7 +16,9 @@ std::string first_rejection(const quant::Analysis& a) {
   const Verdict* first = nullptr;
   for (const auto& lf : a.findings)
     for (const Verdict& v : lf.finding.verdicts)
-      if (v.consumer == Consumer::Sglang && v.effect == Effect::Rejects && (!first || v.order < first->order)) first = &v;
+      if (v.consumer == Consumer::Sglang && v.holds_for(consumer_info(Consumer::Sglang).default_version) &&
+          v.effect == Effect::Rejects && (!first || v.order < first->order))
+        first = &v;
   return first ? first->error + ": " + first->message : "";
 }
 

@@ -81,4 +81,5 @@ list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_vectors_cli_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_npy_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_compare_histogram_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_sglang_versions_test.cpp
 )

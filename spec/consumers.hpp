@@ -67,18 +67,18 @@ inline constexpr std::array<ConsumerVersion, 1> kSafetensors{{
 }};
 
 // The config classes of multimodal_gen in the versions whose answers differ
-// (upstream-since-the-pins.md §6). The first is the set safespec's sglang
-// rules follow, measured against sglang's own code; the others are judged
-// unknown wherever they part from it (spec/verdicts.cpp).
+// (upstream-since-the-pins.md §6). The first is the set measured against
+// sglang's own code; what each builds to read int8 markers is
+// spec/quant/sglang_versions.hpp.
 inline constexpr std::array<ConsumerVersion, 4> kSglang{{
     {"1bb249c",
      "kitchen_w4a8_config.py 1bb249cd, kitchen_w4a4_config.py e3771fc9 and kitchen_int8_config.py 33e55fd4 "
-     "(KitchenInt8Config: \"Serialized kitchen_int8 layer ...\")",
+     "(KitchenInt8Config reads int8-only checkpoints and W4A4's int8 companions: \"Serialized kitchen_int8 layer ...\")",
      ContainerReader::SafeOpen, "sglang from PR #36036 until the kitchen_int8 -> convrot_int8 rename (PR #38040)"},
     {"4422cbf",
-     "kitchen_w4a4_config.py 4422cbf4 with ConvRotInt8Config 7c482815 (\"Serialized convrot_int8 layer ...\", "
-     "int8 embeddings skipped, and a \"has no kernel\" error whose text and firing depend on whether "
-     "comfy_kitchen is installed)",
+     "kitchen_w4a4_config.py 4422cbf4 with ConvRotInt8Config 7c482815 for int8-only checkpoints and W4A4's int8 "
+     "companions (\"Serialized convrot_int8 layer ...\", int8 embeddings skipped, and a \"has no kernel\" error "
+     "where comfy_kitchen is not installed and sgl-kernel runs)",
      ContainerReader::SafeOpen, "sglang after PR #38040"},
     {"pr36037",
      "kitchen_w4a8_config.py of PR #36037 (search-index id 57699856416; skips only tensorwise-scalar int8 markers)",
@@ -122,7 +122,7 @@ inline constexpr std::array<ConsumerInfo, 4> kConsumerTable{{
      consumer_rows::kSafetensors, 0, "one version"},
     {Consumer::Sglang, "sglang", "sglang (multimodal_gen)", ErrorStyle::PythonException, consumer_rows::kSglang, 0,
      "the set whose rules and messages were measured against sglang's own code (1,176 of 1,189 checkpoints agree "
-     "exactly); the newer 4422cbf is shown beside it, unknown where it differs"},
+     "exactly); the others are read from their source and shown where they differ"},
     {Consumer::Comfyui, "comfyui", "ComfyUI", ErrorStyle::PythonException, consumer_rows::kComfyui, 0,
      "safe-open runs on every machine, and every file dynamic-vram rejects it rejects too, so its \"loads\" "
      "holds in both modes"},

@@ -14,9 +14,22 @@ constexpr std::string_view kFound = "found ";
 const std::string kTail = " of this rule beyond the " + std::to_string(kMaxRecords) + " listed";
 }  // namespace
 
+bool only_other_versions(const std::vector<Verdict>& verdicts) {
+  if (verdicts.empty()) return false;
+  for (const Verdict& v : verdicts)
+    if (v.holds_for(consumer_info(v.consumer).default_version)) return false;
+  return true;
+}
+
+Severity severity_of(RuleId rule, const std::vector<Verdict>& verdicts) {
+  return only_other_versions(verdicts) ? Severity::Warning : rule_info(rule).severity;
+}
+
 void FindingSink::add(RuleId rule, Place where, std::string message, std::vector<Verdict> verdicts) {
-  if (lists(rule))
-    listed_.push_back(Finding{rule, rule_info(rule).severity, std::move(where), std::move(message), std::move(verdicts)});
+  if (lists(rule)) {
+    const Severity severity = severity_of(rule, verdicts);
+    listed_.push_back(Finding{rule, severity, std::move(where), std::move(message), std::move(verdicts)});
+  }
   else
     past_bound_ = true;
   counts_.add(rule);

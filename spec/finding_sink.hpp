@@ -18,6 +18,15 @@
 
 namespace safespec {
 
+// A finding's severity: its rule's, except that one only versions other
+// than their consumers' defaults act on (an older sglang, ComfyUI's other
+// mode) is a warning: the file is what the format allows, and the versions
+// most users run take it.
+Severity severity_of(RuleId rule, const std::vector<Verdict>& verdicts);
+// Whether `verdicts` are all for versions other than their consumers'
+// defaults (and there is one): what makes severity_of a warning.
+bool only_other_versions(const std::vector<Verdict>& verdicts);
+
 class FindingSink {
  public:
   // A finding of `rule`, its severity from the catalogue.

@@ -1,5 +1,7 @@
 #include "spec/verdicts.hpp"
 
+#include "spec/quant/sglang_versions.hpp"
+
 #include <algorithm>
 
 #include "spec/limits.hpp"
@@ -126,7 +128,7 @@ Outcome judge_version(const std::vector<FileReport*>& checkpoint, Consumer c, st
   if (c == Consumer::Sglang) {
     for (const quant::Assumption& a : assumptions)
       if (a.otherwise.holds_for(version) && (!first || a.otherwise.order < first->order)) out.assumes.push_back(a);
-    if (out.loads) out.config = sglang_config;
+    if (out.loads) out.config = std::string(quant::sglang_config_in(version, sglang_config));
   }
   return out;
 }
@@ -176,27 +178,6 @@ void judge(std::vector<FileReport*> checkpoint, const std::string& sglang_config
     r->versions[Consumer::Safetensors] = {std::move(st)};
     for (Consumer c : kConsumers) r->consumers[c] = r->versions[c][r->chosen[c]];
     r->judged = true;
-  }
-}
-
-void sglang_version_stoppers(const std::vector<std::string>& formats, std::vector<Verdict>& stoppers) {
-  const auto has = [&](std::string_view f) { return std::find(formats.begin(), formats.end(), f) != formats.end(); };
-  if (!has("int8_tensorwise")) return;
-  const bool companions = has("asym_w4a8_int8") || has("convrot_w4a4");
-  const ConsumerInfo& sg = consumer_info(Consumer::Sglang);
-  for (std::size_t v = 0; v < sg.versions.size(); ++v) {
-    if (v == sg.default_version) continue;
-    // 4422cbf reads every int8 marker through ConvRotInt8Config; the W4A8
-    // config versions differ only for int8 companions of W4A8/W4A4 layers.
-    const bool convrot = sg.versions[v].id == "4422cbf";
-    if (!convrot && !companions) continue;
-    const std::string what = convrot ? "this version's ConvRotInt8Config (messages, embedding skip, and a \"has no kernel\" "
-                                       "error that depends on whether comfy_kitchen is installed)"
-                                     : "how this version's W4A8/W4A4 configs treat int8_tensorwise companion markers";
-    stoppers.push_back(Verdict{Consumer::Sglang, Effect::Rejects, "",
-                               what + " is not modelled (only " + std::string(sg.versions[sg.default_version].id) +
-                                   "'s is)",
-                               quant::order::sg_resolution(), 0, version_bit(v)});
   }
 }
 

@@ -37,13 +37,6 @@ void attach_container_verdicts(Findings& findings, std::size_t file, const refer
 void attach_own_reader_verdicts(Findings& findings, std::size_t file, const std::array<comfyui::Answer, 2>& answers,
                                 const std::string& path, std::vector<Verdict>& stoppers);
 
-// The sglang versions other than the one safespec models differ from it in
-// how int8_tensorwise markers are read: 4422cbf reads every one through
-// ConvRotInt8Config, the older W4A8 configs skip other companions
-// (upstream-since-the-pins.md §6). For a checkpoint where a version parts
-// from the modelled one, its verdict is unknown (a stopper at sglang's
-// resolution), never a borrowed "loads".
-void sglang_version_stoppers(const std::vector<std::string>& formats, std::vector<Verdict>& stoppers);
 
 // Fills r.consumers: safetensors from r's own findings; sglang, comfyui and
 // kitchen from every finding of the checkpoint (all its files' reports).

@@ -196,7 +196,6 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
     reports[i].chosen = o.versions;
     if (!reports[i].io_error) judged.push_back(&reports[i]);
   }
-  sglang_version_stoppers(a.formats, stoppers);
   judge(judged, a.sglang_config, a.assumptions, stoppers);
   note_unchecked(judged, a.unchecked);
   for (quant::LocatedUnchecked& u : a.unchecked) reports[report_of[u.file]].unchecked.push_back(std::move(u.item));

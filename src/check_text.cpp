@@ -45,17 +45,23 @@ std::string outcome_text(const Outcome& o) {
   std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
   for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
   if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
-  for (std::size_t i = 0; i < o.assumes.size(); ++i)
-    out += fmt::format("{}{}", i ? (i + 1 == o.assumes.size() ? " and " : ", ") : " if ", quant::repr(o.assumes[i].layer));
-  if (!o.assumes.empty())
-    out += fmt::format(" {} {} layer{}", o.assumes.size() == 1 ? "is" : "are",
-                       o.assumes[0].kind == quant::LayerKind::Embedding ? (o.assumes.size() == 1 ? "an embedding" : "embedding")
-                                                                        : (o.assumes.size() == 1 ? "a Linear" : "Linear"),
-                       o.assumes.size() == 1 ? "" : "s");
-  for (const quant::Assumption& a : o.assumes)
-    out += fmt::format("; rejects ({}: {}) if {}{}", a.otherwise.error, a.otherwise.message,
-                       o.assumes.size() == 1 ? "" : quant::repr(a.layer) + " is ",
-                       a.kind == quant::LayerKind::Embedding ? "Linear" : "an embedding");
+  std::vector<const quant::Assumption*> kinds, machine;
+  for (const quant::Assumption& a : o.assumes) (a.about_kind() ? kinds : machine).push_back(&a);
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    out += fmt::format("{}{}", i ? (i + 1 == kinds.size() ? " and " : ", ") : " if ", quant::repr(kinds[i]->layer));
+  if (!kinds.empty())
+    out += fmt::format(" {} {} layer{}", kinds.size() == 1 ? "is" : "are",
+                       kinds[0]->kind == quant::LayerKind::Embedding ? (kinds.size() == 1 ? "an embedding" : "embedding")
+                                                                     : (kinds.size() == 1 ? "a Linear" : "Linear"),
+                       kinds.size() == 1 ? "" : "s");
+  for (const quant::Assumption* a : kinds) {
+    const std::string then = a->otherwise.error.empty() ? "unknown (" + a->otherwise.message + ")"
+                                                        : fmt::format("rejects ({}: {})", a->otherwise.error, a->otherwise.message);
+    out += fmt::format("; {} if {}{}", then, kinds.size() == 1 ? "" : quant::repr(a->layer) + " is ",
+                       a->kind == quant::LayerKind::Embedding ? "Linear" : "an embedding");
+  }
+  for (const quant::Assumption* a : machine)
+    out += fmt::format("; if {}: otherwise rejects ({}: {})", a->machine, a->otherwise.error, a->otherwise.message);
   if (!o.mis_loads.empty()) out += "; mis-loads: " + rule_list(o.mis_loads);
   if (!o.warns.empty()) out += "; warns: " + rule_list(o.warns);
   if (!o.unchecked.empty()) {
@@ -143,7 +149,8 @@ std::string summary_word(const Outcome& o) {
   if (!o.unknown.empty()) return "unknown";
   if (!o.loads) return "rejects";
   std::string out = "loads";
-  if (!o.assumes.empty()) out += " (if the assumed layer kinds hold)";
+  const bool kinds_only = std::all_of(o.assumes.begin(), o.assumes.end(), [](const quant::Assumption& a) { return a.about_kind(); });
+  if (!o.assumes.empty()) out += kinds_only ? " (if the assumed layer kinds hold)" : " (if what it assumes holds)";
   if (!o.unchecked.empty()) out += " (not all checked)";
   if (!o.mis_loads.empty()) out += " (mis-loads)";
   return out;

@@ -103,8 +103,12 @@ std::string_view site_name(quant::MarkerSite s) {
 std::vector<std::string> assumptions(const Outcome& o) {
   std::vector<std::string> out;
   for (const quant::Assumption& a : o.assumes)
-    out.push_back(fmt::format("{} assumed {} (if not: {}: {})", quote_name(a.layer), quant::layer_kind_name(a.kind),
-                              a.otherwise.error, a.otherwise.message));
+    out.push_back(a.about_kind() ? fmt::format("{} assumed {} (if not: {})", quote_name(a.layer),
+                                               quant::layer_kind_name(a.kind),
+                                               a.otherwise.error.empty() ? "unknown: " + a.otherwise.message
+                                                                         : a.otherwise.error + ": " + a.otherwise.message)
+                                 : fmt::format("assumed {} (if not: {}: {})", a.machine, a.otherwise.error,
+                                               a.otherwise.message));
   return out;
 }
 
@@ -112,11 +116,12 @@ LayerConsumer judge_layer(Consumer c, const std::vector<const Finding*>& at_laye
                           const FileReport* report) {
   LayerConsumer out{c, "", "", "", "", "", {}, {}};
   const Finding* mis = nullptr;
+  const std::size_t version = report ? report->chosen[c] : consumer_info(c).default_version;
   for (const Finding* f : at_layer) {
     for (const Verdict& v : f->verdicts) {
-      if (v.consumer != c) continue;
+      if (v.consumer != c || !v.holds_for(version)) continue;
       if (v.effect == Effect::Rejects && out.verdict.empty()) {
-        out.verdict = "rejects";
+        out.verdict = v.error.empty() ? "unknown" : "rejects";
         out.rule = std::string(rule_name(f->rule));
         out.error = v.error;
         out.message = v.message;

@@ -167,7 +167,9 @@ std::string analysis_text(const quant::Analysis& a) {
 // One finding's own laws (shared by both oracles).
 std::optional<std::string> finding_breaks_laws(const Finding& f) {
   if (f.where.empty() || f.message.empty()) return "a finding without a place or message: " + finding_text(f);
-  if (f.severity != rule_info(f.rule).severity) return "a finding whose severity is not its rule's: " + finding_text(f);
+  if (f.severity != severity_of(f.rule, f.verdicts))
+    return "a finding whose severity is not its rule's (a warning where only non-default versions act): " +
+           finding_text(f);
   // At most one verdict per version of a consumer: the versions' masks do not overlap.
   ByConsumer<unsigned> covered;
   for (const Verdict& v : f.verdicts) {
@@ -176,8 +178,9 @@ std::optional<std::string> finding_breaks_laws(const Finding& f) {
     if ((covered[v.consumer] & mask) != 0 || (mask & ~all) != 0)
       return "a finding with two verdicts of one consumer version: " + finding_text(f);
     covered[v.consumer] |= mask;
-    if (v.effect == Effect::Rejects && (v.message.empty() || v.error.empty()))
-      return "a rejecting verdict without its exception or message: " + finding_text(f);
+    // An empty exception is a verdict safespec cannot settle: its message says why.
+    if (v.effect == Effect::Rejects && v.message.empty())
+      return "a rejecting verdict without its message (or, unknown, its reason): " + finding_text(f);
   }
   return std::nullopt;
 }
@@ -326,10 +329,12 @@ std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file,
   if (!strict.judged) return "the strict report was not judged:\n" + strict_text;
   for (const Finding& f : strict.findings) {
     if (auto why = finding_breaks_laws(f)) return "strict: " + *why;
-    const bool rejected = std::any_of(f.verdicts.begin(), f.verdicts.end(),
-                                      [](const Verdict& v) { return v.effect == Effect::Rejects; });
+    // A default version's rejection is an error; other versions' alone a warning.
+    const bool rejected = std::any_of(f.verdicts.begin(), f.verdicts.end(), [](const Verdict& v) {
+      return v.effect == Effect::Rejects && v.holds_for(consumer_info(v.consumer).default_version);
+    });
     if (rejected && f.severity != Severity::Error)
-      return "a finding some consumer rejects is a warning under strict:\n" + strict_text;
+      return "a finding a consumer's default version rejects is a warning under strict:\n" + strict_text;
   }
   // Each consumer refuses exactly when a strict finding carries its
   // rejection, and its verdict is the first of them in its order.
@@ -339,7 +344,9 @@ std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file,
       if (const Verdict* v = f.verdict(c); v && v->effect == Effect::Rejects && (!first || v->order < first->order))
         first = v;
     const Outcome& o = strict.consumers[c];
-    if (o.loads != (first == nullptr) || (first && (o.error != first->error || o.message != first->message)))
+    // An empty exception is an unknown: the outcome says why instead.
+    const std::string& said = first && first->error.empty() ? o.unknown : o.message;
+    if (o.loads != (first == nullptr) || (first && (o.error != first->error || said != first->message)))
       return std::string(consumer_name(c)) + "'s outcome is not its first rejection:\n" + strict_text;
   }
   for (std::size_t i = 1; i < views.size(); ++i) {

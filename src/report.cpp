@@ -73,9 +73,16 @@ std::string outcome_json(const Outcome& o, Consumer c, std::string_view version)
   out += "],\"assumes\":[";
   for (std::size_t i = 0; i < o.assumes.size(); ++i) {
     const quant::Assumption& a = o.assumes[i];
-    out += fmt::format("{}{{\"layer\":{},\"kind\":\"{}\",\"otherwise\":{{\"error\":{},\"message\":{}}}}}", i ? "," : "",
-                       json_string(a.layer), quant::layer_kind_name(a.kind), json_string(a.otherwise.error),
-                       json_string(a.otherwise.message));
+    // A layer-kind assumption names the layer and kind; a machine one says
+    // what it takes of the machine. An otherwise safespec cannot settle has
+    // a null error and says why in "unknown".
+    const bool unknown = a.otherwise.error.empty();
+    out += fmt::format("{}{{\"layer\":{},\"kind\":{},\"machine\":{},\"otherwise\":{{\"error\":{},\"message\":{},"
+                       "\"unknown\":{}}}}}",
+                       i ? "," : "", json_string(a.layer),
+                       a.about_kind() ? "\"" + std::string(quant::layer_kind_name(a.kind)) + "\"" : std::string("null"),
+                       nullable(!a.about_kind(), a.machine), nullable(!unknown, a.otherwise.error),
+                       nullable(!unknown, a.otherwise.message), nullable(unknown, a.otherwise.message));
   }
   out += "],\"unchecked\":[";
   for (std::size_t i = 0; i < o.unchecked.size(); ++i) out += (i ? "," : "") + json_string(o.unchecked[i]);

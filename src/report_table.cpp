@@ -24,7 +24,10 @@ std::string cell(const Outcome& o, Consumer c) {
   if (c == Consumer::Sglang && !o.config.empty() && o.config != "None") out += " (" + o.config + ")";
   if (!o.mis_loads.empty()) out += ", mis-loads";
   if (!o.unchecked.empty()) out += ", not checked";
-  if (!o.assumes.empty()) out += ", if " + std::string(quant::layer_kind_name(o.assumes[0].kind)) + (o.assumes.size() > 1 ? "s" : "");
+  if (!o.assumes.empty())
+    out += o.assumes[0].about_kind()
+               ? ", if " + std::string(quant::layer_kind_name(o.assumes[0].kind)) + (o.assumes.size() > 1 ? "s" : "")
+               : ", if " + o.assumes[0].machine.substr(0, o.assumes[0].machine.find(" ("));
   return out;
 }
 
@@ -125,10 +128,8 @@ std::string render_table(const std::vector<FileReport>& reports, bool versions) 
     // A verdict that rests on what the model makes of a layer says so.
     for (Consumer c : kConsumers)
       for (const quant::Assumption& a : r.consumers[c].assumes)
-        notes += fmt::format("{}: {}: loads if {} is {} layer; otherwise {}: {} (settle it with --layer)\n", r.path,
-                             consumer_name(c), quant::repr(a.layer),
-                             a.kind == quant::LayerKind::Embedding ? "an embedding" : "a Linear", a.otherwise.error,
-                             a.otherwise.message);
+        notes += fmt::format("{}: {}: loads if {}{}\n", r.path, consumer_name(c), quant::assumption_text(a),
+                             a.about_kind() ? " (settle it with --layer)" : "");
     rows.push_back(std::move(row));
   }
   std::vector<std::size_t> width(columns.size() + 1, 0);

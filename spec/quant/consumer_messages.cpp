@@ -164,6 +164,24 @@ constexpr MessageRow kRows[] = {
       "Serialized kitchen_int8 layer {prefix!r} has input size {input_size}, which is not divisible by its "
       "ConvRot group size {convrot_group_size}",
       "kitchen_int8_config.py get_quant_method (S17)"}, 0, {R::QuantInt8ConvrotGroupsize}},
+    // The same checks in ConvRotInt8Config (convrot_int8_config.py 7c482815),
+    // which the sglang versions of sglang_versions.hpp name; the kernel choice
+    // is its own (with backend 'auto', sgl-kernel usable, comfy_kitchen absent).
+    {Msg::Int8SgConvRotConvrot, "Int8SgConvRotConvrot", Site::SgConfig, {C::Sglang, E::Rejects, "ValueError",
+      "Serialized convrot_int8 layer {prefix!r} must set convrot=true",
+      "convrot_int8_config.py 7c482815 __init__"}, 0, {R::QuantInt8Convrot}},
+    {Msg::Int8SgConvRotGroupsize, "Int8SgConvRotGroupsize", Site::SgConfig, {C::Sglang, E::Rejects, "ValueError",
+      "Serialized convrot_int8 layer {prefix!r} must declare convrot_groupsize in (16, 64, 256), got {value!r}",
+      "convrot_int8_config.py 7c482815 __init__"}, 1, {R::QuantInt8ConvrotGroupsize}},
+    {Msg::Int8SgConvRotInputSize, "Int8SgConvRotInputSize", Site::SgMethod, {C::Sglang, E::Rejects, "ValueError",
+      "Serialized convrot_int8 layer {prefix!r} has input size {input_size}, which is not divisible by its "
+      "ConvRot group size {convrot_group_size}",
+      "convrot_int8_config.py 7c482815 get_quant_method"}, 0, {R::QuantInt8ConvrotGroupsize}},
+    {Msg::Int8SgConvRotNoKernel, "Int8SgConvRotNoKernel", Site::SgMethod, {C::Sglang, E::Rejects, "ValueError",
+      "Serialized convrot_int8 layer {prefix!r} has no kernel: ConvRot group {group_size}, {out_size} outputs; "
+      "backend 'auto'; sgl_kernel serves group sizes (64, 128, 256, 512) with an output width that is a multiple "
+      "of 8, comfy_kitchen serves group sizes (16, 64, 256) and is not installed (pip install comfy-kitchen)",
+      "convrot_int8_config.py 7c482815 get_quant_method, _no_kernel_reason"}, 1, {R::QuantInt8ConvrotGroupsize}},
     {Msg::Int8CuMissingScale, "Int8CuMissingScale", Site::CuLayer, {C::Comfyui, E::Rejects, "ValueError",
       "Missing INT8 weight scale for layer {layer_name}",
       "comfy/ops.py:1188-1189"}, 2, {R::QuantInt8Tensors}},

@@ -9,10 +9,12 @@
 //   check step 3, so whenever both a dtype and a shape defect exist the dtype
 //   message comes first, as it does in sglang (a wrong dtype sends a ()-scale
 //   layer into the row-wise branch, whose first check is the dtype one).
-// - sglang KitchenInt8Config (S17): per marker, convrot (step 0) then
-//   convrot_groupsize (step 1); the order of the two checks inside the
-//   constructor is not recorded, marker-major is assumed. Its get_quant_method
-//   divisibility check is sg_method step 0.
+// - sglang KitchenInt8Config (S17) and ConvRotInt8Config, whichever the
+//   version reads int8 markers with (sglang_versions.hpp): per marker,
+//   convrot (step 0) then convrot_groupsize (step 1), marker-major as the
+//   constructor loops; ahead of the W4A4 markers when KitchenW4A4Config builds
+//   the class for its companions. The get_quant_method divisibility check is
+//   sg_method step 0.
 // - ComfyUI _load_quantized_module: C6 missing weight (step 0), C12 missing
 //   scale (step 2), int(convrot_groupsize) (step 3), the storage cast of C13
 //   (step 4). Step 1 is left to C10/C11 (format), which other modules own.
@@ -28,6 +30,8 @@
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quant/render.hpp"
+#include "spec/quant/resolution.hpp"
+#include "spec/quant/sglang_versions.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec::quant {
@@ -57,7 +61,29 @@ std::optional<Result<py::Value, py::PyException>> comfy_groupsize(const Layer& l
   return py::py_int(*v);
 }
 
-bool is_kitchen_int8(const Layer& l) { return l.sglang_config == format_spec(QuantFormat::Int8).sglang_config; }
+// The sglang versions whose int8 class `k` checks this marker: the class
+// reads the checkpoint's int8 markers in that version and does not skip
+// this one as an embedding. `none`: no version.
+VersionMask checked_by(const Layer& l, const TensorTable& t, Int8Class k, bool& none) {
+  const bool embedding = is_int8_embedding(l, t);
+  return sglang_versions_where(
+      [&](const SglangConfigSet& s) {
+        const Int8Class* cls = int8_class_for(s, l.sglang_config);
+        return cls && *cls == k && !(int8_class_info(k).skips_embeddings && embedding);
+      },
+      none);
+}
+
+constexpr Int8Class kInt8Classes[] = {Int8Class::KitchenInt8, Int8Class::ConvRotInt8};
+
+// The class's constructor checks: in its own place when it is the resolved
+// config, ahead of every W4A4 marker when KitchenW4A4Config builds it.
+CheckOrder constructor_order(const Layer& l, Msg m) {
+  const std::uint32_t step = message_row(m).step;
+  return l.sglang_config == format_spec(QuantFormat::W4a4).sglang_config ? order::sg_companion_config(l.index, step)
+                                                                           : order::sg_config(l.index, step);
+}
+
 
 // `value in (16, 64, 256)`: Python compares with ==, so 16.0 is in and True
 // (== 1) is not.
@@ -118,15 +144,23 @@ void shapes_rule(const LayerCheck& c) {
   c.add(RuleId::QuantInt8Shapes, std::move(msg), std::move(v));
 }
 
-// S17: in an int8-only checkpoint, sglang's KitchenInt8Config demands
-// `convrot is True` (top level only; a params-only true fails, G4).
+// S17: the int8 class sglang reads int8 markers with (KitchenInt8Config, or
+// ConvRotInt8Config in the versions of sglang_versions.hpp, which skips
+// embeddings) demands `convrot is True` (top level only; a params-only true
+// fails, G4).
 void convrot_rule(const LayerCheck& c) {
-  if (!is_kitchen_int8(c.l)) return;
   const py::Value* convrot = get(*c.l.marker, "convrot");
   if (is_true(convrot)) return;
   std::vector<Verdict> v;
-  v.push_back(verdict(Msg::Int8SgConvrot, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}}));
-  c.add(RuleId::QuantInt8Convrot, "an int8-only checkpoint needs \"convrot\": true on every layer, found " +
+  for (Int8Class k : kInt8Classes) {
+    bool none = false;
+    const VersionMask versions = checked_by(c.l, c.t, k, none);
+    if (none) continue;
+    const Msg m = k == Int8Class::KitchenInt8 ? Msg::Int8SgConvrot : Msg::Int8SgConvRotConvrot;
+    v.push_back(for_versions(verdict(m, constructor_order(c.l, m), {{"prefix!r", repr(c.l.prefix)}}), versions));
+  }
+  if (v.empty()) return;
+  c.add(RuleId::QuantInt8Convrot, "sglang's int8 layers need \"convrot\": true on every layer, found " +
               (convrot ? py::repr(*convrot) : std::string("no convrot key")),
           std::move(v));
 }
@@ -160,20 +194,30 @@ bool sglang_divides(const py::Value& c, std::uint64_t k) {
 // level, a convrot_groupsize in (16, 64, 256) that divides K.
 void groupsize_rule(const LayerCheck& c) {
   const auto comfy = comfy_groupsize(c.l);
-  if (!comfy && !is_kitchen_int8(c.l)) return;
+  bool none[2] = {true, true};
+  VersionMask versions[2] = {};
+  for (std::size_t i = 0; i < 2; ++i) versions[i] = checked_by(c.l, c.t, kInt8Classes[i], none[i]);
+  if (!comfy && none[0] && none[1]) return;
   const py::Value* top = get(*c.l.marker, "convrot_groupsize");
   const auto d = dims(c.weight());
   const bool listed = in_sglang_sizes(top);
   const bool divides = !listed || !d || sglang_divides(*top, d->k);
   std::vector<Verdict> v;
-  if (is_kitchen_int8(c.l)) {
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (none[i]) continue;
+    const bool kitchen = kInt8Classes[i] == Int8Class::KitchenInt8;
     const std::string shown = top ? py::repr(*top) : std::string("None");
-    if (!listed)
-      v.push_back(verdict(Msg::Int8SgGroupsize, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)}, {"value!r", shown}}));
-    else if (!divides)
-      v.push_back(verdict(Msg::Int8SgInputSize, At{c.l.index}, {{"prefix!r", repr(c.l.prefix)},
-                           {"input_size", std::to_string(d->k)},
-                           {"convrot_group_size", py::str(*top)}}));
+    if (!listed) {
+      const Msg m = kitchen ? Msg::Int8SgGroupsize : Msg::Int8SgConvRotGroupsize;
+      v.push_back(for_versions(
+          verdict(m, constructor_order(c.l, m), {{"prefix!r", repr(c.l.prefix)}, {"value!r", shown}}), versions[i]));
+    } else if (!divides) {
+      v.push_back(for_versions(verdict(kitchen ? Msg::Int8SgInputSize : Msg::Int8SgConvRotInputSize, At{c.l.index},
+                                       {{"prefix!r", repr(c.l.prefix)},
+                                        {"input_size", std::to_string(d->k)},
+                                        {"convrot_group_size", py::str(*top)}}),
+                               versions[i]));
+    }
   }
   if (comfy && comfy->ok() && d)
     if (auto kv = kitchen_groupsize(c.l, comfy->value(), d->k)) v.push_back(std::move(*kv));

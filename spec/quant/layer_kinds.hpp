@@ -29,13 +29,22 @@ struct LayerKinds {
   std::optional<LayerKind> of(std::string_view prefix) const;
 };
 
-// A verdict that holds only if `layer` is of `kind`; otherwise sglang raises
-// `otherwise` (at its place in sglang's order).
+// A verdict that holds only if `layer` is of `kind`, or, when `machine` is
+// not empty, only on a machine where `machine` holds ("comfy_kitchen is
+// installed"); otherwise sglang gives `otherwise` (at its place in sglang's
+// order; an empty error: what it does then is not modelled, the message
+// says why).
 struct Assumption {
   std::string layer;
   LayerKind kind;
   Verdict otherwise;
+  std::string machine = {};
+
+  bool about_kind() const { return machine.empty(); }
 };
+// "'p' is an embedding layer" or the machine condition; then "; otherwise
+// ValueError: ..." (or "...; otherwise unknown: why").
+std::string assumption_text(const Assumption& a);
 
 // get_quant_method over the marked layers (insertion order) under the config
 // sglang resolved: an int8 embedding marker beside W4A8 or NVFP4 layers on a

@@ -30,6 +30,11 @@ inline CheckOrder sg_missing_markers() { return {2, 1, 0, 0}; }
 inline CheckOrder sg_layer(std::size_t marker, std::uint32_t step) { return {3, u32(marker), step, 0}; }
 inline CheckOrder sg_resolution() { return {5, 0, 0, 0}; }
 inline CheckOrder sg_config(std::size_t marker, std::uint32_t step) { return {5, 1, u32(marker), step}; }
+// KitchenW4A4Config builds the int8 class for its int8 companions before it
+// parses its own markers: that constructor's checks come first.
+inline CheckOrder sg_companion_config(std::size_t marker, std::uint32_t step) {
+  return {5, 0, marker >= UINT32_MAX ? UINT32_MAX : u32(marker) + 1, step};
+}
 inline CheckOrder sg_method(std::size_t marker, std::uint32_t step) { return {5, 2, u32(marker), step}; }
 
 // ComfyUI, §4: the reference reader per file, convert_old_quants per file,

@@ -7,6 +7,7 @@
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quant/render.hpp"
+#include "spec/quant/sglang_versions.hpp"
 
 namespace safespec::quant {
 
@@ -56,6 +57,20 @@ bool is_int8_embedding(const Layer& l, const TensorTable& t) {
   return l.is(QuantFormat::Int8) && !(convrot && truthy(*convrot)) && int8_embedding_flags(l, t);
 }
 
+bool is_tensorwise_scalar_int8(const Layer& l, const TensorTable& t) {
+  if (!l.is(QuantFormat::Int8) || !int8_embedding_flags(l, t)) return false;
+  return t.find(tensor_name(l, "weight_scale"))->entry->shape.empty();
+}
+
+bool w4a8_passes(W4a8Passes p, const Layer& l, const TensorTable& t) {
+  switch (p) {
+    case W4a8Passes::Int8Embeddings: return is_int8_embedding(l, t);
+    case W4a8Passes::TensorwiseScalarInt8: return is_tensorwise_scalar_int8(l, t);
+    case W4a8Passes::Nothing: break;
+  }
+  return false;
+}
+
 bool is_rowwise_int8(const Layer& l, const TensorTable& t) {
   if (!l.is(QuantFormat::Int8) || !int8_embedding_flags(l, t)) return false;
   return !t.find(tensor_name(l, "weight_scale"))->entry->shape.empty();
@@ -87,11 +102,20 @@ void check_resolution(const std::vector<Layer>& layers, const TensorTable& t,
     return;
   }
   for (const Layer& l : layers) {
-    if (config == format_spec(QuantFormat::W4a8).sglang_config && !l.is(QuantFormat::W4a8) && !is_int8_embedding(l, t)) {
-      out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
-              "expected only W4A8 layers and non-ConvRot int8 embeddings beside W4A8 (S12.3), found " +
-                  format_repr(l),
-              {verdict(Msg::ResolutionSgW4a8Companion, At{l.index}, {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}})});
+    if (config == format_spec(QuantFormat::W4a8).sglang_config && !l.is(QuantFormat::W4a8)) {
+      // Which markers the constructor lets through depends on the version.
+      bool none = false;
+      const VersionMask rejecting =
+          sglang_versions_where([&](const SglangConfigSet& s) { return !w4a8_passes(s.w4a8_passes, l, t); }, none);
+      if (!none) {
+        Verdict v = verdict(Msg::ResolutionSgW4a8Companion, At{l.index},
+                            {{"prefix!r", repr(l.prefix)}, {"marker_format!r", format_repr(l)}});
+        v.versions = rejecting;
+        out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),
+                "expected only W4A8 layers and non-ConvRot int8 embeddings beside W4A8 (S12.3), found " +
+                    format_repr(l),
+                {std::move(v)});
+      }
     }
     if (config == format_spec(QuantFormat::Nvfp4).sglang_config && !l.is(QuantFormat::Nvfp4) && !is_rowwise_int8(l, t)) {
       out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix),

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/quant/layer.hpp"
+#include "spec/quant/sglang_versions.hpp"
 
 namespace safespec::quant {
 
@@ -22,6 +23,11 @@ bool is_int8_embedding(const Layer& l, const TensorTable& t);
 // A row-wise int8 layer (S9.6 _is_rowwise), the companion ComfyNvfp4Config
 // lets through (S19).
 bool is_rowwise_int8(const Layer& l, const TensorTable& t);
+// An int8 layer that passed S9.6 with a scalar scale (_is_tensorwise_scalar).
+bool is_tensorwise_scalar_int8(const Layer& l, const TensorTable& t);
+// Whether KitchenW4A8Config's constructor lets `l` through in a version
+// whose set says `p` (sglang_versions.hpp).
+bool w4a8_passes(W4a8Passes p, const Layer& l, const TensorTable& t);
 
 // S11's NotImplementedError and each config constructor's refusal of a
 // marker it does not take (CQ-SGLANG-FORMATS, CQ-SGLANG-COMPANION).
