@@ -78,9 +78,9 @@ Command register_check(CLI::App& app) {
                      "strict (every rule, the default), safetensors (exactly the reference reader), or what one "
                      "consumer does: sglang, comfyui, kitchen");
   check->add_flag("--json", a->json, "print one JSON document (the same as --format json)");
-  check->add_option("--format", a->format, "text (the default), json, or sarif (SARIF 2.1.0, for code-scanning tools)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, Format>{{"text", Format::Text}, {"json", Format::Json}, {"sarif", Format::Sarif}}));
+  add_choice_option<Format>(check, "--format", a->format,
+                            {{"text", Format::Text}, {"json", Format::Json}, {"sarif", Format::Sarif}},
+                            "text (the default), json, or sarif (SARIF 2.1.0, for code-scanning tools)");
   check->add_flag("--summary", a->summary, "one line per file: OK or FAIL, the counts and each consumer's verdict");
   check->add_flag("--quiet,-q", a->quiet, "print nothing; the exit status says it all");
   check->add_option("--ignore", a->ignore,

@@ -123,13 +123,11 @@ Command register_conformance(CLI::App& app) {
   a->run->add_option("--exclude", a->run_req.selection.exclude, "leave out the files that match, as --only; repeatable");
   a->run->add_option("--rerun-failed", a->rerun_failed,
                      "run only the files that did not agree in this earlier --json document");
-  a->run
-      ->add_option("--impldef", a->run_req.selection.impldef,
-                   "impldef_ files (the spec leaves them open): report (the default: own column, never failing the "
-                   "run), fail (count them), skip (do not run them)")
-      ->transform(CLI::CheckedTransformer(std::map<std::string, cf::ImpldefMode>{{"report", cf::ImpldefMode::Report},
-                                                                                  {"fail", cf::ImpldefMode::Fail},
-                                                                                  {"skip", cf::ImpldefMode::Skip}}));
+  add_choice_option<cf::ImpldefMode>(
+      a->run, "--impldef", a->run_req.selection.impldef,
+      {{"report", cf::ImpldefMode::Report}, {"fail", cf::ImpldefMode::Fail}, {"skip", cf::ImpldefMode::Skip}},
+      "impldef_ files (the spec leaves them open): report (the default: own column, never failing the run), fail "
+      "(count them), skip (do not run them)");
 
   a->num_req.jobs = online_cpus();
   CLI::App* numeric = top->add_subcommand(

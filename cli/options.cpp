@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -63,11 +64,21 @@ CLI::Option* add_semantics_option(CLI::App* sub, numerics::Semantics& into, cons
       ->check(CLI::IsMember(names));
 }
 
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& s) {
+        std::uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        // A minus sign fails here too: an unsigned option never wraps around.
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+          return "expected a whole number (0 or more, digits only), found " + s;
+        return std::string();
+      },
+      "N");
+}
+
 CLI::Option* add_ulps_option(CLI::App* sub, std::uint64_t& into, const std::string& help) {
-  return sub->add_option("--ulps", into, help)
-      ->check(CLI::Validator(
-          [](std::string& s) { return s.starts_with('-') ? "expected a count of ulps (0 or more), found " + s : std::string(); },
-          "ULPS"));
+  return sub->add_option("--ulps", into, help)->check(whole_number());
 }
 
 void add_error_options(CLI::App* sub, double& atol, double& rtol) {

@@ -37,12 +37,13 @@ Command register_vectors(CLI::App& app) {
       "vectors", "Write a W4A8 layer, an input and the reference outputs of both semantics into a folder");
   v->add_option("out", a->out, "the folder (created; layer.safetensors, x.safetensors, y_eager/y_cuda.safetensors)")
       ->required();
-  v->add_option("--m", a->spec.m, "rows of x")->required();
-  v->add_option("--n", a->spec.n, "output features")->required();
-  v->add_option("--k", a->spec.k, "input features (a multiple of 16, G and C)")->required();
-  v->add_option("--group-size", a->spec.group_size, "G (default 16)");
+  v->add_option("--m", a->spec.m, "rows of x")->required()->check(whole_number());
+  v->add_option("--n", a->spec.n, "output features")->required()->check(whole_number());
+  v->add_option("--k", a->spec.k, "input features (a multiple of 16, G and C)")->required()->check(whole_number());
+  v->add_option("--group-size", a->spec.group_size, "G (default 16)")->check(whole_number());
   v->add_option("--convrot-groupsize", a->spec.convrot_groupsize,
-                "C, a power of 4 (default 256; only 256 has a cuda output)");
+                "C, a power of 4 (default 256; only 256 has a cuda output)")
+      ->check(whole_number());
   v->add_option_function<std::string>(
        "--dtype",
        [a](std::string t) {
@@ -52,7 +53,7 @@ Command register_vectors(CLI::App& app) {
        },
        "the dtype of x and y: F32, BF16 (default) or F16, in either case")
       ->check(CLI::IsMember({"F32", "BF16", "F16"}, CLI::ignore_case));
-  v->add_option("--seed", a->spec.seed, "the generator's seed (default 0)");
+  v->add_option("--seed", a->spec.seed, "the generator's seed (default 0)")->check(whole_number());
   v->add_option("--layer", a->spec.layer, "the layer prefix (default lin)");
   v->add_flag("--codebook", a->spec.codebook, "add a weight_codebook");
   v->add_flag("--correction", a->spec.correction, "add a weight_correction");

@@ -119,7 +119,7 @@ TEST_CASE("reports (issue 11): compare --ulps -1 is a usage error", "[reports]")
   const Run r = s.run("compare " + test::shell_word(good) + " " + test::shell_word(good) + " --ulps -1");
   CHECK(r.code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err == "--ulps: expected a count of ulps (0 or more), found -1\nRun with --help for more information.\n");
+  CHECK(r.err == "--ulps: expected a whole number (0 or more, digits only), found -1\nRun with --help for more information.\n");
   CHECK(s.run("compare " + test::shell_word(good) + " " + test::shell_word(good) + " --ulps 3").code == 0);
 }
 
