@@ -1,7 +1,8 @@
 # The installed package, proven by use: `cmake --install` of BUILD into a
 # scratch prefix; examples/consumer_c built against it with
-# find_package(safespec CONFIG) and, separately, with the flags pkg-config
-# gives; both programs run on a valid and a broken example; and the installed
+# find_package(safespec CONFIG) (and its C program again from
+# examples/consumer_c_only, a project that enables C alone) and, separately,
+# with the flags pkg-config gives; both programs run on a valid and a broken example; and the installed
 # `safespec conformance run` and `conformance numeric` find the installed
 # suite and vectors from a directory with no corpus/ in it.
 #   -DBUILD=dir -DSOURCE=dir -DSCRATCH=dir -DC_COMPILER= -DCXX_COMPILER= [-DSANITIZE=address,...]
@@ -44,6 +45,13 @@ run_ok("configure examples/consumer_c"
        ${CMAKE_COMMAND} -S ${SOURCE}/examples/consumer_c -B ${SCRATCH}/consumer -G Ninja -DCMAKE_PREFIX_PATH=${prefix}
        -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_EXE_LINKER_FLAGS=${link_flags}")
 run_ok("build examples/consumer_c" ${CMAKE_COMMAND} --build ${SCRATCH}/consumer)
+# The same C program from a project that enables C alone.
+run_ok("configure examples/consumer_c_only"
+       ${CMAKE_COMMAND} -S ${SOURCE}/examples/consumer_c_only -B ${SCRATCH}/consumer_c_only -G Ninja
+       -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_C_COMPILER=${C_COMPILER} "-DCMAKE_EXE_LINKER_FLAGS=${c_link_flags}")
+run_ok("build examples/consumer_c_only" ${CMAKE_COMMAND} --build ${SCRATCH}/consumer_c_only)
+expect_run(${SCRATCH}/consumer_c_only/consumer_c ${SOURCE}/corpus/examples/tiny-llm.safetensors 0
+           "tiny-llm.safetensors: ok, 0 findings")
 # pkg-config: the compilers called directly with its flags, and a run path
 # to the library folder, which pkg-config leaves to the consumer (a shared
 # libsafespec is found through it; a static one makes it unused).
