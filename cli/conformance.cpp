@@ -44,8 +44,9 @@ struct Progress {
 // corpus/NAME (the suite or the vectors) when --suite or --vectors is not
 // given: in a checkout, ./corpus/NAME; else the copy `cmake --install` put
 // beside the command (BIN/../share/safespec/NAME), so an installed safespec
-// runs from any directory. When neither exists, ./corpus/NAME, which the
-// runner reports as missing.
+// runs from any directory; else, for the command in its build tree, the
+// checkout's corpus/NAME. When none exists, ./corpus/NAME, which the runner
+// reports as missing.
 std::string default_corpus(const std::string& name) {
   namespace fs = std::filesystem;
   const fs::path local = fs::path("corpus") / name;
@@ -55,6 +56,9 @@ std::string default_corpus(const std::string& name) {
   if (!ec) {
     const fs::path installed = exe.parent_path() / SAFESPEC_SHARE_FROM_BIN / name;
     if (fs::is_directory(installed, ec)) return installed.lexically_normal().string();
+    const fs::path checkout = fs::path(SAFESPEC_CHECKOUT_CORPUS) / name;
+    if (fs::equivalent(exe.parent_path(), fs::path(SAFESPEC_BUILD_TREE_BIN), ec) && fs::is_directory(checkout, ec))
+      return checkout.string();
   }
   return local.string();
 }

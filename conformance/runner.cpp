@@ -29,8 +29,9 @@ CommandOutcome run_conformance(const RunRequest& req,
                        "'");
   std::error_code no_suite;
   if (!fs::exists(req.suite_dir / "manifest.jsonl", no_suite))
-    return usage_error(req.suite_dir.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or " +
-                       "write one with `safespec_generate conformance DIR`");
+    return usage_error(req.suite_dir.string() + ": expected a conformance suite (a manifest.jsonl), found none: pass " +
+                       "--suite DIR (a checkout's corpus/conformance, or share/safespec/conformance where safespec is " +
+                       "installed)");
   auto manifest = read_manifest(req.suite_dir);
   if (!manifest) return usage_error(manifest.error());
   if (manifest.value().empty())

@@ -2,9 +2,11 @@
 // that accept everything, reject everything, crash on some files or hang on
 // some, each a program of props/impls/. The exact table, file lists, JSON
 // and exit status; and every usage error exits 2 before anything runs.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -277,8 +279,8 @@ TEST_CASE("conformance run: usage errors exit 2 before anything runs", "[conform
   usage(suite + " --profile strict --impl 'no_such_program_for_safespec {file}'",
         "safespec: cannot run 'no_such_program_for_safespec': No such file or directory\n");
   usage(" --suite " + test::shell_word(s.root.string()) + " --profile strict" + ok_impl,
-        "safespec: " + s.root.string() + ": no conformance suite here (no manifest.jsonl): pass --suite DIR, or "
-        "write one with `safespec_generate conformance DIR`\n");
+        "safespec: " + s.root.string() + ": expected a conformance suite (a manifest.jsonl), found none: pass "
+        "--suite DIR (a checkout's corpus/conformance, or share/safespec/conformance where safespec is installed)\n");
   usage(suite + " --profile strict" + ok_impl + " --jobs 0",
         "--jobs: Value 0 not in range 1 to 1024\nRun with --help for more information.\n");
   usage(suite + " --profile strict" + ok_impl + " --timeout 0",
@@ -321,4 +323,26 @@ TEST_CASE("conformance run: the progress bar", "[conformance]") {
   CHECK(conformance::progress_bar(3, 4, 8) == "[######..] 3/4");
   CHECK(conformance::progress_bar(4, 4, 8) == "[########] 4/4");
   CHECK(conformance::progress_bar(0, 0, 8) == "[########] 0/0");
+}
+
+TEST_CASE("conformance run: the command in its build tree finds the checkout's suite from any directory",
+          "[conformance]") {
+  const test::TempDir elsewhere("conformance-elsewhere");
+  const std::string cli = test::shell_word(test::cli_path());
+  const std::string cmd = "cd " + test::shell_word(elsewhere.dir.string()) + " && " + cli +
+                          " conformance run --profile safetensors --only 'accept_F6.5_*' --impl " +
+                          test::shell_word(test::cli_path() + " check --profile safetensors --fail-on error {file}") +
+                          " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  while (const std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = ::pclose(p);
+  INFO(out);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(out.find("no conformance suite") == std::string::npos);
+  CHECK(out.find("expected a conformance suite") == std::string::npos);
+  CHECK(out.find("accept") != std::string::npos);
 }
