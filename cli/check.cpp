@@ -71,8 +71,9 @@ Command register_check(CLI::App& app) {
   auto a = std::make_shared<CheckArgs>();
   CLI::App* check = app.add_subcommand("check", "Check files against the spec; exit 1 on any error finding");
   check->add_option("paths", a->paths,
-                    "safetensors files (read together as one checkpoint), or model.safetensors.index.json shard "
-                    "indexes (one checkpoint each)")
+                    "safetensors files (each its own checkpoint, but one NAME-0000i-of-0000n series is one), "
+                    "folders (their shard index, else their .safetensors files by the same rule), or "
+                    "model.safetensors.index.json shard indexes (one checkpoint each)")
       ->required();
   add_profile_option(check, "--profile", a->options.profile,
                      "strict (every rule, the default), safetensors (exactly the reference reader), or what one "

@@ -94,12 +94,11 @@ TEST_CASE("InOrder: an exception reaches the thread that handed the item on, and
   CHECK(in_order.handed() == 4);
 }
 
-// A directory's collision walk runs while its files are read, sized from the
-// first file with tensors; --checkpoint over the same files walks them after
-// every file is read. The directory starts with an unreadable file and an
-// empty header, and its later files hold more names than the first (the
-// walk's table grows).
-TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a directory walked while read flags what --checkpoint over its files does",
+// A folder given with --checkpoint flags what its files listed with
+// --checkpoint do, on any number of threads. The folder starts with an
+// unreadable file and an empty header, and its later files hold more names
+// than the first (the walk's table grows).
+TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a folder with --checkpoint flags what its files listed with it do",
           "[ST-INDEX-TENSOR-IN-TWO-SHARDS][jobs]") {
   test::TempDir t("safespec_unit_in_order");
   const fs::path dir = t.dir / "ckpt";
@@ -127,7 +126,7 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a directory walked while read flags wh
   REQUIRE(expected.size() > 300);
   for (const unsigned jobs : {1u, 2u, 3u}) {
     INFO("--jobs " << jobs);
-    CHECK(collisions(check_paths({dir.string()}, CheckOptions{.jobs = jobs}, parser)) == expected);
+    CHECK(collisions(check_paths({dir.string()}, CheckOptions{.checkpoint = true, .jobs = jobs}, parser)) == expected);
     CHECK(collisions(check_paths(files, CheckOptions{.checkpoint = true, .jobs = jobs}, parser)) == expected);
   }
 }

@@ -111,9 +111,10 @@ std::string make_index(const fs::path& dir, std::size_t n) {
   return index.string();
 }
 
-std::vector<FileReport> check(const std::vector<std::string>& paths, unsigned jobs) {
+// together: --checkpoint (a folder's files are otherwise each their own checkpoint).
+std::vector<FileReport> check(const std::vector<std::string>& paths, unsigned jobs, bool together = false) {
   FastHeaderParser parser;
-  return check_paths(paths, CheckOptions{.jobs = jobs}, parser);
+  return check_paths(paths, CheckOptions{.checkpoint = together, .jobs = jobs}, parser);
 }
 
 // The threads that opened a .safetensors file, and a rendezvous: the first
@@ -150,13 +151,13 @@ std::size_t threads_seen(const std::vector<std::string>& paths, unsigned jobs) {
   return seen.size();
 }
 
-void require_same_reports(const std::vector<std::string>& paths) {
-  const std::vector<FileReport> one = check(paths, 1);
+void require_same_reports(const std::vector<std::string>& paths, bool together = false) {
+  const std::vector<FileReport> one = check(paths, 1, together);
   const std::string json = render_check_json(one, Profile::Strict);
   const std::string text = render_check_text(one, Profile::Strict);
   for (const unsigned jobs : {2u, 3u, 16u}) {
     INFO("--jobs " << jobs);
-    const std::vector<FileReport> many = check(paths, jobs);
+    const std::vector<FileReport> many = check(paths, jobs, together);
     REQUIRE(many.size() == one.size());
     for (std::size_t i = 0; i < one.size(); ++i) CHECK(many[i].path == one[i].path);
     CHECK(render_check_json(many, Profile::Strict) == json);
@@ -170,13 +171,17 @@ TEST_CASE("check --jobs: a directory of many files reports the same on 1, 2, 3 a
   test::TempDir t("safespec_unit_check_jobs");
   make_directory(t.dir / "many", 300);
   const std::vector<std::string> paths{(t.dir / "many").string()};
-  // The set holds what it should: findings, hints, unreadable files, quantized layers.
-  const std::string json = render_check_json(check(paths, 1), Profile::Strict);
+  // The set holds what it should: findings, hints, unreadable files, quantized
+  // layers; read as one checkpoint (--checkpoint), tensors in two files.
+  const std::string json = render_check_json(check(paths, 1, true), Profile::Strict);
   CHECK(json.find("ST-OFFSET-GAP") != std::string::npos);
   CHECK(json.find("ST-INDEX-TENSOR-IN-TWO-SHARDS") != std::string::npos);
   CHECK(json.find("Git LFS") != std::string::npos);
   CHECK(json.find("CQ-MARKER-CONFLICT") != std::string::npos);  // markers read from two formats
+  // Without --checkpoint a folder's files are each their own checkpoint.
+  CHECK(render_check_json(check(paths, 1), Profile::Strict).find("ST-INDEX-TENSOR-IN-TWO-SHARDS") == std::string::npos);
   require_same_reports(paths);
+  require_same_reports(paths, true);
   CHECK(threads_seen(paths, 1) == 1);
   CHECK(threads_seen(paths, 2) == 2);
 }
@@ -401,7 +406,8 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (directory): each repeat once, with has
       INFO("--jobs " << jobs << ", the caller's parser keeping hashes: " << was);
       FastHeaderParser parser;
       parser.keep_name_hashes(was);
-      const std::vector<FileReport> on_disk = check_paths({dir.string()}, CheckOptions{.jobs = jobs}, parser);
+      const std::vector<FileReport> on_disk =
+          check_paths({dir.string()}, CheckOptions{.checkpoint = true, .jobs = jobs}, parser);
       CHECK(repeats(on_disk) == expected);
       CHECK(kept(on_disk) == std::vector<bool>{true, true, false});
       CHECK(parser.keeps_name_hashes() == was);  // as it came

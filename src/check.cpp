@@ -25,6 +25,7 @@
 #include "src/load.hpp"
 #include "src/marker_reader.hpp"
 #include "src/checkpoint_collisions.hpp"
+#include "src/checkpoint_plan.hpp"
 #include "src/name_repeats.hpp"
 #include "src/shard_index.hpp"
 #include "src/tensor_data.hpp"
@@ -221,26 +222,8 @@ Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileRepor
 
 namespace {
 
-// "model-00001-of-00003.safetensors" -> ("dir/model", 3): the files of one
-// shard series, which from_pretrained reads as one checkpoint.
-std::optional<std::pair<std::string, std::string>> shard_series(const std::string& path) {
-  const fs::path p(path);
-  const std::string name = p.filename().string();
-  constexpr std::string_view kSuffix = ".safetensors";
-  // NAME-ddddd-of-ddddd.safetensors
-  if (name.size() < kSuffix.size() + 15 || !name.ends_with(kSuffix)) return std::nullopt;
-  const std::string stem = name.substr(0, name.size() - kSuffix.size());
-  const std::size_t of = stem.size() - 9;  // "-of-ddddd" is 9 bytes
-  const auto digits = [&](std::size_t at) {
-    return std::all_of(stem.begin() + static_cast<std::ptrdiff_t>(at), stem.begin() + static_cast<std::ptrdiff_t>(at + 5),
-                       [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (stem.compare(of, 4, "-of-") != 0 || !digits(of + 4) || stem[of - 6] != '-' || !digits(of - 5)) return std::nullopt;
-  return std::pair{(p.parent_path() / stem.substr(0, of - 6)).string(), stem.substr(of + 4)};
-}
-
-// A directory given as a path, as from_pretrained(dir) reads it: its shard
-// index if it has one, else its .safetensors files as one checkpoint. Listed
+// A directory given as a path: its shard index if it has one, else its
+// .safetensors files (src/checkpoint_plan.hpp says which are one checkpoint). Listed
 // with readdir, an entry one string: std::filesystem's iterator built a path
 // object per entry (its components split, seven allocations), 0.8-1.1 ms on
 // one thread for a directory of 1,000 files against 0.4 ms. The
@@ -282,53 +265,15 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 
 std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& o,
                                     FastHeaderParser& parser) {
-  std::vector<FileReport> reports;
-  std::vector<std::vector<std::size_t>> groups;
-  std::vector<bool> indexed;  // per group: came from a shard index
-  std::vector<std::vector<std::string>> missing;  // per group: listed files that do not exist
-  std::vector<std::string> names;                 // per group: how a checkpoint-level finding names it
-  const auto named = [&](std::string n) {
-    names.resize(groups.size());
-    names.back() = std::move(n);
-  };
-  std::vector<std::size_t> together;  // --checkpoint
-  std::map<std::pair<std::string, std::string>, std::size_t> series;  // shard series -> group
-  // `after`: how many reports at least come after this index's.
-  const auto add_index = [&](const std::string& path, std::size_t after) {
-    std::vector<std::string> absent;
-    std::vector<FileReport> shard_reports = check_shard_index(path, o.profile, parser, &absent, o.jobs);
-    std::vector<std::size_t> group;
-    // The index's own report (first) is not a safetensors file.
-    for (std::size_t i = 1; i < shard_reports.size(); ++i) group.push_back(reports.size() + i);
-    // An index's reports arrive a thousand at once: taken whole when they
-    // are all there is, else after one growth. Pushed one by one into a
-    // vector reserved for the loose files only, they were moved ten times
-    // over as it grew (1.3 ms of `check` on 1,000 shards).
-    if (reports.empty() && after == 0) {
-      reports = std::move(shard_reports);
-    } else {
-      reports.reserve(reports.size() + shard_reports.size() + after);
-      for (FileReport& r : shard_reports) reports.push_back(std::move(r));
-    }
-    groups.push_back(std::move(group));
-    indexed.push_back(true);
-    missing.resize(groups.size());
-    missing.back() = std::move(absent);
-    named(quote_name(path));
-  };
-  // What each path is (an index, a directory's files, one file), then every
-  // file that is no shard of an index read and parsed at once (on o.jobs
-  // threads), then the reports put together in the order of the paths.
-  struct Planned {
-    std::string index;      // set: a shard index (given, or found in a directory)
-    std::size_t files = 0;  // else: how many of `loose` are its files (a directory's, or the path itself)
-    bool directory = false;
-  };
-  std::vector<Planned> plan;
-  std::vector<std::string> loose;  // the paths' files, moved here (a directory's are a thousand strings)
+  // What each path is (an index, a directory's files, one file), and which
+  // files are one checkpoint (plan_checkpoints); then every file that is no
+  // shard of an index read and parsed at once (on o.jobs threads); then the
+  // reports put together in the order of the paths.
+  std::vector<PathEntry> entries;
+  entries.reserve(paths.size());
   for (const std::string& path : paths) {
     if (is_index_path(path)) {
-      plan.push_back(Planned{path, 0, false});
+      entries.push_back(PathEntry{path, path, {}});
       continue;
     }
     std::error_code ec;
@@ -336,108 +281,61 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     std::vector<std::string> inside =
         fs::is_directory(path, ec) ? directory_paths(path, is_index) : std::vector<std::string>{};
     // A directory without a checkpoint in it is refused as the path it is.
-    if (inside.empty()) {
-      plan.push_back(Planned{{}, 1, false});
-      loose.push_back(path);
-    } else if (is_index) {
-      plan.push_back(Planned{std::move(inside.front()), 0, false});
-    } else {
-      plan.push_back(Planned{{}, inside.size(), true});
-      if (loose.empty()) loose = std::move(inside);
-      else loose.insert(loose.end(), std::make_move_iterator(inside.begin()), std::make_move_iterator(inside.end()));
-    }
+    if (inside.empty()) entries.push_back(PathEntry{path, {}, {path}});
+    else if (is_index) entries.push_back(PathEntry{path, std::move(inside.front()), {}});
+    else entries.push_back(PathEntry{path, {}, std::move(inside)});
   }
-  // A directory's files are one checkpoint: the walk over their names for a
-  // tensor in two files follows the reads (src/name_repeats.hpp), sized from
-  // the first file with tensors as if every file held as many, but for at
-  // most kWalkExpectedNames names before it grows: a first file of a million
-  // tensors beside a thousand empty ones must not reserve a table for a
-  // billion.
-  struct DirectoryWalk {
-    std::size_t plan, begin, end;  // its plan, and its files in `loose`
-    RepeatWalk walk;
-  };
-  std::vector<DirectoryWalk> walks;
-  for (std::size_t k = 0, at = 0; k < plan.size(); at += plan[k++].files)
-    if (plan[k].directory && plan[k].files > 1) walks.push_back(DirectoryWalk{k, at, at + plan[k].files, RepeatWalk(0)});
-  const auto walk_file = [&](std::size_t i, const FileReport& r) {
-    for (DirectoryWalk& w : walks)
-      if (i >= w.begin && i < w.end && r.model) {
-        const Header& h = r.model->header;
-        const std::size_t files = w.end - i, per_file = std::max<std::size_t>(h.tensors.size(), 1);
-        w.walk.expect(files > kWalkExpectedNames / per_file ? kWalkExpectedNames : per_file * files);
-        w.walk.add(NamedTensors{h.tensors, h.name_hashes.values});
-      }
-  };
-  std::vector<FileReport> loaded =
-      check_files(loose, o.profile, o.jobs, parser,
-                  walks.empty() ? std::function<void(std::size_t, const FileReport&)>() : walk_file);
-  std::map<std::size_t, const RepeatWalk*> walked;  // group -> its directory's walk
+  const CheckpointPlan plan = plan_checkpoints(entries, o.separate, o.checkpoint);
+  std::vector<std::size_t> file_counts;
+  std::vector<std::string> loose;  // the paths' files, moved here (a directory's are a thousand strings)
+  for (PathEntry& e : entries) {
+    file_counts.push_back(e.files.size());
+    if (loose.empty()) loose = std::move(e.files);
+    else loose.insert(loose.end(), std::make_move_iterator(e.files.begin()), std::make_move_iterator(e.files.end()));
+  }
+  std::vector<FileReport> loaded = check_files(loose, o.profile, o.jobs, parser, {});
+
+  std::vector<FileReport> reports;
+  std::vector<std::vector<std::size_t>> groups(plan.checkpoints.size());
+  std::vector<std::vector<std::string>> missing(plan.checkpoints.size());  // listed files that do not exist
   // The reports are the loaded ones in order, with each index's reports
   // where its path was. Without an index they are `loaded` itself, taken
   // whole: a report's move is a few hundred bytes of members, and moving a
   // directory's thousand reports one by one was 5% of `check` on it.
-  const bool in_place = std::none_of(plan.begin(), plan.end(), [](const Planned& p) { return !p.index.empty(); });
+  const bool in_place = std::none_of(entries.begin(), entries.end(), [](const PathEntry& e) { return !e.index.empty(); });
   if (in_place) reports = std::move(loaded);
-  else reports.reserve(loaded.size() + plan.size());  // regrowth would move every report again
-  std::size_t next_loaded = 0;
+  else reports.reserve(loaded.size() + entries.size());  // regrowth would move every report again
+  std::size_t next_loaded = 0, file = 0;
   const auto take = [&] {  // the next loaded report's place in `reports`
     if (in_place) return next_loaded++;
     reports.push_back(std::move(loaded[next_loaded++]));
     return reports.size() - 1;
   };
-  for (std::size_t k = 0; k < plan.size(); ++k) {
-    const std::string& path = paths[k];
-    Planned& p = plan[k];
-    if (!p.index.empty()) {
-      add_index(p.index, (loaded.size() - next_loaded) + (plan.size() - k - 1));
+  for (std::size_t k = 0; k < entries.size(); ++k) {
+    if (entries[k].index.empty()) {
+      for (std::size_t f = 0; f < file_counts[k]; ++f) groups[plan.of_file[file++]].push_back(take());
       continue;
     }
-    if (p.directory) {
-      groups.emplace_back();
-      indexed.push_back(false);
-      named(quote_name(path));
-      for (const DirectoryWalk& w : walks)
-        if (w.plan == k) walked[groups.size() - 1] = &w.walk;
-      for (std::size_t f = 0; f < p.files; ++f) groups.back().push_back(take());
-      continue;
+    const std::size_t c = plan.of_entry[k];
+    std::vector<FileReport> shard_reports = check_shard_index(entries[k].index, o.profile, parser, &missing[c], o.jobs);
+    // The index's own report (first) is not a safetensors file.
+    for (std::size_t i = 1; i < shard_reports.size(); ++i) groups[c].push_back(reports.size() + i);
+    // An index's reports arrive a thousand at once: taken whole when they
+    // are all there is, else after one growth. Pushed one by one into a
+    // vector reserved for the loose files only, they were moved ten times
+    // over as it grew (1.3 ms of `check` on 1,000 shards).
+    const std::size_t after = (loaded.size() - next_loaded) + (entries.size() - k - 1);
+    if (reports.empty() && after == 0) {
+      reports = std::move(shard_reports);
+    } else {
+      reports.reserve(reports.size() + shard_reports.size() + after);
+      for (FileReport& r : shard_reports) reports.push_back(std::move(r));
     }
-    const std::size_t at = take();
-    if (o.checkpoint) {
-      together.push_back(at);
-      continue;
-    }
-    const auto key = o.separate ? std::nullopt : shard_series(path);
-    if (key) {
-      const auto [it, fresh] = series.emplace(*key, groups.size());
-      if (fresh) {
-        groups.emplace_back();
-        indexed.push_back(false);
-        named(quote_name(key->first + "-*-of-" + key->second + ".safetensors"));
-      }
-      groups[it->second].push_back(at);
-      continue;
-    }
-    groups.push_back({at});
-    indexed.push_back(false);
-    named(quote_name(path));
   }
-  if (!together.empty()) {
-    std::string list;
-    for (std::size_t i : together) list += (list.empty() ? "" : ", ") + quote_name(reports[i].path);
-    groups.push_back(std::move(together));
-    indexed.push_back(false);
-    named("of " + list);
-  }
-  missing.resize(groups.size());
-  names.resize(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (!indexed[g] && groups[g].size() > 1) {
-      const auto w = walked.find(g);
-      if (w != walked.end()) flag_collisions(reports, groups[g], *w->second);
-      else flag_collisions(reports, groups[g], group_repeats(reports, groups[g], o.jobs));
-    }
-    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], names[g]);
+    if (plan.checkpoints[g].kind != CheckpointKind::Index && groups[g].size() > 1)
+      flag_collisions(reports, groups[g], group_repeats(reports, groups[g], o.jobs));
+    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], plan.checkpoints[g].name);
   }
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
   return reports;
