@@ -9,7 +9,7 @@
 
 #include "spec/number_formats.hpp"
 #include "src/json_escape.hpp"
-#include "src/layer_io.hpp"
+#include "src/compare_inputs.hpp"
 
 namespace safespec {
 
@@ -252,13 +252,15 @@ std::string render_comparison_json(const Comparison& c, const Tolerance& toleran
 
 CommandOutcome run_compare(const std::string& expected, const std::string& actual, const Tolerance& tolerance,
                            bool json) {
-  auto e = CheckpointReader::open(expected);
-  if (!e) return {2, "", "safespec: " + e.error().message + "\n"};
-  auto a = CheckpointReader::open(actual);
-  if (!a) return {2, "", "safespec: " + a.error().message + "\n"};
+  auto e = CompareInput::open(expected);
+  if (!e) return {2, "", "safespec: " + e.error() + "\n"};
+  auto a = CompareInput::open(actual);
+  if (!a) return {2, "", "safespec: " + a.error() + "\n"};
+  e.value().name_after(a.value());
+  a.value().name_after(e.value());
   std::map<std::string, int> names;  // 1 expected, 2 actual, 3 both
-  for (std::string_view n : e.value()->tensor_names()) names[std::string(n)] |= 1;
-  for (std::string_view n : a.value()->tensor_names()) names[std::string(n)] |= 2;
+  for (const std::string& n : e.value().names()) names[n] |= 1;
+  for (const std::string& n : a.value().names()) names[n] |= 2;
   Comparison c;
   std::string unread;  // why the first tensor that could not be read was not compared
   for (const auto& [name, where] : names) {
@@ -267,8 +269,11 @@ CommandOutcome run_compare(const std::string& expected, const std::string& actua
     if (where != 3) {
       t.mismatch = where == 1 ? "only in EXPECTED" : "only in ACTUAL";
     } else {
-      const TensorEntry& te = *e.value()->find(name)->entry;
-      const TensorEntry& ta = *a.value()->find(name)->entry;
+      // A .npy's '<u2' is the other side's BF16 when it is one.
+      e.value().read_u16_as(a.value().find(name)->dtype);
+      a.value().read_u16_as(e.value().find(name)->dtype);
+      const CompareTensor te = *e.value().find(name);
+      const CompareTensor ta = *a.value().find(name);
       if (te.dtype != ta.dtype) {
         t.mismatch = "dtype " + std::string(dtype_name(te.dtype)) + " in EXPECTED, " + std::string(dtype_name(ta.dtype)) +
                      " in ACTUAL";
@@ -278,14 +283,14 @@ CommandOutcome run_compare(const std::string& expected, const std::string& actua
         // A tensor that cannot be read (over the read bounds, outside the
         // file) is listed as not compared, with the reason, and the rest are
         // still compared; the exit status is then 2.
-        auto eb = e.value()->bytes(*e.value()->find(name));
-        auto ab = eb ? a.value()->bytes(*a.value()->find(name)) : LayerResult<std::vector<std::uint8_t>>(std::vector<std::uint8_t>{});
+        auto eb = e.value().bytes(name);
+        auto ab = eb ? a.value().bytes(name) : Result<std::vector<std::uint8_t>, std::string>(std::vector<std::uint8_t>{});
         if (!eb || !ab) {
-          const std::string why = (eb ? actual : expected) + ": " + (eb ? ab : eb).error().message;
+          const std::string why = (eb ? ab : eb).error();
           t.mismatch = "not compared: " + why;
           if (unread.empty()) unread = why;
         } else {
-          t = compare_tensor(name, te.dtype, std::vector<std::uint64_t>(te.shape), eb.value(), ab.value(), tolerance);
+          t = compare_tensor(name, te.dtype, te.shape, eb.value(), ab.value(), tolerance);
         }
       }
     }
