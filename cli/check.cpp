@@ -27,7 +27,7 @@ struct CheckArgs {
   CheckOptions options;
   bool json = false;
   Format format = Format::Text;
-  bool summary = false, quiet = false;
+  bool summary = false, quiet = false, verbose = false;
   std::vector<std::string> ignore;
   std::string fail_on;
   std::vector<std::string> layer_args;
@@ -55,7 +55,7 @@ CommandOutcome run_check(CheckArgs& a) {
   else if (a.format == Format::Json) o.out = render_check_json(reports, p);
   else if (a.format == Format::Sarif) o.out = render_check_sarif(reports, p, SAFESPEC_VERSION);
   else if (a.summary) o.out = render_check_summary(reports, p);
-  else o.out = render_check_text(reports, p);
+  else o.out = render_check_text(reports, p, a.verbose);
   bool io = false, failed = false;
   for (const FileReport& r : reports) {
     io = io || r.io_error.has_value();
@@ -84,6 +84,9 @@ Command register_check(CLI::App& app) {
                             "text (the default), json, or sarif (SARIF 2.1.0, for code-scanning tools)");
   check->add_flag("--summary", a->summary, "one line per file: OK or FAIL, the counts and each consumer's verdict");
   check->add_flag("--quiet,-q", a->quiet, "print nothing; the exit status says it all");
+  check->add_flag("--verbose,-v", a->verbose,
+                  "text: list every finding (a rule that repeats is otherwise folded after its first two into one "
+                  "line with the count)");
   check->add_option("--ignore", a->ignore,
                     "drop the findings of a rule, given by id or as a glob ('ST-HEADER-*'); repeatable. A consumer "
                     "profile still fails a file its consumer rejects");

@@ -188,10 +188,16 @@ std::size_t count(const std::string& text, std::string_view what) {
 TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each rule id once per outcome", "[reports]") {
   Scratch s;
   const auto p = s.file("orphans.safetensors", orphans(1003));
-  const Run r = s.run("check " + test::shell_word(p));
+  const Run r = s.run("check --verbose " + test::shell_word(p));
   CHECK(count(r.out, " CQ-MARKER-ORPHAN at ") == 1001);
   CHECK(r.out.find("  warning CQ-MARKER-ORPHAN at file: found 3 more findings of this rule beyond the 1000 listed\n") !=
         std::string::npos);
+  // Without --verbose the text folds them: two in full, then the count.
+  const Run folded = s.run("check " + test::shell_word(p));
+  CHECK(count(folded.out, " CQ-MARKER-ORPHAN at ") == 3);  // and the count line, never folded
+  CHECK(folded.out.find("          and 998 more CQ-MARKER-ORPHAN warnings at layer ") != std::string::npos);
+  CHECK(folded.out.find("  warning CQ-MARKER-ORPHAN at file: found 3 more findings of this rule beyond the 1000 "
+                        "listed\n") != std::string::npos);
   const Run j = s.run("check --json " + test::shell_word(p));
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <utility>
 
+#include "spec/finding_sink.hpp"
 #include "spec/quant/render.hpp"
 #include "src/report.hpp"
 
@@ -23,13 +26,27 @@ std::string reference_text(const Finding& f) {
 }
 
 // " [sglang: rejects, comfyui: mis-loads]": what the consumers other than the
-// reference reader do because of f.
+// reference reader do because of f; where only other versions than the
+// chosen one act, which ("sglang pr36037, 321f98d: rejects").
 std::string effects_text(const Finding& f, const VersionChoice& chosen) {
   std::string out;
+  const auto add = [&out](std::string who, Effect e) {
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", who, effect_name(e));
+  };
   for (Consumer c : kConsumers) {
     if (c == Consumer::Safetensors) continue;
-    if (const Verdict* v = f.verdict(c, chosen[c]))
-      out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", consumer_name(c), effect_name(v->effect));
+    if (const Verdict* v = f.verdict(c, chosen[c])) {
+      add(std::string(consumer_name(c)), v->effect);
+      continue;
+    }
+    const ConsumerInfo& info = consumer_info(c);
+    for (const Effect e : {Effect::Rejects, Effect::MisLoads, Effect::Warns}) {
+      std::string versions;
+      for (std::size_t k = 0; k < info.versions.size(); ++k)
+        if (const Verdict* v = f.verdict(c, k); v && v->effect == e && (e != Effect::Rejects || !v->error.empty()))
+          versions += (versions.empty() ? " " : ", ") + std::string(info.versions[k].id);
+      if (!versions.empty()) add(std::string(consumer_name(c)) + versions, e);
+    }
   }
   return out.empty() ? out : " [" + out + "]";
 }
@@ -156,6 +173,11 @@ std::string summary_word(const Outcome& o) {
   return out;
 }
 
+// In text, a rule with more than kFoldAbove findings in a file shows its
+// first kFoldShown in full and then one line with the count and the next
+// kFoldPlaces places; --verbose (and JSON, SARIF) list every one.
+constexpr std::size_t kFoldAbove = 3, kFoldShown = 2, kFoldPlaces = 3;
+
 std::string counts_text(const FileReport& r, Profile profile) {
   std::size_t errors = 0, warnings = 0;
   for (const Finding& f : r.findings) (f.severity == Severity::Error ? errors : warnings) += 1;
@@ -166,7 +188,7 @@ std::string counts_text(const FileReport& r, Profile profile) {
 
 }  // namespace
 
-std::string render_check_text(const std::vector<FileReport>& reports, Profile profile) {
+std::string render_check_text(const std::vector<FileReport>& reports, Profile profile, bool verbose) {
   std::string out;
   for (const FileReport& r : reports) {
     if (r.io_error) {
@@ -175,13 +197,42 @@ std::string render_check_text(const std::vector<FileReport>& reports, Profile pr
     }
     out += r.path + ": " + counts_text(r, profile) + "\n";
     if (!r.hint.empty()) out += "  hint: " + r.hint + "\n";
+    // Errors first; within each severity, the report's order.
+    std::vector<const Finding*> shown;
+    for (const Severity s : {Severity::Error, Severity::Warning})
+      for (const Finding& f : r.findings)
+        if (f.severity == s) shown.push_back(&f);
+    // A count line ("found N more ... beyond the 1000 listed") is never folded.
+    const auto folds = [](const Finding& f) { return !unlisted_in(f).has_value(); };
+    std::map<std::pair<RuleId, Severity>, std::size_t> total, printed;
+    for (const Finding* f : shown)
+      if (folds(*f)) ++total[{f->rule, f->severity}];
     std::vector<RuleId> hinted;  // a rule's fix once per file, under its first finding
-    for (const Finding& f : r.findings) {
-      out += fmt::format("  {:<7} {} at {}: {}{}{}\n", severity_name(f.severity), rule_name(f.rule), f.where.text(),
-                         f.message, reference_text(f), effects_text(f, r.chosen));
-      if (std::find(hinted.begin(), hinted.end(), f.rule) != hinted.end()) continue;
-      hinted.push_back(f.rule);
-      out += fmt::format("          fix: {}\n", rule_info(f.rule).fix);
+    for (const Finding* f : shown) {
+      const std::pair key{f->rule, f->severity};
+      const std::size_t n = folds(*f) ? total[key] : 0, i = folds(*f) ? printed[key]++ : 0;
+      // A rule that repeats: its first findings in full, then one line with
+      // the count and the next few places.
+      if (!verbose && n > kFoldAbove && i >= kFoldShown) {
+        if (i > kFoldShown) continue;
+        std::string places;
+        std::size_t listed = 0;
+        for (const Finding* g : shown) {
+          if (g->rule != f->rule || g->severity != f->severity || !folds(*g)) continue;
+          if (listed++ < kFoldShown) continue;
+          if (listed > kFoldShown + kFoldPlaces) break;
+          places += (places.empty() ? "" : ", ") + g->where.text();
+        }
+        out += fmt::format("          and {} more {} {}{} at {}{} (--verbose lists each)\n", n - kFoldShown,
+                           rule_name(f->rule), severity_name(f->severity), n - kFoldShown == 1 ? "" : "s", places,
+                           n - kFoldShown > kFoldPlaces ? ", ..." : "");
+        continue;
+      }
+      out += fmt::format("  {:<7} {} at {}: {}{}{}\n", severity_name(f->severity), rule_name(f->rule), f->where.text(),
+                         f->message, reference_text(*f), effects_text(*f, r.chosen));
+      if (std::find(hinted.begin(), hinted.end(), f->rule) != hinted.end()) continue;
+      hinted.push_back(f->rule);
+      out += fmt::format("          fix: {}\n", rule_info(f->rule).fix);
     }
     for (const Unchecked& u : r.unchecked) out += fmt::format("  not checked: {} ({})\n", u.what, u.why);
     if (!r.judged) continue;

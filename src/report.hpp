@@ -12,7 +12,9 @@ namespace safespec {
 
 // The text report (src/check_text.cpp): per file a line, each finding with
 // its rule's fix once, what was not checked, and the consumers' verdicts.
-std::string render_check_text(const std::vector<FileReport>& reports, Profile profile);
+// Errors first; a rule that repeats in a file is folded after its first
+// findings into one line with the count, unless `verbose`.
+std::string render_check_text(const std::vector<FileReport>& reports, Profile profile, bool verbose = false);
 // One line per file: OK or FAIL, the counts, and each consumer's verdict.
 std::string render_check_summary(const std::vector<FileReport>& reports, Profile profile);
 std::string render_check_json(const std::vector<FileReport>& reports, Profile profile);

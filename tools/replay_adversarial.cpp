@@ -96,7 +96,8 @@ Seen run_cli(const std::string& safespec, const std::string& path, const std::st
       ::setrlimit(RLIMIT_AS, &as);
     }
     ::alarm(static_cast<unsigned>(3 * seconds));  // survives exec: a blocked child is killed by SIGALRM
-    ::execl(safespec.c_str(), safespec.c_str(), "check", path.c_str(), static_cast<char*>(nullptr));
+    // --verbose: every listed finding on its own line, as the bounds are counted.
+    ::execl(safespec.c_str(), safespec.c_str(), "check", "--verbose", path.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   int status = 0;
