@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,14 @@ void add_check(py::module_& m);
 void add_numerics(py::module_& m);
 void add_compare(py::module_& m);
 void add_conformance(py::module_& m);
+// safespec.Error and its subclasses, and the translator that raises them for
+// pybind11's value_error, type_error and std::runtime_error (python/errors.cpp).
+void add_errors(py::module_& m);
+
+// A count argument taken as a Python int: a negative one is refused by name
+// (safespec.InputError), never wrapped to 2^64 - 1 or left to pybind11's
+// overload error, which prints every argument.
+std::uint64_t whole_number(const char* name, std::int64_t v);
 
 // The safespec dtype of an array: float32/float16/float64 and the integer
 // types by their numpy dtype; bit patterns (uint16 for BF16, uint8 for

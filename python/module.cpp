@@ -8,6 +8,7 @@ PYBIND11_MODULE(safespec, m) {
       "`safespec check --json` gives, w4a8_linear()/int8_linear()/w4a4_linear()/dequant() the reference numerics "
       "bit for bit, compare() an ulp comparison, rules() the catalogue and conformance_cases() the conformance "
       "suite for pytest.";
+  safespec::python::add_errors(m);
   safespec::python::add_check(m);
   safespec::python::add_numerics(m);
   safespec::python::add_compare(m);

@@ -67,9 +67,11 @@ safespec_semantics semantics_of(const std::string& s) {
 }
 
 py::object w4a8_linear(const py::array& x, const py::array& weight, const py::array& s_rel, const py::array& s_channel,
-                       const OptArray& codebook, const OptArray& correction, const OptArray& bias, uint64_t group_size,
-                       uint64_t convrot_groupsize, const std::string& semantics, bool dump, const OptName& dtype,
+                       const OptArray& codebook, const OptArray& correction, const OptArray& bias, std::int64_t group_size_arg,
+                       std::int64_t convrot_groupsize_arg, const std::string& semantics, bool dump, const OptName& dtype,
                        const OptName& s_rel_dtype, const OptArray& out_array) {
+  const std::uint64_t group_size = whole_number("group_size", group_size_arg);
+  const std::uint64_t convrot_groupsize = whole_number("convrot_groupsize", convrot_groupsize_arg);
   safespec_w4a8_layer l{};
   l.weight = tensor_of(weight, std::nullopt, "weight");
   // uint8 s_rel are E4M3 codes, as comfy-kitchen views a U8 s_rel.
@@ -125,8 +127,9 @@ py::object int_linear(const safespec_tensor& xt, const safespec_tensor& weight, 
 }
 
 py::object int8_linear(const py::array& x, const py::array& weight, const py::array& weight_scale, const OptArray& bias,
-                       uint64_t convrot_groupsize, const std::string& semantics, bool dump, const OptName& dtype,
+                       std::int64_t convrot_groupsize_arg, const std::string& semantics, bool dump, const OptName& dtype,
                        const OptArray& out_array) {
+  const std::uint64_t convrot_groupsize = whole_number("convrot_groupsize", convrot_groupsize_arg);
   safespec_int8_layer l{};
   l.weight = tensor_of(weight, std::nullopt, "weight");
   l.weight_scale = optional_tensor(weight_scale, dtype, "weight_scale");
@@ -140,8 +143,9 @@ py::object int8_linear(const py::array& x, const py::array& weight, const py::ar
 }
 
 py::object w4a4_linear(const py::array& x, const py::array& weight, const py::array& weight_scale, const OptArray& bias,
-                       uint64_t convrot_groupsize, const std::string& linear_dtype, const std::string& semantics,
+                       std::int64_t convrot_groupsize_arg, const std::string& linear_dtype, const std::string& semantics,
                        bool dump, const OptName& dtype, const OptArray& out_array) {
+  const std::uint64_t convrot_groupsize = whole_number("convrot_groupsize", convrot_groupsize_arg);
   safespec_w4a4_layer l{};
   l.weight = tensor_of(weight, std::nullopt, "weight");
   l.weight_scale = optional_tensor(weight_scale, dtype, "weight_scale");
@@ -165,9 +169,13 @@ safespec_e8m0 e8m0_of(const std::string& s) {
 }
 
 py::array dequant(const std::string& format, const py::array& weight, const OptArray& scale, const OptArray& global_scale,
-                  const OptArray& zeros, uint64_t group_size, uint64_t convrot_groupsize, uint64_t rows, uint64_t cols,
+                  const OptArray& zeros, std::int64_t group_size_arg, std::int64_t convrot_groupsize_arg, std::int64_t rows_arg, std::int64_t cols_arg,
                   const std::string& e8m0, const std::string& out_dtype, const OptName& weight_dtype,
                   const OptName& scale_dtype) {
+  const std::uint64_t group_size = whole_number("group_size", group_size_arg);
+  const std::uint64_t convrot_groupsize = whole_number("convrot_groupsize", convrot_groupsize_arg);
+  const std::uint64_t rows = whole_number("rows", rows_arg);
+  const std::uint64_t cols = whole_number("cols", cols_arg);
   auto need = [&](const OptArray& a, const char* what) {
     if (!a) throw py::value_error(format + " needs " + what);
     return tensor_of(*a, what == std::string("scale") ? scale_dtype : std::nullopt, what);
@@ -217,8 +225,10 @@ py::array dequant(const std::string& format, const py::array& weight, const OptA
 }
 
 py::array w4a8_dequant(const py::array& weight, const py::array& s_rel, const py::array& s_channel,
-                       const OptArray& codebook, const OptArray& correction, uint64_t group_size,
-                       uint64_t convrot_groupsize, const OptName& dtype, const OptName& s_rel_dtype) {
+                       const OptArray& codebook, const OptArray& correction, std::int64_t group_size_arg,
+                       std::int64_t convrot_groupsize_arg, const OptName& dtype, const OptName& s_rel_dtype) {
+  const std::uint64_t group_size = whole_number("group_size", group_size_arg);
+  const std::uint64_t convrot_groupsize = whole_number("convrot_groupsize", convrot_groupsize_arg);
   safespec_w4a8_layer l{};
   l.weight = tensor_of(weight, std::nullopt, "weight");
   l.s_rel = tensor_of(s_rel, s_rel_dtype, "s_rel");
@@ -248,7 +258,7 @@ void add_numerics(py::module_& m) {
         "[N, K/2] int8/uint8; s_rel [N, K/G] float32 or uint8 E4M3 codes; s_channel [N] float32. Returns y [M, N] "
         "in x's dtype, or (y, {name: intermediate}) with dump=True (the `linear --dump` tensors). C-contiguous "
         "arrays are read in place, without a copy. out: a C-contiguous writable [M, N] array of x's numpy dtype "
-        "that y is written into and returned as (no new array). Bad inputs raise ValueError or TypeError with "
+        "that y is written into and returned as (no new array). Bad inputs raise safespec.InputError (a ValueError) or InputTypeError (a TypeError) with "
         "the C API's message ('RULE: ...' when the spec names a rule).");
   m.def("int8_linear", &int8_linear, py::arg("x"), py::arg("weight"), py::arg("weight_scale"),
         py::arg("bias") = py::none(), py::kw_only(), py::arg("convrot_groupsize") = 0, py::arg("semantics") = "cuda",
@@ -260,7 +270,7 @@ void add_numerics(py::module_& m) {
         "else C (a power of 4). semantics is accepted as `linear --semantics` is; int8 has one activation path, so "
         "both give the same y. Returns y [M, N] in x's dtype, or (y, {name: intermediate}) with dump=True (rotated, "
         "xs, xq, acc, y: the `linear --dump` tensors). Arrays are read in place; out= as for w4a8_linear. Bad "
-        "inputs raise ValueError or TypeError with the C API's message.");
+        "inputs raise safespec.InputError or InputTypeError with the C API's message.");
   m.def("w4a4_linear", &w4a4_linear, py::arg("x"), py::arg("weight"), py::arg("weight_scale"),
         py::arg("bias") = py::none(), py::kw_only(), py::arg("convrot_groupsize") = 256,
         py::arg("linear_dtype") = "int4", py::arg("semantics") = "cuda", py::arg("dump") = false,
@@ -270,7 +280,7 @@ void add_numerics(py::module_& m) {
         "weight_scale [N]; bias [N] or None; convrot_groupsize C (a power of 4); linear_dtype the marker's 'int4' "
         "or 'int8'. semantics picks comfy-kitchen's backend: 'cuda' runs linear_dtype as given, 'eager' always the "
         "int4 path. Returns y [M, N] in x's dtype, or (y, {name: intermediate}) with dump=True. Arrays are read in "
-        "place; out= as for w4a8_linear. Bad inputs raise ValueError or TypeError with the C API's message.");
+        "place; out= as for w4a8_linear. Bad inputs raise safespec.InputError or InputTypeError with the C API's message.");
   m.def("dequant", &dequant, py::arg("format"), py::arg("weight"), py::arg("scale") = py::none(), py::kw_only(),
         py::arg("global_scale") = py::none(), py::arg("zeros") = py::none(), py::arg("group_size") = 64,
         py::arg("convrot_groupsize") = 0, py::arg("rows") = 0, py::arg("cols") = 0, py::arg("e8m0") = "kitchen",

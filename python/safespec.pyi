@@ -17,6 +17,19 @@ _Semantics = Literal["cuda", "eager"]
 _FailOn = Literal["default", "error", "misload", "warning"]
 
 
+
+class Error(Exception):
+    """Every error safespec raises: catch this for all of them."""
+
+class InputError(Error, ValueError):
+    """An argument or an input safespec refuses: what was expected and what was found."""
+
+class InputTypeError(Error, TypeError):
+    """An array of a dtype or kind safespec does not take."""
+
+class InternalError(Error, RuntimeError):
+    """safespec failed where it should not have; the message says where."""
+
 def check(path_or_bytes: Union[_Path, bytes, bytearray], profile: str = "strict", data: bool = False,
           layers: Optional[Sequence[str]] = None, *, fail_on: _FailOn = "default",
           consumers: Optional[Sequence[str]] = None) -> dict[str, Any]:

@@ -153,3 +153,28 @@ def test_a_checkpoint_with_a_nan_s_rel_is_rejected_by_the_value_rules():
     rules = [f["rule"] for f in safespec.check(str(path), data=True)["files"][0]["findings"]]
     assert "CQ-DATA-S-REL" in rules
     assert safespec.check(str(path))["files"][0]["findings"] == []  # only --data reads values
+
+
+# --- errors ----------------------------------------------------------------
+# Every refusal is a safespec.Error, and also the built-in a caller may
+# already catch; a negative count is refused by name, in one short line.
+
+def test_a_refused_input_is_a_safespec_error_and_a_value_error():
+    with pytest.raises(safespec.InputError) as e:
+        safespec.w4a8_linear(**layer(), group_size=16, convrot_groupsize=16, semantics="fast")
+    assert isinstance(e.value, safespec.Error) and isinstance(e.value, ValueError)
+    assert str(e.value) == "semantics: expected 'cuda' or 'eager', found 'fast'"
+
+
+def test_a_negative_group_size_is_refused_by_name():
+    with pytest.raises(safespec.InputError) as e:
+        safespec.w4a8_linear(**layer(), group_size=-128, convrot_groupsize=16)
+    assert str(e.value) == "group_size: expected a whole number, 0 or more, found -128"
+    with pytest.raises(safespec.InputError, match="^rows: expected a whole number, 0 or more, found -1$"):
+        safespec.dequant("nvfp4", np.zeros((2, 8), np.uint8), rows=-1)
+
+
+def test_an_array_of_a_dtype_safespec_does_not_take_is_a_type_error():
+    with pytest.raises(safespec.InputTypeError) as e:
+        safespec.compare(np.zeros(3, np.complex64), np.zeros(3, np.complex64))
+    assert isinstance(e.value, TypeError) and isinstance(e.value, safespec.Error)

@@ -23,7 +23,20 @@ def stub_functions():
 
 
 def module_functions():
-    return sorted(n for n in dir(safespec) if not n.startswith("_") and callable(getattr(safespec, n)))
+    return sorted(n for n in dir(safespec)
+                  if not n.startswith("_") and callable(getattr(safespec, n)) and not isinstance(getattr(safespec, n), type))
+
+
+def stub_classes():
+    """{name: [base names]} of the stub's top-level classes."""
+    return {node.name: [ast.unparse(b) for b in node.bases]
+            for node in ast.parse(STUB.read_text()).body if isinstance(node, ast.ClassDef)}
+
+
+def test_the_stub_names_exactly_the_error_classes_with_their_bases():
+    module = {n: [b.__name__ for b in getattr(safespec, n).__bases__] for n in dir(safespec)
+              if isinstance(getattr(safespec, n), type)}
+    assert stub_classes() == module
 
 
 def binding_parameters(fn):
