@@ -39,7 +39,7 @@ const std::vector<std::uint8_t> kActual =
 
 }  // namespace
 
-TEST_CASE("compare: the ulp histogram, errors and first difference of a hand-made pair", "[compare]") {
+TEST_CASE("compare: the ulp histogram, errors, first and worst difference of a hand-made pair", "[compare]") {
   const test::CliScratch s("safespec_compare_histogram");
   const std::string e = write(s, "e.safetensors", kExpected), a = write(s, "a.safetensors", kActual);
   const std::string ea = "compare " + e + " " + a;
@@ -49,6 +49,7 @@ TEST_CASE("compare: the ulp histogram, errors and first difference of a hand-mad
         "y: F32 [6]: 1/6 bit-exact, max inf ulps, max abs err inf, max rel err inf: FAIL\n"
         "  ulps 0: 1, 1: 1, 2-3: 1, 4-15: 1, 16+: 2; 5/6 beyond the tolerance; first difference at [1]: expected 2 "
         "(0x40000000), got 2.00000024 (0x40000001)\n"
+        "  worst difference (inf ulps) at [5]: expected 0 (0x00000000), got nan (0x7fc00000)\n"
         "compare: 1 tensor, 1 beyond 0 ulps\n");
   // --ulps 20 passes all but the NaN; so does an absolute bound of 2e-4.
   r = s.run(ea + " --ulps 20");
@@ -71,6 +72,7 @@ TEST_CASE("compare: the ulp histogram, errors and first difference of a hand-mad
         "y: F32 [6]: 2/6 bit-exact, max 20 ulps, max abs err 0.000152587891, max rel err 1.52587891e-06: ok\n"
         "  ulps 0: 2, 1: 1, 2-3: 1, 4-15: 1, 16+: 1; 0/6 beyond the tolerance; first difference at [1]: expected 2 "
         "(0x40000000), got 2.00000024 (0x40000001)\n"
+        "  worst difference (20 ulps) at [4]: expected 100 (0x42c80000), got 100.000153 (0x42c80014)\n"
         "compare: 1 tensor, all within 0 ulps or 1e-06 + 2e-06 * |expected|\n");
   r = s.run(ef + " --atol 1e-6 --rtol 2e-6 --json");
   CHECK(r.code == 0);
@@ -80,7 +82,8 @@ TEST_CASE("compare: the ulp histogram, errors and first difference of a hand-mad
         "\"bit_exact\":2,\"beyond\":0,\"max_ulps\":20,\"max_abs_err\":0.000152587890625,"
         "\"max_rel_err\":1.5258789062500001e-06,\"histogram\":{\"0\":2,\"1\":1,\"2-3\":1,\"4-15\":1,\"16+\":1},"
         "\"first_difference\":{\"index\":1,\"position\":\"[1]\",\"expected\":\"2 (0x40000000)\",\"actual\":"
-        "\"2.00000024 (0x40000001)\"}}],\"ok\":true}\n");
+        "\"2.00000024 (0x40000001)\"},\"worst_difference\":{\"index\":4,\"position\":\"[4]\",\"expected\":"
+        "\"100 (0x42c80000)\",\"actual\":\"100.000153 (0x42c80014)\"}}],\"ok\":true}\n");
   // Bad tolerances are usage errors.
   CHECK(s.run(ea + " --atol -1").code == 2);
   CHECK(s.run(ea + " --rtol inf").code == 2);

@@ -51,18 +51,19 @@ py::dict compare(const py::array& expected, const py::array& actual, uint64_t ul
   out["within"] = c.within;
   out["beyond"] = c.beyond;
   out["histogram"] = histogram;
-  const auto& first = c.first;
-  if (first) {
+  const auto difference = [](const std::optional<FirstDifference>& d, bool differing) -> py::object {
+    if (!d) return py::none();
     py::dict f;
-    f["index"] = first->index;
-    f["position"] = first->position;
-    f["expected"] = first->expected;
-    f["actual"] = first->actual;
-    f["differing"] = first->differing;
-    out["first_difference"] = f;
-  } else {
-    out["first_difference"] = py::none();
-  }
+    f["index"] = d->index;
+    f["position"] = d->position;
+    f["expected"] = d->expected;
+    f["actual"] = d->actual;
+    if (differing) f["differing"] = d->differing;
+    return f;
+  };
+  out["first_difference"] = difference(c.first, true);
+  // The first element the furthest apart in ulps (max_ulps is its distance).
+  out["worst_difference"] = difference(c.worst, false);
   return out;
 }
 
@@ -75,7 +76,8 @@ void add_compare(py::module_& m) {
         "max_ulps (None: infinite), max_abs, max_rel, within (every element within ulps, or, for finite values, "
         "within atol + rtol * |expected| as numpy.isclose), beyond (the elements that are not), histogram ({ulps: "
         "elements}, None for infinitely far) and first_difference (None, or index, position, expected, actual, "
-        "differing). dtype names bit patterns: 'bf16' for uint16, 'F8_E4M3' for uint8.");
+        "differing), worst_difference (None, or the first element furthest apart: index, position, expected, "
+        "actual). dtype names bit patterns: 'bf16' for uint16, 'F8_E4M3' for uint8.");
 }
 
 }  // namespace safespec::python

@@ -155,8 +155,9 @@ def compare(expected: npt.NDArray[Any], actual: npt.NDArray[Any], ulps: int = 0,
     max_abs, max_rel, within (every element within ulps, or, for finite
     values, within atol + rtol * |expected| as numpy.isclose), beyond (the
     elements that are not), histogram ({ulps: elements}, None for infinitely
-    far) and first_difference (None, or index, position, expected, actual,
-    differing). dtype names bit patterns: 'bf16' for uint16, 'F8_E4M3' for
+    far), first_difference (None, or index, position, expected, actual,
+    differing) and worst_difference (None, or the first element furthest
+    apart: index, position, expected, actual). dtype names bit patterns: 'bf16' for uint16, 'F8_E4M3' for
     uint8."""
 
 

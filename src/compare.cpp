@@ -141,6 +141,8 @@ TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::
   }
   const std::size_t w = bits / 8;
   t.count = expected.size() / w;
+  std::optional<std::uint64_t> worst_at;      // the first element the furthest apart
+  std::optional<std::uint64_t> worst_ulps = 0;  // its distance (nullopt: infinite)
   for (std::size_t i = 0; i < t.count; ++i) {
     const auto eb = expected.subspan(i * w, w), ab = actual.subspan(i * w, w);
     if (std::equal(eb.begin(), eb.end(), ab.begin())) {
@@ -153,10 +155,15 @@ TensorComparison compare_tensor(std::string name, Dtype dtype, std::vector<std::
     if (!tolerance.passes(d, element_value(dtype, eb), element_value(dtype, ab))) ++t.beyond;
     if (!d.ulps) t.max_ulps = std::nullopt;
     else if (t.max_ulps) t.max_ulps = std::max(*t.max_ulps, *d.ulps);
+    if (!worst_at || (worst_ulps && (!d.ulps || *d.ulps > *worst_ulps))) {
+      worst_at = i;
+      worst_ulps = d.ulps;
+    }
     t.max_abs = std::max(t.max_abs, d.abs_err);
     t.max_rel = std::max(t.max_rel, d.rel_err);
   }
   t.within = t.beyond == 0;
+  if (worst_at) t.worst = difference_at(dtype, t.shape, expected, actual, *worst_at);
   return t;
 }
 
@@ -190,6 +197,9 @@ std::string render_comparison(const Comparison& c, const Tolerance& tolerance) {
       out += "  " + histogram_text(t) + "; " + std::to_string(t.beyond) + "/" + std::to_string(t.count) +
              " beyond the tolerance; first difference at " + t.first->position + ": expected " + t.first->expected +
              ", got " + t.first->actual + "\n";
+    if (t.worst && t.first && t.worst->index != t.first->index)
+      out += "  worst difference (" + (t.max_ulps ? std::to_string(*t.max_ulps) + " ulps" : std::string("inf ulps")) +
+             ") at " + t.worst->position + ": expected " + t.worst->expected + ", got " + t.worst->actual + "\n";
     if (!t.within) ++beyond;
   }
   const std::string n = std::to_string(c.tensors.size()) + (c.tensors.size() == 1 ? " tensor" : " tensors");
@@ -233,18 +243,24 @@ std::string render_comparison_json(const Comparison& c, const Tolerance& toleran
            ",\"histogram\":{";
     for (std::size_t b = 0; b < kUlpBuckets; ++b)
       out += (b ? ",\"" : "\"") + std::string(kUlpBucketNames[b]) + "\":" + std::to_string(t.histogram[b]);
-    out += "},\"first_difference\":";
-    if (t.first) {
-      out += "{\"index\":" + std::to_string(t.first->index) + ",\"position\":";
-      append_json_string(out, t.first->position);
+    const auto difference = [&out](const std::optional<FirstDifference>& d) {
+      if (!d) {
+        out += "null";
+        return;
+      }
+      out += "{\"index\":" + std::to_string(d->index) + ",\"position\":";
+      append_json_string(out, d->position);
       out += ",\"expected\":";
-      append_json_string(out, t.first->expected);
+      append_json_string(out, d->expected);
       out += ",\"actual\":";
-      append_json_string(out, t.first->actual);
+      append_json_string(out, d->actual);
       out += "}";
-    } else {
-      out += "null";
-    }
+    };
+    out += "},\"first_difference\":";
+    difference(t.first);
+    // The first element the furthest apart; its distance is max_ulps.
+    out += ",\"worst_difference\":";
+    difference(t.worst);
     out += "}";
   }
   return out + "],\"ok\":" + (c.within ? "true" : "false") + "}\n";

@@ -59,6 +59,7 @@ struct TensorComparison {
   std::array<std::uint64_t, kUlpBuckets> histogram{};  // elements per ulp bucket
   std::uint64_t beyond = 0;                            // elements the tolerance does not pass
   std::optional<FirstDifference> first;                // the first element whose bytes differ
+  std::optional<FirstDifference> worst;                // the first element the furthest apart in ulps
   std::string mismatch;  // set when the two tensors cannot be compared element by element
   bool within = true;
 };
@@ -99,6 +100,7 @@ std::string tolerance_text(const Tolerance& t);
 // first difference; then a summary line:
 //   y: BF16 [2, 8]: 14/16 bit-exact, max 2 ulps, max abs err 0.0078125, max rel err 0.0039: FAIL
 //     ulps 0: 14, 1: 1, 2-3: 1, 4-15: 0, 16+: 0; 2/16 beyond the tolerance; first difference at [0, 3]: expected …, got …
+//     worst difference (2 ulps) at [1, 5]: expected …, got …
 //   compare: 1 tensor, 1 beyond 0 ulps
 std::string render_comparison(const Comparison& c, const Tolerance& tolerance);
 // The same facts as one JSON document (schema 1); infinite errors are null.

@@ -60,4 +60,16 @@ std::optional<FirstDifference> first_difference(Dtype dtype, const std::vector<s
   return first;
 }
 
+FirstDifference difference_at(Dtype dtype, const std::vector<std::uint64_t>& shape,
+                              std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
+                              std::uint64_t index) {
+  const std::size_t w = dtype_bits(dtype) / 8;
+  FirstDifference d;
+  d.index = index;
+  d.position = position_text(index, shape);
+  d.expected = element_text(dtype, expected.subspan(index * w, w));
+  d.actual = element_text(dtype, actual.subspan(index * w, w));
+  return d;
+}
+
 }  // namespace safespec

@@ -27,4 +27,11 @@ std::optional<FirstDifference> first_difference(Dtype dtype, const std::vector<s
                                                 std::span<const std::uint8_t> expected,
                                                 std::span<const std::uint8_t> actual);
 
+// The element at `index` (flat, row-major) described as a FirstDifference
+// is (its position and both values); `differing` is left 0. Whole-byte
+// dtypes only; index < the element count.
+FirstDifference difference_at(Dtype dtype, const std::vector<std::uint64_t>& shape,
+                              std::span<const std::uint8_t> expected, std::span<const std::uint8_t> actual,
+                              std::uint64_t index);
+
 }  // namespace safespec

@@ -169,6 +169,11 @@ def test_dequant_fp8_and_compare_histogram():
     assert cmp["within"] is False and cmp["max_ulps"] == 3 and cmp["histogram"] == {0: 3, 3: 1}
     assert cmp["first_difference"]["index"] == 0 and cmp["first_difference"]["position"] == "[0, 0]"
     assert cmp["beyond"] == 1
+    # A later, larger difference is the worst one, not the first.
+    off.view(np.uint32)[1, 0] += 7
+    cmp = safespec.compare(w, off)
+    assert cmp["first_difference"]["position"] == "[0, 0]"
+    assert cmp["worst_difference"]["position"] == "[1, 0]" and cmp["max_ulps"] == 7
 
 
 def test_compare_atol_rtol_follow_numpy_isclose():
