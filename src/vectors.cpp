@@ -11,6 +11,7 @@
 #include "spec/numerics/w4a8_reference.hpp"
 #include "src/layer_io.hpp"
 #include "src/linear_command.hpp"
+#include "src/progress.hpp"
 
 namespace safespec {
 
@@ -130,9 +131,12 @@ Result<WrittenVector, std::string> write_vector(const fs::path& dir, const Vecto
                              {{"x", dtype_of(s.dtype), {M, K}, encode_floats(s.dtype, x.values)}}))
     return *e;
   WrittenVector written;
+  const bool cuda = s.convrot_groupsize == 256;
+  Progress progress("safespec vectors", cuda ? 2 : 1);
   for (auto sem : {numerics::Semantics::Eager, numerics::Semantics::Cuda}) {
     // The CUDA kernel has one block size (K7); other sizes have no cuda output.
-    if (sem == numerics::Semantics::Cuda && s.convrot_groupsize != 256) continue;
+    if (sem == numerics::Semantics::Cuda && !cuda) continue;
+    progress.step(written.outputs.size(), "computing the " + std::string(numerics::semantics_name(sem)) + " output");
     numerics::W4a8Options o;
     o.semantics = sem;
     auto y = numerics::w4a8_linear(l, x, o);

@@ -1,0 +1,38 @@
+// The progress line (src/progress.hpp): its text, and that it never reaches
+// a stream that is not a terminal (a pipe, a file, a JSON document).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "props/catch.hpp"
+#include "props/unit_support.hpp"
+#include "src/progress.hpp"
+
+using namespace safespec;
+
+TEST_CASE("progress: the line says the work, the step and how many", "[progress]") {
+  CHECK(Progress::line("safespec vectors", 0, 2, "computing the eager output") ==
+        "safespec vectors: computing the eager output (1 of 2)");
+}
+
+TEST_CASE("progress: nothing is drawn on a stream that is not a terminal", "[progress]") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  {
+    Progress p("work", 2, f);
+    p.step(0, "one");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1300));  // past the quiet second
+    p.step(1, "two");
+  }
+  CHECK(std::ftell(f) == 0);
+  std::fclose(f);
+  // Nor through the command, whose standard error is a file here.
+  const test::TempDir t("progress-cli");
+  const test::Run r = test::run_cli(t.dir.string(), "vectors " + test::shell_word((t.dir / "v").string()) +
+                                                        " --m 2 --n 8 --k 256");
+  CHECK(r.code == 0);
+  CHECK(r.err.empty());
+}
