@@ -1,5 +1,5 @@
 // `safespec check --data` at storage speed: the value rules over a
-// checkpoint of SAFESPEC_BENCH_DATA_GB gigabytes (default 1; the README's
+// checkpoint of SAFESPEC_BENCH_DATA_GB gigabytes (default 1; docs/performance.md's
 // numbers are for 4) of marked layers, N = K = 4096, cycling through int8
 // (3 of 8 layers), W4A8, W4A4, nvfp4, mxfp8 and fp8, every 16th layer with a
 // bad value (gen/data_checkpoint.hpp). The file is written once into a

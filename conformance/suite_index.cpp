@@ -1,7 +1,7 @@
 // Sharded checkpoints: a model.safetensors.index.json with its shards in a
 // folder of their own. The manifest line names the index; the shards are
 // written beside it without lines of their own. The index rules (ST-INDEX-*)
-// are safespec's (the reference never reads an index, README "Using it").
+// are safespec's (the reference never reads an index, docs/cli.md).
 #include <algorithm>
 #include <map>
 
@@ -103,7 +103,7 @@ std::vector<Draft> index_drafts() {
         index_text("{\"total_size\": 19}", kMap), std::move(shards), {OffsetGap});
   }
   // A quantized checkpoint over two shards: markers and layers spread as
-  // sglang and ComfyUI read them, as one model (README "One checkpoint,
+  // sglang and ComfyUI read them, as one model (docs/cli.md, "One checkpoint,
   // several files").
   for (std::uint64_t attempt = 0; attempt < 200; ++attempt) {
     q::QCheckpoint c = sample(q::valid_checkpoint(), key_of("index-quant", 0, 0, attempt), 100);

@@ -3,7 +3,7 @@
 // (X3), zero-sized tensors and scalars (X6, PR #208), sub-byte dtypes (§4.1),
 // the F9 fold order (§2.1), offsets at the u64 limits (§2.2), the header
 // length limit (F3, X16), the positions safespec takes where the written
-// spec is silent (README), and the upstream tests and issues of §8-§9.
+// spec is silent (docs/design.md), and the upstream tests and issues of §8-§9.
 #include <string>
 
 #include "conformance/suite_parts.hpp"
@@ -386,7 +386,7 @@ void model_rules(Drafts& d) {
 }
 
 // Where the written spec is silent: the reference's behaviour and
-// safespec's documented position (README "What the spec decides").
+// safespec's documented position (docs/design.md, "What the spec decides").
 void positions(Drafts& d) {
   const auto nested = [](int depth) {  // an unknown field whose value nests so the whole header is `depth` deep
     return with_header(pad("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1],\"x\":" + std::string(depth - 2, '[') +

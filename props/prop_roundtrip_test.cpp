@@ -381,7 +381,7 @@ TEST_CASE("NameArena::expect: the first block no larger than the text to come, f
 }
 
 TEST_CASE("Shape: three dimensions in place, a tensor entry in 72 bytes", "[unit][model]") {
-  // What the million-tensor benchmark's memory rests on (README, Performance).
+  // What the million-tensor benchmark's memory rests on (docs/performance.md).
   STATIC_REQUIRE(sizeof(Shape) == 32);
   STATIC_REQUIRE(sizeof(Name) == 16);
   STATIC_REQUIRE(sizeof(TensorEntry) == 72);

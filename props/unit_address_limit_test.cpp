@@ -1,4 +1,4 @@
-// Running out of address space (RLIMIT_AS, the README's memory bound): the
+// Running out of address space (RLIMIT_AS, the memory bound of docs/hardening.md): the
 // pool starts no helper thread that the limit has no room for
 // (threads_within_address_space, src/parallel.hpp), and `safespec` ends an
 // allocation that fails anyway as an error (exit 2, one line), never an abort.

@@ -1,4 +1,4 @@
-// Hardening fixes found by the adversarial corpus (README "Hardening"), each
+// Hardening fixes found by the adversarial corpus (docs/hardening.md), each
 // pinned here with exact findings: index findings bounded per rule, and a
 // file that shrinks while being read (ByteFile's open observer).
 #include <unistd.h>

@@ -115,7 +115,7 @@ print(f"{runs} runs each, interleaved, after one untimed round; safespec = {safe
 # Every file is written, and the writes flushed, before anything is timed:
 # a 96 MB header written just before the 100k runs was still being written
 # back during them, and a first run of five measured 8.7x where the next
-# runs measured 12x (5 December 2026, the Zen 3 VM of the README).
+# runs measured 12x (5 December 2026, the Zen 3 VM of docs/performance.md).
 paths = {tensors: make_checkpoint(tensors) for tensors in counts}
 os.sync()
 for tensors in counts:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `pip install --no-build-isolation .` proven by use (README, "Use it from
-# Python"): setup.py drives CMake in build/release, which the release stage
-# of scripts/test.sh has just configured and built with the settings setup.py
+# `pip install --no-build-isolation .` proven by use (docs/python.md): setup.py
+# drives CMake in build/release, which the release stage of scripts/test.sh has
+# just configured and built with the settings setup.py
 # passes (Release, no tests, the module on), so only what changed is rebuilt.
 # setup.py leaves SAFESPEC_TESTS off in that cache, so it is put back as it
 # was afterwards: otherwise a later `cmake --build` there would build no test

@@ -3,7 +3,7 @@
 // them is rejected upstream too, and safespec says so as a finding). "Ours"
 // bounds keep safespec's memory and time in proportion to its input; an input
 // past one of them is reported as unchecked or as a finding that names the
-// bound, never judged as if it had been read (README, "No silent limits").
+// bound, never judged as if it had been read (docs/cli.md, "No silent limits").
 #pragma once
 
 #include <cstddef>

@@ -44,7 +44,7 @@ Timeouts timeouts() {
 
 // libcurl, loaded on the first URL, not linked: a local check maps and
 // starts exactly as before (no 30 more shared libraries, whose address space
-// the memory bound of README "Hardening" would have to absorb). The headers
+// the memory bound of docs/hardening.md would have to absorb). The headers
 // are Debian's libcurl4-openssl-dev; the library its libcurl4.
 struct Curl {
   decltype(&curl_global_init) global_init = nullptr;

@@ -167,7 +167,7 @@ std::size_t expected_tensors(std::string_view text) {
 // kMinEntryBytes of text_size: that is 1.8x the header of address space, and
 // a header of one 100 MB name or metadata value also holds that unit whole in
 // the window and its decoded copy, past the memory bound (RLIMIT_AS = 3x the
-// header + 64 MiB; README, "Memory bound").
+// header + 64 MiB; docs/hardening.md, "The memory bound").
 std::size_t expected_tensors(std::string_view first, std::uint64_t text_size) {
   if (first.empty() || first.size() >= text_size) return expected_tensors(first);
   const double per_byte = static_cast<double>(expected_tensors(first)) / static_cast<double>(first.size());
@@ -303,7 +303,7 @@ class TopLevel {
   // An escaped key is decoded here, not into the reader's scratch: the
   // tensor's own strings come after it, and a unit read again decodes it
   // again into this same buffer (two buffers of a 64 MiB escaped name broke
-  // the memory bound: README, "Memory bound").
+  // the memory bound: docs/hardening.md, "The memory bound").
   std::string key_;
   std::uint64_t dropped_ = 0;   // text bytes before the window
   bool metadata_seen_ = false;

@@ -39,7 +39,7 @@ struct Expect {
 struct AdversarialCase {
   std::string name;  // file name, or the special path's name
   Origin origin;
-  std::string what;  // one line for the manifest and README
+  std::string what;  // one line for the manifest and docs/hardening.md
   Expect expect;
   // Writes the case at `path` (unused for Special and Shrinks). Returns false
   // and prints why on failure.

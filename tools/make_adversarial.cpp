@@ -16,7 +16,7 @@ using namespace safespec::tools;
 namespace {
 
 constexpr const char* kManifestIntro =
-    "# The adversarial corpus (README \"Hardening\"), written by tools/make_adversarial.cpp.\n"
+    "# The adversarial corpus (docs/hardening.md), written by tools/make_adversarial.cpp.\n"
     "# origin: committed = the file beside this manifest; generated / truncation / shrinks = written at\n"
     "# test time into the build tree by `make_adversarial --generated DIR` (same code; too large or too\n"
     "# many to commit); special = a directory, a FIFO with no writer, /dev/zero. replay_adversarial\n"

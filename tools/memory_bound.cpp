@@ -3,9 +3,9 @@
 // single tensor name, one whose single metadata value, fills it, and one with
 // an escaped 64 MiB name that a window cuts) into DIR, runs
 // `SAFESPEC check` on it under RLIMIT_AS = 3 x the header length + a fixed
-// allowance (tools/memory_limit.hpp: the bound the README guarantees), and
+// allowance (tools/memory_limit.hpp: the bound docs/hardening.md guarantees), and
 // fails unless it exits 0 (an allocation past the limit aborts it) with a
-// peak resident set under 3 x the header length. The README's memory bound is
+// peak resident set under 3 x the header length. The memory bound of docs/hardening.md is
 // this test.
 #include <fcntl.h>
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
-// The memory bound safespec guarantees for `safespec check` on one file (README
-// "Hardening"): address space at most 3 x the header length plus a fixed
+// The memory bound safespec guarantees for `safespec check` on one file (docs/hardening.md,
+// "The memory bound"): address space at most 3 x the header length plus a fixed
 // allowance for the binary, its shared libraries, the stacks and the
 // allocator's arenas. memory_bound and replay_adversarial run the command
 // under exactly this RLIMIT_AS, so exceeding it fails the test.

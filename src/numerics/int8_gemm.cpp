@@ -269,8 +269,9 @@ void gemm_vnni(std::span<const std::int8_t> a, std::span<const std::int8_t> b, s
                std::size_t n, std::size_t k, unsigned threads) {
   // 6 x 4: 24 accumulators, 4 B rows and 1 A row are 29 of the 32 zmm
   // registers, and B (streamed from L2) is read once per 6 rows of A. On the
-  // Xeon of README's W4A8 table, 4 x 4 ran at 67-69% of the vpdpbusd peak,
-  // 6 x 4 at 62-85% (a noisy VM; most runs above 75%), 8 x 4 (spilling) at 75-78%.
+  // Xeon of the W4A8 table of 3 December 2026 (docs/performance-2026-12-early.md),
+  // 4 x 4 ran at 67-69% of the vpdpbusd peak, 6 x 4 at 62-85% (a noisy VM;
+  // most runs above 75%), 8 x 4 (spilling) at 75-78%.
   static constexpr auto kVnni = make_kernel<Vnni512, std::uint8_t, std::int8_t, 6, 4>(64, 4096, 128);
   const std::size_t kp = round_up(k, 64);
   Packed<std::uint8_t> a8(m * kp);

@@ -7,7 +7,8 @@
 // a CPU with AVX-512 runs them too. The cuda.3 rotation and the cuda
 // epilogue have AVX-512 variants (rotate_cuda_fast.hpp, epilogue_lanes.hpp):
 // on an AVX-512 VNNI Xeon these two were a third of the call, while
-// validation and decode here were 12% of it (README, "The W4A8 linear").
+// validation and decode here were 12% of it (docs/performance-2026-12-early.md,
+// "The W4A8 linear").
 //
 // Why element-wise IEEE operations in vector lanes are the scalar ones:
 // packed add, mul and div round each lane as the scalar instruction does
