@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       dearest = std::max(dearest, per_byte);
       std::printf("%-22s %-7s %12.0f %14.3f %9.2fx\n", name, kLabels[i], bytes, per_byte, base > 0 ? per_byte / base : 0.0);
     }
-    // Issue 14's reading of "flat": the dearest size per byte against the cheapest.
+    // The performance goal's reading of "flat": the dearest size per byte against the cheapest.
     if (cheapest > 0)
       std::printf("%-22s dearest / cheapest per byte: %.2fx%s\n", name, dearest / cheapest,
                   std::string_view(name) == "BM_FastScaling" && dearest / cheapest > 1.25 ? "  (goal: at most 1.25x)" : "");

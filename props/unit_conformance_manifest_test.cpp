@@ -36,7 +36,7 @@ TEST_CASE("conformance manifest: a line renders as documented and parses back eq
   CHECK(back.value().expected(Profile::Strict) == Expect::Reject);
 }
 
-// Issue 15: a name never claims a verdict its expectations do not give. Every
+// A name never claims a verdict its expectations do not give. Every
 // one of the 32 expectation rows gets exactly one prefix, from the first
 // consumer in the order reference, loaders, strict that rejects it.
 TEST_CASE("conformance manifest: the name's prefix says whose verdict it is, for every expectation row", "[conformance]") {

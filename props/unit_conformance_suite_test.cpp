@@ -115,7 +115,7 @@ TEST_CASE("conformance suite: each file breaks exactly its listed rules, and its
       if (r != kWriterOnly) listed.push_back(r);
     std::sort(listed.begin(), listed.end());
     CHECK(strict_findings(c) == listed);
-    // Issue 15: the prefix says whose verdict it is, checked here against the
+    // The prefix says whose verdict it is, checked here against the
     // expectations directly, not through name_prefix.
     const bool readers_accept = std::all_of(kReaders.begin(), kReaders.end(),
                                             [&](Profile p) { return c.expected(p) == Expect::Accept; });

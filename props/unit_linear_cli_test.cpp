@@ -192,7 +192,7 @@ TEST_CASE("dequant (issue 4, §5.10): the W4A8 weight as F32 [N, K] in the origi
             .code == 2);
 }
 
-// Issue 13: W4A8 `dequant` to safetensors is written 4 MiB of rows at a
+// W4A8 `dequant` to safetensors is written 4 MiB of rows at a
 // time; the .npy output is the whole matrix at once (dequant_as). A layer of
 // K = 16 and 66,000 rows spans two blocks (65,536 rows each); both files
 // carry the same F32 bytes.

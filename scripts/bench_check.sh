@@ -2,7 +2,7 @@
 # Whole-process cost of `safespec check --profile safetensors FILE` against
 # the in-repo stand-in for the reference reader (Python's json.loads of the
 # same header), on synthetic checkpoints of 100,000 and 1,000,000 tensors
-# (issue 14). Users run one fresh process per checkpoint, so this is the
+#. Users run one fresh process per checkpoint, so this is the
 # number they see: start-up, page faults and first-call costs included.
 #
 # The two commands are run interleaved (A B A B ...) so that noise from other

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Whole-process cost of `safespec check` over many small files (issue 14,
-# "Many files"): a directory of 1,000 checkpoints and an index of 1,000
+# Whole-process cost of `safespec check` over many small files: a
+# directory of 1,000 checkpoints and an index of 1,000
 # shards, 64 BF16 tensors each (about 6 KB of header, as
 # bench/bench_many_files.cpp writes them), checked with --jobs 1 and with
 # --jobs N (default: the CPU count), interleaved so that noise from other

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The W4A8 fast path end to end (issue 14, "W4A8 fast path"), against an
+# The W4A8 fast path end to end, against an
 # older build of the same benchmark, interleaved round by round so that
 # noise from other processes falls on both alike. Each round runs
 # bench/bench_w4a8's fast path (vector lanes on) and its register-only
