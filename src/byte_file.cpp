@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "spec/limits.hpp"
-#include "src/http_range.hpp"
 
 namespace safespec {
 
@@ -104,14 +103,14 @@ ByteFile ByteFile::over(std::shared_ptr<const ByteSource> source, std::uint64_t 
   return f;
 }
 
-Result<ByteFile, IoError> ByteFile::open(const std::string& path) {
-  if (is_stdin_path(path)) {
-    auto source = stdin_source();
-    if (!source) return source.error();
-    const std::uint64_t size = source.value()->size();
-    return over(std::move(source).value(), size);
-  }
-  if (is_url(path)) return open_url(path);
+Result<ByteFile, IoError> ByteFile::open_stdin() {
+  auto source = stdin_source();
+  if (!source) return source.error();
+  const std::uint64_t size = source.value()->size();
+  return over(std::move(source).value(), size);
+}
+
+Result<ByteFile, IoError> ByteFile::open_local(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return IoError{std::string("cannot open: ") + std::strerror(errno)};
   struct stat st {};

@@ -58,7 +58,12 @@ class ByteFile {
   // "-": standard input, read once (up to kMaxStdinBytes) and shared by every
   // later open in this process. A URL: one ranged request for the first
   // kHttpFirstReadBytes, which gives the size (Content-Range's total).
+  // Decided in src/byte_file_open.cpp, the one unit that knows both this
+  // file and src/http_range.hpp (which builds on it).
   static Result<ByteFile, IoError> open(const std::string& path);
+  // The two openers here: a local path, and "-".
+  static Result<ByteFile, IoError> open_local(const std::string& path);
+  static Result<ByteFile, IoError> open_stdin();
   // A ByteFile over any source (tests, and the openers above).
   static ByteFile over(std::shared_ptr<const ByteSource> source, std::uint64_t size);
 
