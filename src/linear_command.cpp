@@ -322,11 +322,11 @@ namespace {
 
 // One stored weight of a format through its reference dequantization, to F32.
 template <class Stored>
-using Reader = LayerResult<Stored> (*)(const CheckpointReader&, const quant::Layer&);
+using StoredReader = LayerResult<Stored> (*)(const CheckpointReader&, const quant::Layer&);
 template <class Stored>
 using Dequant = Result<deq::Mat<float>> (*)(const Stored&);
 
-template <class Stored, Reader<Stored> read, Dequant<Stored> compute>
+template <class Stored, StoredReader<Stored> read, Dequant<Stored> compute>
 CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, const quant::Layer& l) {
   auto stored = read(c, l);
   if (!stored) return from(stored.error());

@@ -238,7 +238,7 @@ std::optional<std::string> run_marker_case(const MarkerCase& c) {
   return analysis_breaks_laws(std::span(&file, 1));
 }
 
-std::string outcome_text(const Outcome& o) {
+std::string oracle_outcome_text(const Outcome& o) {
   std::string out = o.loads ? "loads" : "rejects (" + o.error + ": " + o.message + ")";
   if (!o.config.empty()) out += " config " + o.config;
   for (RuleId r : o.mis_loads) out += " misloads:" + std::string(rule_name(r));
@@ -302,7 +302,7 @@ std::optional<std::string> marker_analysis_fails(std::span<const std::uint8_t> b
 
 std::string describe_report(const FileReport& r) {
   std::string out = r.path + (r.io_error ? " io_error " + *r.io_error : "") + (r.judged ? " judged" : " unjudged");
-  for (Consumer c : kConsumers) out += "\n  " + std::string(consumer_name(c)) + ": " + outcome_text(r.consumers[c]);
+  for (Consumer c : kConsumers) out += "\n  " + std::string(consumer_name(c)) + ": " + oracle_outcome_text(r.consumers[c]);
   for (const Finding& f : r.findings) out += "\n  " + finding_text(f);
   return out;
 }
@@ -354,7 +354,7 @@ std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file,
     const std::string name(profile_name(kProfiles[i]));
     if (!view.judged) return name + " report was not judged:\n" + describe_report(view);
     for (Consumer c : kConsumers)
-      if (outcome_text(view.consumers[c]) != outcome_text(strict.consumers[c]))
+      if (oracle_outcome_text(view.consumers[c]) != oracle_outcome_text(strict.consumers[c]))
         return "consumer outcomes differ between strict and " + name + ":\n" + strict_text + "\n" + describe_report(view);
     const Consumer consumer = *kProfiles[i].consumer();
     const Outcome& outcome = view.consumers[consumer];
