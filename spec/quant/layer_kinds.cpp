@@ -73,6 +73,20 @@ struct KindCheck {
   void add(std::string message, std::vector<Verdict> v) const {
     out.add(l.file, RuleId::QuantSglangCompanion, Place::layer(l.prefix), std::move(message), std::move(v));
   }
+
+  // An int8 companion the config let through beside `main` layers raises on
+  // a Linear layer (S13.3, S19) in `versions`: assumed an embedding when
+  // the kind is not known, refused when it is Linear.
+  void companion_on_linear(std::string_view main, VersionMask versions) const {
+    const Verdict linear =
+        for_versions(verdict(Msg::KindsSgLinearMarker, At{l.index}, {{"prefix!r", repr(l.prefix)}}), versions);
+    if (!kind)
+      assumptions.push_back(Assumption{l.prefix, LayerKind::Embedding, linear});
+    else if (*kind == LayerKind::Linear)
+      add("expected an int8 embedding marker beside " + std::string(main) +
+              " layers to be on an embedding layer, found it on a Linear layer (S13.3)",
+          {linear});
+  }
 };
 
 // KitchenW4A8Config: the int8 markers its constructor let through raise on
@@ -84,14 +98,7 @@ void w4a8_kinds(const KindCheck& k) {
   const VersionMask passed =
       sglang_versions_where([&](const SglangConfigSet& s) { return w4a8_passes(s.w4a8_passes, k.l, k.t); }, none);
   if (!none) {
-    const Verdict linear =
-        for_versions(verdict(Msg::KindsSgLinearMarker, At{k.l.index}, {{"prefix!r", repr(k.l.prefix)}}), passed);
-    if (!k.kind)
-      k.assumptions.push_back(Assumption{k.l.prefix, LayerKind::Embedding, linear});
-    else if (*k.kind == LayerKind::Linear)
-      k.add("expected an int8 embedding marker beside W4A8 layers to be on an embedding layer, found it on a "
-            "Linear layer (S13.3)",
-            {linear});
+    k.companion_on_linear("W4A8", passed);
     return;
   }
   if (!k.l.is(QuantFormat::W4a8) || k.kind != LayerKind::Embedding) return;
@@ -115,14 +122,7 @@ void w4a8_kinds(const KindCheck& k) {
 // Linear layer (S19). (What it does with an NVFP4 marker on an embedding
 // is not recorded.)
 void nvfp4_kinds(const KindCheck& k) {
-  if (!is_rowwise_int8(k.l, k.t)) return;
-  const Verdict linear = verdict(Msg::KindsSgLinearMarker, At{k.l.index}, {{"prefix!r", repr(k.l.prefix)}});
-  if (!k.kind)
-    k.assumptions.push_back(Assumption{k.l.prefix, LayerKind::Embedding, linear});
-  else if (*k.kind == LayerKind::Linear)
-    k.add("expected an int8 embedding marker beside NVFP4 layers to be on an embedding layer, found it on a Linear "
-          "layer (S13.3)",
-          {linear});
+  if (is_rowwise_int8(k.l, k.t)) k.companion_on_linear("NVFP4", 0);
 }
 
 // ConvRotInt8Config (the versions that read int8 markers with it): an int8
