@@ -15,6 +15,7 @@ Command register_inspect(CLI::App& app) {
   CLI::App* inspect = app.add_subcommand("inspect", "List a file's tensors and metadata, with a summary");
   inspect->add_option("path", a->path, "a safetensors file, or a shard index (*.index.json): its shards")->required();
   inspect->add_flag("--json", a->json, "print one JSON document");
+  inspect->add_flag("--verbose", a->verbose, "list every layer's verdicts (text folds a repeated 'not reached')");
   inspect->add_option("--values", a->values, "decode the first elements of tensor NAME (repeatable)")
       ->type_name("NAME")
       ->allow_extra_args(false);

@@ -60,6 +60,12 @@ std::string impls_dir() {
 #endif
 }
 
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
 std::string shell_word(const std::string& s) {
   std::string out = "'";
   for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);

@@ -59,6 +59,8 @@ std::string impls_dir();
 // One word for a POSIX shell (popen's, and the conformance --impl template),
 // whatever the text holds.
 std::string shell_word(const std::string& s);
+// How many times `part` occurs in `text` (overlaps counted).
+std::size_t occurrences(const std::string& text, const std::string& part);
 Run run_cli(const std::string& scratch, const std::string& args);
 
 // A TempDir with files written into it and the CLI run from it (the report

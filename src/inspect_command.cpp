@@ -169,7 +169,7 @@ CommandOutcome run_inspect(const InspectOptions& options) {
   // reader of the earlier lines and keys keeps working.
   std::string extra = ",\"summary\":" + render_summary_json(summary);
   if (!options.values.empty()) extra += ",\"values\":" + values->json;
-  const std::string tail = render_summary_text(summary) + values->text;
+  const std::string tail = render_summary_text(summary, options.verbose) + values->text;
   CommandOutcome o{values->unreadable ? kExitUsage : kExitOk, "", ""};
   if (!is_index_path(path)) {
     o.out = json ? render_inspect_json(path, files[0].model, extra) : render_inspect_text(files[0].model) + tail;

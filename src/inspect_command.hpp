@@ -19,6 +19,8 @@ struct InspectOptions {
   // (src/tensor_values.hpp); count is at most kInspectValuesMax.
   std::vector<std::string> values;
   std::uint64_t count = kInspectValuesDefault;
+  // Text: every layer's verdict lines, none folded.
+  bool verbose = false;
 };
 
 // Exit 0 listed; 1 a header does not parse; 2 a file cannot be read, a

@@ -107,7 +107,7 @@ struct SummaryFile {
 // each file as `files` does).
 InspectSummary summarize(const std::vector<SummaryFile>& files, const std::vector<FileReport>& reports);
 
-std::string render_summary_text(const InspectSummary& s);
+std::string render_summary_text(const InspectSummary& s, bool verbose = false);
 std::string render_summary_json(const InspectSummary& s);
 
 }  // namespace safespec

@@ -2,6 +2,10 @@
 // same facts in both, so a script never parses the text.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "spec/dtype.hpp"
 #include "spec/quote.hpp"
 #include "src/inspect_summary.hpp"
@@ -45,6 +49,9 @@ std::string consumer_text(const LayerConsumer& c) {
   return out + "\n";
 }
 
+// How many layers show the same "not reached" line before the rest are counted.
+constexpr std::size_t kNotReachedShown = 2;
+
 std::string nullable(const std::string& s) { return s.empty() ? std::string("null") : json_string(s); }
 
 std::string verdict_text(const CheckpointVerdict& v) {
@@ -64,7 +71,7 @@ std::string verdict_text(const CheckpointVerdict& v) {
 
 }  // namespace
 
-std::string render_summary_text(const InspectSummary& s) {
+std::string render_summary_text(const InspectSummary& s, bool verbose) {
   std::string out = fmt::format("summary: {}, {} parameters, {} bytes\n", plural(s.tensors, "tensor"),
                                 total_text(s.parameters), total_text(s.bytes));
   for (const DtypeTotal& d : s.dtypes)
@@ -81,11 +88,46 @@ std::string render_summary_text(const InspectSummary& s) {
     out += "quantized layers: not read (" + s.check_error + ")\n";
   } else if (!s.layers.empty()) {
     out += fmt::format("quantized layers: {} (verdicts from the header rules only)\n", s.layers.size());
+    // A checkpoint rejected before its layers are read says so for every
+    // layer in the same words: after the first few, one line with the count.
+    struct Folded {
+      std::string line;  // the consumer's line, the same on every layer it is on
+      Consumer consumer;
+      std::size_t seen = 0;
+    };
+    std::vector<Folded> folded;
     for (const QuantLayerSummary& l : s.layers) {
       out += fmt::format("  {}: {}, marker {}", quote_name(l.prefix), l.format, l.marker);
       for (const auto& [key, value] : l.group_sizes) out += fmt::format(", {} {}", key, value);
       out += "\n";
-      for (const LayerConsumer& c : l.consumers) out += consumer_text(c);
+      for (const LayerConsumer& c : l.consumers) {
+        const std::string line = consumer_text(c);
+        if (verbose || c.verdict != "not reached") {
+          out += line;
+          continue;
+        }
+        auto f = std::find_if(folded.begin(), folded.end(), [&](const Folded& x) { return x.line == line; });
+        if (f == folded.end()) f = folded.insert(folded.end(), Folded{line, c.consumer, 0});
+        if (++f->seen <= kNotReachedShown) out += line;
+      }
+    }
+    // One line per cause and count: "sglang, comfyui, kitchen are not reached".
+    for (std::size_t i = 0; i < folded.size(); ++i) {
+      if (folded[i].seen <= kNotReachedShown || folded[i].line.empty()) continue;
+      const std::string cause = folded[i].line.substr(folded[i].line.find(" (") + 1);  // "(E: M)\n"
+      std::vector<std::string> who{std::string(consumer_name(folded[i].consumer))};
+      for (std::size_t j = i + 1; j < folded.size(); ++j)
+        if (folded[j].seen == folded[i].seen && folded[j].line.substr(folded[j].line.find(" (") + 1) == cause) {
+          who.emplace_back(consumer_name(folded[j].consumer));
+          folded[j].line.clear();
+        }
+      std::string names;
+      for (std::size_t k = 0; k < who.size(); ++k)
+        names += (k == 0 ? "" : k + 1 == who.size() ? " and " : ", ") + who[k];
+      const std::size_t more = folded[i].seen - kNotReachedShown;
+      out += fmt::format("  and {} more layer{} where {} {} not reached {} (--verbose lists each)\n", more,
+                         more == 1 ? "" : "s", names, who.size() == 1 ? "is" : "are",
+                         cause.substr(0, cause.size() - 1));
     }
   }
   if (!s.verdicts.empty()) {
