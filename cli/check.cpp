@@ -46,6 +46,7 @@ CommandOutcome run_check(CheckArgs& a) {
   auto ignored = rules_matching(a.ignore);
   if (!ignored) return CommandOutcome{kExitUsage, "", "safespec: " + ignored.error() + "\n"};
   if (a.json) a.format = Format::Json;
+  a.options.progress = a.format == Format::Text && !a.quiet;
   FastHeaderParser parser;
   std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
   ignore_rules(reports, ignored.value());

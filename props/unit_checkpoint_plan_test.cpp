@@ -9,6 +9,7 @@
 #include "props/unit_support.hpp"
 #include "src/check.hpp"
 #include "src/checkpoint_plan.hpp"
+#include "spec/quote.hpp"
 
 using namespace safespec;
 
@@ -27,7 +28,7 @@ std::vector<std::string> shown(const std::vector<PathEntry>& entries, bool separ
                        : c.kind == CheckpointKind::Series ? "series"
                        : c.kind == CheckpointKind::Single ? "single"
                                                           : "together";
-    out.push_back(std::string(kind) + " " + c.name + ":");
+    out.push_back(std::string(kind) + (c.name.empty() ? "" : " " + quote_name(c.name)) + ":");
   }
   std::size_t file = 0;
   for (std::size_t e = 0; e < entries.size(); ++e) {
@@ -73,7 +74,7 @@ TEST_CASE("plan_checkpoints: an index is one checkpoint where its path was, and 
   CHECK(shown({file_entry("a.safetensors"), files_of("d", {"d/x.safetensors"}), file_entry("b.safetensors")}, false,
               true) ==
         std::vector<std::string>{
-            "together of 'a.safetensors', 'd/x.safetensors', 'b.safetensors': a.safetensors d/x.safetensors b.safetensors"});
+            "together: a.safetensors d/x.safetensors b.safetensors"});
 }
 
 namespace {

@@ -35,7 +35,8 @@ TEST_CASE("Places: one readable spelling per kind, names quoted and escaped") {
         "__metadata__['_quantization_metadata'] key 'layers' key 'p'");
   CHECK(Place::layer("blk.0").text() == "layer 'blk.0'");
   CHECK(Place::checkpoint("").text() == "checkpoint");
-  CHECK(Place::checkpoint("dir/model.safetensors.index.json").text() == "checkpoint dir/model.safetensors.index.json");
+  CHECK(Place::checkpoint("dir/model.safetensors.index.json").text() == "checkpoint 'dir/model.safetensors.index.json'");
+  CHECK(Place::checkpoint_of({"a.safetensors", "b\nc"}).text() == "checkpoint of 'a.safetensors', 'b\\x0ac'");
   CHECK(Place::index().text() == "index");
   CHECK(Place::weight_map().text() == "weight_map");
   CHECK(Place::index_entry("a").text() == "weight_map['a']");
@@ -51,6 +52,11 @@ TEST_CASE("Places: JSON gives the same keys for every kind, the name unescaped")
   CHECK(place_json(Place::tensor_field("t", "x").below(std::uint64_t{2}).below("k")) ==
         R"({"kind":"tensor_field","name":"t","field":"x","path":[2,"k"],"byte":null})");
   CHECK(place_json(Place::checkpoint("")) == R"({"kind":"checkpoint","name":null,"field":null,"path":[],"byte":null})");
+  // The name as the file system spells it: quotes are the text's, never the name's.
+  CHECK(place_json(Place::checkpoint("d/m.index.json")) ==
+        R"({"kind":"checkpoint","name":"d/m.index.json","field":null,"path":[],"byte":null})");
+  CHECK(place_json(Place::checkpoint_of({"a", "b"})) ==
+        R"({"kind":"checkpoint","name":null,"field":null,"path":["a","b"],"byte":null})");
   CHECK(place_json(Place::header()) == R"({"kind":"header","name":null,"field":null,"path":[],"byte":null})");
 }
 

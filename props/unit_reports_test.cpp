@@ -29,7 +29,7 @@ std::vector<std::uint8_t> canonical() { return gen::file_with_header(kTest + "  
 std::vector<std::uint8_t> gap() { return gen::file_with_header(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}   )", 2); }
 
 constexpr std::string_view kLoads =
-    R"("loads":true,"error":null,"message":null,"unknown":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[],"unchecked":[]})";
+    R"("loads":true,"error":null,"message":null,"unknown":null,"config":null,"mis_loads":[],"warns":[],"alternatives":[],"assumes":[],"unchecked":[],"file":null})";
 
 // "consumers", then the version each verdict is for, then every version of
 // the consumers that have several (spec/consumers.hpp).
@@ -57,7 +57,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
   const Run r = s.run("check --json " + test::shell_word(good));
   CHECK(r.code == 0);
   CHECK(r.out == R"({"schema":1,"profile":"strict","files":[{"path":)" + ("\"" + good + "\"") +
-                     R"(,"ok":true,"hint":null,"findings":[],"counts":{},"ignored":0,"complete":true,"unchecked":[],"consumers":)" + all_load() + "}]}\n");
+                     R"(,"ok":true,"hint":null,"findings":[],"counts":{},"ignored":0,"complete":true,"unchecked":[],"consumers":)" + all_load() + R"(,"checkpoint":null,"files":[]}]})" + "\n");
 
   const auto bad = s.file("gap.safetensors", gap());
   for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
@@ -71,7 +71,7 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
     for (auto kv : consumers) {
       INFO(kv.key);
       CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "unknown", "config", "mis_loads",
-                                                       "warns", "alternatives", "assumes", "unchecked"});
+                                                       "warns", "alternatives", "assumes", "unchecked", "file"});
       CHECK(bool(kv.value["loads"]) == false);
       CHECK(std::string_view(kv.value["error"]).size() > 0);
       CHECK(kv.value["config"].is_null());
@@ -241,12 +241,22 @@ TEST_CASE("reports (issue 11): a consumer that rejects the checkpoint has no mis
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  // The checkpoint's own report carries ComfyUI's verdict; its files show only their own.
+  std::size_t judged = 0;
   for (simdjson::dom::element file : simdjson::dom::array(doc["files"])) {
-    const simdjson::dom::element comfyui = file["consumers"]["comfyui"];
+    simdjson::dom::element comfyui;
+    if (file["consumers"]["comfyui"].get(comfyui) != simdjson::SUCCESS) {
+      CHECK(simdjson::dom::array(file["files"]).size() == 0);
+      CHECK(!file["checkpoint"].is_null());
+      continue;
+    }
+    ++judged;
+    CHECK(simdjson::dom::array(file["files"]).size() == 2);
     CHECK(bool(comfyui["loads"]) == false);
     CHECK(std::string_view(comfyui["error"]) == "JSONDecodeError");
     CHECK(simdjson::dom::array(comfyui["mis_loads"]).size() == 0);
   }
+  CHECK(judged == 1);
 }
 
 TEST_CASE("reports (issue 11): inspect reports a truncated file", "[reports]") {

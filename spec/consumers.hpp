@@ -30,6 +30,10 @@ enum class ContainerReader : unsigned char {
 };
 // How a consumer reports a failure: a Rust error variant, or a Python exception.
 enum class ErrorStyle : unsigned char { RustVariant, PythonException };
+// What one verdict of a consumer is about: each file alone (the reference
+// reader reads one file's bytes), or the whole checkpoint (a loader reads
+// every file of it before a model exists, and the first failure stops it).
+enum class Judges : unsigned char { EachFile, Checkpoint };
 
 std::string_view container_reader_name(ContainerReader r);
 // ComfyUI's own parser, in either era: its answer, not the crate's, decides.
@@ -48,6 +52,7 @@ struct ConsumerInfo {
   std::string_view name;     // the JSON key, the profile, --consumer NAME
   std::string_view display;  // as upstream spells the project
   ErrorStyle errors;
+  Judges judges;
   std::span<const ConsumerVersion> versions;
   std::size_t default_version;  // what the verdict, the profile and the exit status use unless told
   std::string_view why_default;  // the documented position behind that choice
@@ -118,15 +123,18 @@ inline constexpr std::array<ConsumerVersion, 2> kKitchen{{
 }  // namespace consumer_rows
 
 inline constexpr std::array<ConsumerInfo, 4> kConsumerTable{{
-    {Consumer::Safetensors, "safetensors", "huggingface/safetensors", ErrorStyle::RustVariant,
+    {Consumer::Safetensors, "safetensors", "huggingface/safetensors", ErrorStyle::RustVariant, Judges::EachFile,
      consumer_rows::kSafetensors, 0, "one version"},
-    {Consumer::Sglang, "sglang", "sglang (multimodal_gen)", ErrorStyle::PythonException, consumer_rows::kSglang, 0,
+    {Consumer::Sglang, "sglang", "sglang (multimodal_gen)", ErrorStyle::PythonException, Judges::Checkpoint,
+     consumer_rows::kSglang, 0,
      "the set whose rules and messages were measured against sglang's own code (1,176 of 1,189 checkpoints agree "
      "exactly); the others are read from their source and shown where they differ"},
-    {Consumer::Comfyui, "comfyui", "ComfyUI", ErrorStyle::PythonException, consumer_rows::kComfyui, 0,
+    {Consumer::Comfyui, "comfyui", "ComfyUI", ErrorStyle::PythonException, Judges::Checkpoint,
+     consumer_rows::kComfyui, 0,
      "safe-open runs on every machine, and every file dynamic-vram rejects it rejects too, so its \"loads\" "
      "holds in both modes"},
-    {Consumer::Kitchen, "kitchen", "comfy-kitchen", ErrorStyle::PythonException, consumer_rows::kKitchen, 0,
+    {Consumer::Kitchen, "kitchen", "comfy-kitchen", ErrorStyle::PythonException, Judges::Checkpoint,
+     consumer_rows::kKitchen, 0,
      "the version ComfyUI pins, which its users run"},
 }};
 
@@ -168,6 +176,7 @@ std::optional<Consumer> consumer_by_name(std::string_view name);
 // The version `id` of consumer c, by its position in the row.
 std::optional<std::size_t> version_by_id(Consumer c, std::string_view id);
 constexpr bool has_versions(Consumer c) { return consumer_info(c).versions.size() > 1; }
+constexpr bool judges_each_file(Consumer c) { return consumer_info(c).judges == Judges::EachFile; }
 
 // One T per consumer, indexed by the consumer itself, never by a number.
 template <class T>

@@ -84,7 +84,9 @@ std::string Place::text() const {
       append_path(out, path);
       break;
     case PlaceKind::Checkpoint:
-      if (!name.empty()) out += " " + name;
+      if (!name.empty()) out += " " + quote_name(name);
+      for (std::size_t i = 0; i < path.size(); ++i)
+        if (const auto* file = std::get_if<std::string>(&path[i])) out += (i ? ", " : " of ") + quote_name(*file);
       break;
     case PlaceKind::Argument:
       out += name;

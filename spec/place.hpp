@@ -23,7 +23,7 @@ enum class PlaceKind : unsigned char {
   Metadata,     // the __metadata__ entry
   MetadataKey,  // one key of __metadata__, or a key or item inside its JSON value (path)
   Layer,        // a quantized layer, by its prefix
-  Checkpoint,   // a checkpoint of several files, by its readable name (index, directory or series)
+  Checkpoint,   // a checkpoint as a whole: by its name (its index, shard series or file), or by its files (path)
   Index,        // a shard index file as a whole
   WeightMap,    // the weight_map of an index
   IndexEntry,   // one tensor's entry in weight_map
@@ -40,9 +40,10 @@ using PathStep = std::variant<std::string, std::uint64_t>;
 
 struct Place {
   PlaceKind kind = PlaceKind::None;
-  std::string name;             // tensor, layer, metadata key, shard, checkpoint or argument
+  std::string name;             // tensor, layer, metadata key, shard, checkpoint or argument, as spelled
   std::string field;            // TensorField: the unknown field
-  std::vector<PathStep> path;   // TensorField, MetadataKey: the keys and items below it, outermost first
+  std::vector<PathStep> path;   // TensorField, MetadataKey: the keys and items below it, outermost first;
+                                // Checkpoint without a name: its files
   std::uint64_t byte = 0;       // Byte: the offset
 
   static Place file() { return {PlaceKind::File, {}, {}, {}, 0}; }
@@ -55,8 +56,13 @@ struct Place {
   static Place metadata() { return {PlaceKind::Metadata, {}, {}, {}, 0}; }
   static Place metadata_key(std::string_view key) { return {PlaceKind::MetadataKey, std::string(key), {}, {}, 0}; }
   static Place layer(std::string_view prefix) { return {PlaceKind::Layer, std::string(prefix), {}, {}, 0}; }
-  // `readable` is already a name for people (a path, "a-0000i-of-0000n"); empty for "this checkpoint".
-  static Place checkpoint(std::string_view readable) { return {PlaceKind::Checkpoint, std::string(readable), {}, {}, 0}; }
+  // `name`: the checkpoint's index, its shard series ("dir/model-*-of-00003.safetensors") or
+  // its one file, unescaped; empty for "this checkpoint".
+  static Place checkpoint(std::string_view name) { return {PlaceKind::Checkpoint, std::string(name), {}, {}, 0}; }
+  // A checkpoint that is the files given together, and has no other name.
+  static Place checkpoint_of(const std::vector<std::string>& files) {
+    return {PlaceKind::Checkpoint, {}, {}, std::vector<PathStep>(files.begin(), files.end()), 0};
+  }
   static Place index() { return {PlaceKind::Index, {}, {}, {}, 0}; }
   static Place weight_map() { return {PlaceKind::WeightMap, {}, {}, {}, 0}; }
   static Place index_entry(std::string_view tensor) { return {PlaceKind::IndexEntry, std::string(tensor), {}, {}, 0}; }

@@ -19,7 +19,7 @@ bool FileReport::ok() const {
   // A consumer profile fails when its consumer rejects, also for a cause no
   // finding of this file carries (a missing file of the checkpoint).
   // Nor does it pass when safespec cannot tell what the consumer does.
-  if (judged && one_consumer && (!consumers[c].loads || !consumers[c].unknown.empty())) return false;
+  if (judged && one_consumer && shows(c) && (!consumers[c].loads || !consumers[c].unknown.empty())) return false;
   return !io_error && std::none_of(findings.begin(), findings.end(), fails);
 }
 

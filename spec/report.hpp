@@ -47,6 +47,10 @@ struct Outcome {
   // Set when safespec cannot tell what the consumer does, and why: `loads`
   // then means nothing, and every report says "unknown" (JSON "loads": null).
   std::string unknown;
+  // On the report of a checkpoint of several files, for a consumer that
+  // judges each file alone: the file whose verdict this is (the first, in the
+  // checkpoint's order, that it does not load). Empty otherwise.
+  std::string file;
 };
 
 // What makes a report fail (`--fail-on`): an error finding; also a finding
@@ -93,7 +97,18 @@ struct FileReport {
   // ComfyUI's own parser (DynamicVRAM) on the same bytes, per era
   // (spec/comfyui_parser.hpp): the container verdict of its own-reader versions.
   std::array<comfyui::Answer, 2> comfyui{};
+  // A checkpoint of several files (an index and its shards, a shard series,
+  // files given as one) reports once, on a report of its own: its index's,
+  // or one made for it (spec/checkpoint_report.hpp). On each of its files:
+  // that report's path; on that report: the files, in the checkpoint's
+  // order. Both empty for a file that is a checkpoint alone.
+  std::string checkpoint{};
+  std::vector<std::string> files{};
 
+  // Whether the report shows consumer c's verdict: a file of a checkpoint of
+  // several files shows only the verdicts about each file alone; the
+  // checkpoint's report shows the rest.
+  bool shows(Consumer c) const { return checkpoint.empty() || judges_each_file(c); }
   // Readable, and nothing left unchecked.
   bool complete() const { return !io_error && unchecked.empty(); }
   bool ok() const;  // readable and no finding that fails it by fail_on (default: no error finding)

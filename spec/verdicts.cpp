@@ -105,12 +105,12 @@ Outcome judge_version(const std::vector<FileReport*>& checkpoint, Consumer c, st
       first_report = nullptr;
     }
   if (first && first->error.empty()) {  // a stopper safespec cannot settle
-    out = Outcome{false, "", "", "", {}, out.warns, {}, {}, {}, first->message};
+    out = Outcome{false, "", "", "", {}, out.warns, {}, {}, {}, first->message, {}};
     return out;
   }
   if (first) {
     // A consumer that rejects the checkpoint loads nothing, wrongly or not.
-    out = Outcome{false, first->error, first->message, "", {}, out.warns, {}, {}, {}, {}};
+    out = Outcome{false, first->error, first->message, "", {}, out.warns, {}, {}, {}, {}, {}};
     if (first_report) {
       // A container error: the reference's ties are this consumer's too.
       if (first_finding->verdict(Consumer::Safetensors) && first_report->reference)

@@ -1,6 +1,7 @@
 #include "src/check.hpp"
 
 #include <dirent.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "spec/checkpoint_report.hpp"
 #include "spec/finding_sink.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/limits.hpp"
@@ -27,6 +29,7 @@
 #include "src/checkpoint_collisions.hpp"
 #include "src/checkpoint_plan.hpp"
 #include "src/name_repeats.hpp"
+#include "src/progress.hpp"
 #include "src/shard_index.hpp"
 #include "src/tensor_data.hpp"
 #include "spec/verdicts.hpp"
@@ -136,11 +139,11 @@ void note_unchecked(const std::vector<FileReport*>& checkpoint, const std::vecto
 // analysis over the files that parsed, then each consumer's outcome.
 // `missing`: files the checkpoint lists (an index's shards) that do not
 // exist; they stop every Python consumer after the files that were read.
-// `name`: what the checkpoint is called in a checkpoint-level finding (its
-// index, its directory, its shard series, or its files).
+// `checkpoint`: how a checkpoint-level finding names the checkpoint (its
+// index, its shard series, its file, or its files).
 void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::size_t>& group, const CheckOptions& o,
                       const MarkerSource& markers_of, const std::vector<std::string>& missing = {},
-                      const std::string& name = {}) {
+                      const Place& checkpoint = Place::checkpoint("")) {
   std::vector<quant::CheckpointFile> files;
   std::vector<std::size_t> report_of;
   std::vector<Verdict> stoppers;
@@ -184,12 +187,21 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
     files.push_back(quant::CheckpointFile{r.path, &*r.model, std::move(markers).value(), r.signs});
     report_of.push_back(group[g]);
   }
-  std::unique_ptr<quant::TensorData> data = o.data ? std::make_unique<FileTensorData>(files) : nullptr;
+  std::unique_ptr<FileTensorData> data = o.data ? std::make_unique<FileTensorData>(files) : nullptr;
+  std::optional<Progress> progress;
+  if (data && o.progress) {
+    progress.emplace("safespec check --data");
+    progress->follow([&data, n = files.size()] {
+      return fmt::format("{:.1f} MB of tensor data read from {} file{}", static_cast<double>(data->bytes_read()) / 1e6,
+                         n, n == 1 ? "" : "s");
+    });
+  }
   quant::Analysis a = quant::analyze(files, data.get(), o.kinds);
+  progress.reset();
   for (quant::LocatedFinding& lf : a.findings) {
     // A finding about the whole checkpoint names it, not the file it is listed under.
     Place& at = lf.finding.where;
-    if (at.kind == PlaceKind::Checkpoint && at.name.empty()) at.name = name;
+    if (at.kind == PlaceKind::Checkpoint && at.name.empty() && at.path.empty()) at = checkpoint;
     reports[report_of[lf.file]].findings.push_back(std::move(lf.finding));
   }
   std::vector<FileReport*> judged;
@@ -216,6 +228,29 @@ Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileRepor
   auto file = ByteFile::open(r.path);
   if (!file) return file.error();
   return read_markers(file.value(), *r.model);
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view between) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += between;
+    out += p;
+  }
+  return out;
+}
+
+// `reports` with made[k] placed before the report at position before[k]
+// (ascending), each report moved once.
+std::vector<FileReport> with_inserted(std::vector<FileReport> reports, std::vector<FileReport> made,
+                                      const std::vector<std::size_t>& before) {
+  std::vector<FileReport> out;
+  out.reserve(reports.size() + made.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    for (; k < made.size() && before[k] == i; ++k) out.push_back(std::move(made[k]));
+    out.push_back(std::move(reports[i]));
+  }
+  return out;
 }
 
 }  // namespace
@@ -332,11 +367,36 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       for (FileReport& r : shard_reports) reports.push_back(std::move(r));
     }
   }
+  // A checkpoint of several files speaks through a report of its own
+  // (spec/checkpoint_report.hpp): its index's, or one made for a series or
+  // for files given together, placed before its first file.
+  std::vector<FileReport> made;
+  std::vector<std::size_t> made_before;  // per made report: the position of its checkpoint's first file
+  made.reserve(groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    if (plan.checkpoints[g].kind != CheckpointKind::Index && groups[g].size() > 1)
+    const PlannedCheckpoint& planned = plan.checkpoints[g];
+    std::vector<std::string> together;
+    if (planned.kind == CheckpointKind::Together)
+      for (std::size_t i : groups[g]) together.push_back(reports[i].path);
+    if (planned.kind != CheckpointKind::Index && groups[g].size() > 1)
       flag_collisions(reports, groups[g], group_repeats(reports, groups[g], o.jobs));
-    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g], plan.checkpoints[g].name);
+    check_checkpoint(reports, groups[g], o, markers_on_disk, missing[g],
+                     together.empty() ? Place::checkpoint(planned.name) : Place::checkpoint_of(together));
+    FileReport* speaker = nullptr;
+    if (planned.kind == CheckpointKind::Index) {
+      if (!groups[g].empty()) speaker = &reports[groups[g].front() - 1];  // the index's report, before its shards
+    } else if (groups[g].size() > 1) {
+      made.emplace_back();
+      made.back().path = together.empty() ? planned.name : join(together, ", ");
+      made_before.push_back(groups[g].front());
+      speaker = &made.back();
+    }
+    if (!speaker) continue;
+    std::vector<FileReport*> files;
+    for (std::size_t i : groups[g]) files.push_back(&reports[i]);
+    speak_for_checkpoint(*speaker, files, missing[g]);
   }
+  if (!made.empty()) reports = with_inserted(std::move(reports), std::move(made), made_before);
   for (FileReport& r : reports) finish_report(r, o.profile, o.fail_on);
   return reports;
 }

@@ -36,6 +36,9 @@ struct CheckOptions {
   // Which version of each consumer the verdicts, the profile and the exit
   // status use (--consumer NAME=VERSION); every version is judged anyway.
   VersionChoice versions = default_versions();
+  // A progress line on standard error while --data reads tensors, when it is
+  // a terminal (src/progress.hpp); the CLI sets it for text reports only.
+  bool progress = false;
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one

@@ -9,6 +9,7 @@
 
 #include "spec/finding_sink.hpp"
 #include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 #include "src/report.hpp"
 
 namespace safespec {
@@ -59,7 +60,8 @@ std::string rule_list(const std::vector<RuleId>& rules) {
 
 std::string outcome_text(const Outcome& o) {
   if (!o.unknown.empty()) return "unknown (" + o.unknown + ")";
-  std::string out = o.loads ? "loads" : fmt::format("rejects ({}: {})", o.error, o.message);
+  const std::string file = o.file.empty() ? "" : "file " + quote_name(o.file) + " ";
+  std::string out = o.loads ? "loads" : fmt::format("rejects {}({}: {})", file, o.error, o.message);
   for (const auto& [error, message] : o.alternatives) out += fmt::format(" or, in another process, ({}: {})", error, message);
   if (o.loads && !o.config.empty()) out += " (config " + o.config + ")";
   std::vector<const quant::Assumption*> kinds, machine;
@@ -104,6 +106,7 @@ std::string consumer_label(const FileReport& r, Consumer c) {
 std::string version_lines(const FileReport& r) {
   std::string out;
   for (Consumer c : kConsumers) {
+    if (!r.shows(c)) continue;
     const std::string chosen = outcome_text(r.consumers[c]);
     for (std::size_t v = 0; v < r.versions[c].size(); ++v) {
       if (v == r.chosen[c]) continue;
@@ -125,7 +128,7 @@ std::string verdict_lines(const FileReport& r) {
     const Outcome& o = r.consumers[c];
     return plain_rejection(o) && o.error == sg.error && o.message == sg.message;
   };
-  bool all_same = plain_rejection(ref) && plain_rejection(sg);
+  bool all_same = plain_rejection(ref) && plain_rejection(sg) && r.checkpoint.empty();
   std::string python;  // "sglang, comfyui, kitchen"
   for (Consumer c : kConsumers) {
     if (c == Consumer::Safetensors) continue;
@@ -133,12 +136,20 @@ std::string verdict_lines(const FileReport& r) {
     python += (python.empty() ? "" : ", ") + consumer_label(r, c);
   }
   if (all_same)
-    return fmt::format("  verdict all consumers: reject (safetensors: {}: {}; {}: {}: {})\n", ref.error, ref.message,
-                       python, sg.error, sg.message) +
+    return fmt::format("  verdict all consumers: reject (safetensors: {}{}: {}; {}: {}: {})\n",
+                       ref.file.empty() ? "" : "file " + quote_name(ref.file) + ": ", ref.error, ref.message, python,
+                       sg.error, sg.message) +
            version_lines(r);
-  std::string out;
-  for (Consumer c : kConsumers) out += "  verdict " + consumer_label(r, c) + ": " + outcome_text(r.consumers[c]) + "\n";
-  return out + version_lines(r);
+  std::string out, elsewhere;
+  for (Consumer c : kConsumers) {
+    if (r.shows(c))
+      out += "  verdict " + consumer_label(r, c) + ": " + outcome_text(r.consumers[c]) + "\n";
+    else
+      elsewhere += (elsewhere.empty() ? "" : ", ") + consumer_label(r, c);
+  }
+  out += version_lines(r);
+  if (!elsewhere.empty()) out += fmt::format("  verdicts of {}: on checkpoint {}\n", elsewhere, quote_name(r.checkpoint));
+  return out;
 }
 
 // Under strict, a file every consumer loads as written can still fail: name
@@ -147,7 +158,8 @@ std::string verdict_lines(const FileReport& r) {
 std::string strict_note(const FileReport& r, Profile profile) {
   if (profile != Profile::Strict || r.ok() || !r.judged) return "";
   for (Consumer c : kConsumers)
-    if (!r.consumers[c].loads || !r.consumers[c].unknown.empty() || !r.consumers[c].mis_loads.empty()) return "";
+    if (r.shows(c) && (!r.consumers[c].loads || !r.consumers[c].unknown.empty() || !r.consumers[c].mis_loads.empty()))
+      return "";
   std::vector<RuleId> failing;
   for (const Finding& f : r.findings)
     if (f.severity == Severity::Error && std::find(failing.begin(), failing.end(), f.rule) == failing.end())
@@ -251,9 +263,12 @@ std::string render_check_summary(const std::vector<FileReport>& reports, Profile
     out += r.path + ": " + counts_text(r, profile);
     if (r.judged) {
       out += ":";
-      for (Consumer c : kConsumers)
-        out += fmt::format("{} {} {}", c == Consumer::Safetensors ? "" : ",", consumer_label(r, c),
-                           summary_word(r.consumers[c]));
+      bool first = true;
+      for (Consumer c : kConsumers) {
+        if (!r.shows(c)) continue;
+        out += fmt::format("{} {} {}", first ? "" : ",", consumer_label(r, c), summary_word(r.consumers[c]));
+        first = false;
+      }
     }
     out += "\n";
   }

@@ -7,7 +7,6 @@
 #include <string_view>
 #include <utility>
 
-#include "spec/quote.hpp"
 
 namespace safespec {
 
@@ -42,23 +41,21 @@ CheckpointPlan plan_checkpoints(const std::vector<PathEntry>& entries, bool sepa
   };
   std::map<std::pair<std::string, std::string>, std::size_t> series;
   std::optional<std::size_t> all;  // together: the one checkpoint
-  std::vector<std::string> together_names;
   for (std::size_t e = 0; e < entries.size(); ++e) {
     const PathEntry& entry = entries[e];
     if (!entry.index.empty()) {
-      plan.of_entry[e] = add(CheckpointKind::Index, quote_name(entry.index));
+      plan.of_entry[e] = add(CheckpointKind::Index, entry.index);
       continue;
     }
     for (const std::string& file : entry.files) {
       if (together) {
         if (!all) all = add(CheckpointKind::Together, "");
-        together_names.push_back(quote_name(file));
         plan.of_file.push_back(*all);
         continue;
       }
       const auto key = separate ? std::nullopt : shard_series(file);
       if (!key) {
-        plan.of_file.push_back(add(CheckpointKind::Single, quote_name(file)));
+        plan.of_file.push_back(add(CheckpointKind::Single, file));
         continue;
       }
       const auto found = series.find(*key);
@@ -66,15 +63,10 @@ CheckpointPlan plan_checkpoints(const std::vector<PathEntry>& entries, bool sepa
         plan.of_file.push_back(found->second);
         continue;
       }
-      const std::size_t c = add(CheckpointKind::Series, quote_name(key->first + "-*-of-" + key->second + ".safetensors"));
+      const std::size_t c = add(CheckpointKind::Series, key->first + "-*-of-" + key->second + ".safetensors");
       series.emplace(*key, c);
       plan.of_file.push_back(c);
     }
-  }
-  if (all) {
-    std::string list;
-    for (const std::string& n : together_names) list += (list.empty() ? "" : ", ") + n;
-    plan.checkpoints[*all].name = "of " + list;
   }
   return plan;
 }

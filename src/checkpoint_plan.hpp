@@ -32,7 +32,9 @@ enum class CheckpointKind { Index, Series, Single, Together };
 
 struct PlannedCheckpoint {
   CheckpointKind kind;
-  std::string name;  // how a finding about the whole checkpoint names it (quoted)
+  // Its name, unescaped: the index, the series ("dir/model-*-of-00003.safetensors")
+  // or the one file; empty for files given together, which are named by their list.
+  std::string name;
 };
 
 struct CheckpointPlan {

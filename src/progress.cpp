@@ -39,13 +39,21 @@ void Progress::step(std::uint64_t done, const std::string& doing) {
   pending_ = line(what_, done, total_, doing);
 }
 
+void Progress::follow(std::function<std::string()> doing) {
+  if (!out_) return;
+  const std::lock_guard lock(mutex_);
+  follow_ = std::move(doing);
+}
+
 void Progress::draw_loop() {
   std::size_t drawn = 0;  // characters on the line now
   std::string shown;
   std::unique_lock lock(mutex_);
   while (!stop_) {
     wake_.wait_for(lock, kRedraw, [this] { return stop_; });
-    if (stop_ || std::chrono::steady_clock::now() - start_ < kQuiet || pending_ == shown) continue;
+    if (stop_ || std::chrono::steady_clock::now() - start_ < kQuiet) continue;
+    if (follow_) pending_ = what_ + ": " + follow_();
+    if (pending_ == shown) continue;
     shown = pending_;
     std::fprintf(out_, "\r%s%*s", shown.c_str(), static_cast<int>(drawn > shown.size() ? drawn - shown.size() : 0), "");
     std::fflush(out_);

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -20,13 +21,17 @@ class Progress {
   // `what`: the work, as the line begins ("safespec vectors"). `total`: its
   // steps. `out`: where the line goes; a stream that is not a terminal
   // shows nothing (and starts no thread).
-  Progress(std::string what, std::uint64_t total, std::FILE* out = stderr);
+  Progress(std::string what, std::uint64_t total = 0, std::FILE* out = stderr);
   ~Progress();
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
   // The step now under way (0-based) and what it is ("the cuda output").
   void step(std::uint64_t done, const std::string& doing);
+  // For work that counts itself on other threads (bytes read): the line is
+  // `what: ` and what `doing` returns, asked for at each redraw (on the
+  // drawing thread, so `doing` reads only what is safe to read from there).
+  void follow(std::function<std::string()> doing);
 
   // The line for step `done` of `total`, `doing` under way: what is drawn,
   // without the carriage return.
@@ -43,6 +48,7 @@ class Progress {
   std::condition_variable wake_;
   bool stop_ = false;
   std::string pending_;  // the line to show
+  std::function<std::string()> follow_;
   std::thread drawer_;
 };
 

@@ -86,13 +86,15 @@ std::string outcome_json(const Outcome& o, Consumer c, std::string_view version)
   }
   out += "],\"unchecked\":[";
   for (std::size_t i = 0; i < o.unchecked.size(); ++i) out += (i ? "," : "") + json_string(o.unchecked[i]);
-  return out + "]}";
+  // On a checkpoint's report, for a consumer that judges each file alone: the file the verdict is about.
+  return out + "],\"file\":" + nullable(!o.file.empty(), o.file) + "}";
 }
 
 std::string consumers_json(const FileReport& r) {
   std::string out = "{";
   for (Consumer c : kConsumers)
-    out += fmt::format("{}{}:{}", out.size() > 1 ? "," : "", json_string(consumer_name(c)),
+    if (r.shows(c))
+      out += fmt::format("{}{}:{}", out.size() > 1 ? "," : "", json_string(consumer_name(c)),
                        outcome_json(r.consumers[c], c));
   return out + '}';
 }
@@ -100,7 +102,7 @@ std::string consumers_json(const FileReport& r) {
 std::string versions_json(const FileReport& r) {
   std::string out = "{";
   for (Consumer c : kConsumers) {
-    if (!has_versions(c) || r.versions[c].empty()) continue;
+    if (!has_versions(c) || r.versions[c].empty() || !r.shows(c)) continue;
     out += fmt::format("{}{}:[", out.size() > 1 ? "," : "", json_string(consumer_name(c)));
     const auto rows = consumer_info(c).versions;
     for (std::size_t v = 0; v < r.versions[c].size(); ++v)
@@ -146,7 +148,11 @@ std::string render_check_json(const std::vector<FileReport>& reports, Profile pr
       out += ",\"consumers\":" + consumers_json(r) + ",\"consumer_versions\":" + chosen_json(r) +
              ",\"versions\":" + versions_json(r);
     }
-    out += '}';
+    // A file of a checkpoint of several files names the checkpoint's report;
+    // that report lists the files.
+    out += ",\"checkpoint\":" + nullable(!r.checkpoint.empty(), r.checkpoint) + ",\"files\":[";
+    for (std::size_t k = 0; k < r.files.size(); ++k) out += (k ? "," : "") + json_string(r.files[k]);
+    out += "]}";
   }
   return out + "]}\n";
 }

@@ -10,6 +10,7 @@
 
 #include "spec/quant/layer_kinds.hpp"
 #include "spec/quant/render.hpp"
+#include "spec/quote.hpp"
 #include "src/json_escape.hpp"
 #include "src/report.hpp"
 
@@ -107,7 +108,13 @@ std::string render_table(const std::vector<FileReport>& reports, bool versions) 
       rows.back()[1] = "cannot read";
       continue;
     }
-    if (!r.judged) continue;  // a shard index: its shards have rows
+    if (!r.judged) continue;  // an index no shard of which could be read
+    // A file of a checkpoint of several files: the checkpoint's report has
+    // the row, its verdict naming the file a consumer refuses.
+    if (!r.checkpoint.empty()) {
+      for (const Unchecked& u : r.unchecked) notes += fmt::format("{}: not checked: {} ({})\n", r.path, u.what, u.why);
+      continue;
+    }
     std::vector<std::string> row{r.path};
     // Consumers that raise the same exception share one note.
     std::vector<std::pair<std::string, std::string>> raised;  // (error: message, consumers)
@@ -115,7 +122,7 @@ std::string render_table(const std::vector<FileReport>& reports, bool versions) 
       const Outcome& o = outcome_at(r, c);
       row.push_back(cell(o, c.consumer));
       if (o.loads || !o.unknown.empty()) continue;
-      const std::string what = o.error + ": " + o.message;
+      const std::string what = (o.file.empty() ? "" : "file " + quote_name(o.file) + ": ") + o.error + ": " + o.message;
       auto it = std::find_if(raised.begin(), raised.end(), [&](const auto& p) { return p.first == what; });
       if (it == raised.end()) raised.emplace_back(what, column_name(c));
       else it->second += ", " + column_name(c);
@@ -151,7 +158,8 @@ std::string render_table_json(const std::vector<FileReport>& reports) {
   std::string out = fmt::format("{{\"schema\":{},\"files\":[", kJsonSchema);
   bool first = true;
   for (const FileReport& r : reports) {
-    if (!r.io_error && !r.judged) continue;  // a shard index: its shards have rows
+    // An index no shard of which could be read, or a file of a checkpoint whose report has the row.
+    if (!r.io_error && (!r.judged || !r.checkpoint.empty())) continue;
     out += fmt::format("{}{{\"path\":{}", first ? "" : ",", json_string(r.path));
     first = false;
     out += r.io_error ? ",\"error\":" + json_string(*r.io_error)

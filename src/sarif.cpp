@@ -29,7 +29,11 @@ std::string rules_json() {
 }
 
 std::string location_json(const FileReport& r, const Finding& f) {
-  std::string physical = "{\"artifactLocation\":{\"uri\":" + json_string(r.path) + "}";
+  // A report made for a checkpoint without an index (a shard series, files
+  // given together) is no file: its findings point at the first file, and
+  // the logical location names the checkpoint.
+  const std::string& file = r.files.empty() || is_index_path(r.path) ? r.path : r.files.front();
+  std::string physical = "{\"artifactLocation\":{\"uri\":" + json_string(file) + "}";
   if (f.where.kind == PlaceKind::Byte) physical += fmt::format(",\"region\":{{\"byteOffset\":{}}}", f.where.byte);
   physical += "}";
   std::string out = "{\"physicalLocation\":" + physical;

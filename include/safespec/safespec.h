@@ -210,8 +210,12 @@ SAFESPEC_API safespec_status safespec_file_rule_count(const safespec_report* rep
                                                       safespec_string* rule, uint64_t* findings);
 
 /* JSON "consumers": what each consumer does with the file. judged is 0 for
- * a file without consumer outcomes (a shard index's own report, an
- * unreadable file); the other fields are then unset. error and message have
+ * a file without consumer outcomes (an unreadable file, an index none of
+ * whose shards could be read), and on a file of a checkpoint of several
+ * files for the consumers that load the checkpoint whole: their verdict is
+ * on the checkpoint's report (its index's, or one made for a shard series
+ * or for files checked together, placed before its files); the other
+ * fields are then unset. error and message have
  * data == NULL when the consumer loads the file; config is sglang's
  * quantization config when it loads a quantized checkpoint, else NULL. */
 /* judged is 0 too when safespec cannot tell what this consumer does

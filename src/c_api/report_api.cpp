@@ -163,7 +163,7 @@ safespec_status safespec_file_consumer(const safespec_report* report, size_t fil
   const FileReport& r = *file_at(report, file);
   const Consumer c = static_cast<Consumer>(consumer);
   *outcome = safespec_outcome{0, 0, kNull, kNull, kNull};
-  if (!r.judged) return SAFESPEC_OK;
+  if (!r.judged || !r.shows(c)) return SAFESPEC_OK;
   fill_outcome(r.consumers[c], c, outcome);
   return SAFESPEC_OK;
 }
@@ -177,7 +177,7 @@ safespec_status safespec_file_consumer_version(const safespec_report* report, si
   const FileReport& r = *file_at(report, file);
   *outcome = safespec_outcome{0, 0, kNull, kNull, kNull};
   *unknown = kNull;
-  if (!r.judged || version >= r.versions[c].size()) return SAFESPEC_OK;
+  if (!r.judged || !r.shows(c) || version >= r.versions[c].size()) return SAFESPEC_OK;
   const Outcome& o = r.versions[c][version];
   fill_outcome(o, c, outcome);
   if (!o.unknown.empty()) *unknown = view(o.unknown);
