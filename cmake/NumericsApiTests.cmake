@@ -9,6 +9,14 @@ target_link_libraries(c_api_numerics_test PRIVATE safespec::safespec m)
 safespec_target_options(c_api_numerics_test)
 add_test(NAME c_api.numerics COMMAND c_api_numerics_test)
 
+# The comparison of two tensors and the rule catalogue's JSON, from C
+# (props/c_api_compare_test.c): what Python's compare() and rules() read.
+add_executable(c_api_compare_test ${PROJECT_SOURCE_DIR}/props/c_api_compare_test.c)
+target_include_directories(c_api_compare_test PRIVATE ${PROJECT_SOURCE_DIR})
+target_link_libraries(c_api_compare_test PRIVATE safespec::safespec m)
+safespec_target_options(c_api_compare_test)
+add_test(NAME c_api.compare COMMAND c_api_compare_test)
+
 add_executable(c_api_numerics_equiv_test ${PROJECT_SOURCE_DIR}/props/c_api_numerics_equiv_test.cpp)
 target_link_libraries(c_api_numerics_equiv_test PRIVATE safespec::safespec safespec_lib)
 safespec_target_options(c_api_numerics_equiv_test)

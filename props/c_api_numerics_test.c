@@ -77,16 +77,6 @@ static void pinned_outputs(void) {
 }
 
 /* A refused call: its status, rule and the start of its message. */
-static void expect_error(safespec_status got, const safespec_error* err, safespec_status status, const char* rule,
-                         const char* message) {
-  CHECK(got == status);
-  CHECK(strcmp(err->rule, rule) == 0);
-  CHECK(strncmp(err->message, message, strlen(message)) == 0);
-  CHECK(err->message_size == strlen(err->message));
-  if (got != status || strcmp(err->rule, rule) != 0 || strncmp(err->message, message, strlen(message)) != 0)
-    fprintf(stderr, "  got status %d, rule '%s', message '%s'\n", (int)got, err->rule, err->message);
-}
-
 static void refusals(void) {
   safespec_w4a8_layer l;
   safespec_tensor x;

@@ -295,6 +295,85 @@ SAFESPEC_API safespec_status safespec_decode(safespec_codec codec, const void* c
 SAFESPEC_API safespec_status safespec_encode(safespec_codec codec, const float* values, size_t count, void* codes,
                                              safespec_error* error);
 
+/* --- Comparing two tensors -------------------------------------------------
+ * expected and actual, of one dtype and one shape, as `safespec compare`
+ * compares a pair of tensors (docs/cli.md): how far apart in units in the
+ * last place of their dtype (sign-magnitude order: +0 and -0 are 0 apart,
+ * two NaNs 0, a NaN and a number infinitely far; integers |a - b|; dtypes
+ * without a value order 0 when the bytes are equal, else infinitely far),
+ * and in absolute and relative error. F4 and F6_* tensors are compared as
+ * stored, as the command compares them: each byte counts as one element
+ * and, unless all are equal, every one as infinitely far; their size_bytes
+ * must be equal, and their shape is not held to it. */
+
+/* Which elements pass: those at most ulps apart and, when atol or rtol is
+ * not 0, finite pairs with |actual - expected| <= atol + rtol * |expected|
+ * (numpy.isclose). atol and rtol are finite, 0 or more. */
+typedef struct safespec_tolerance {
+  uint64_t ulps;
+  double atol;
+  double rtol;
+} safespec_tolerance;
+
+typedef struct safespec_comparison safespec_comparison;
+
+/* On SAFESPEC_OK, *out is a new comparison the caller frees with
+ * safespec_comparison_free. tolerance NULL: 0 ulps (bit-exact, but for +-0
+ * and NaNs). Two dtypes or two shapes are SAFESPEC_INVALID_INPUT; a tolerance
+ * out of range, a NULL, or a size_bytes that is not the shape's is
+ * SAFESPEC_INVALID_ARGUMENT. The buffers are only read during the call. */
+SAFESPEC_API safespec_status safespec_compare(const safespec_tensor* expected, const safespec_tensor* actual,
+                                              const safespec_tolerance* tolerance, safespec_comparison** out,
+                                              safespec_error* error);
+/* Frees a comparison and every string handed out from it. NULL is allowed. */
+SAFESPEC_API void safespec_comparison_free(safespec_comparison* comparison);
+
+typedef struct safespec_comparison_summary {
+  uint64_t count;          /* elements */
+  uint64_t bit_exact;      /* elements whose bytes are equal */
+  int max_ulps_infinite;   /* 1: some pair is infinitely far apart (max_ulps is then 0) */
+  uint64_t max_ulps;
+  double max_abs;          /* the largest |actual - expected|; may be infinite */
+  double max_rel;          /* the largest |actual - expected| / |expected|; may be infinite */
+  int within;              /* 1: every element passes the tolerance */
+  uint64_t beyond;         /* the elements that do not */
+} safespec_comparison_summary;
+SAFESPEC_API safespec_status safespec_comparison_get(const safespec_comparison* comparison,
+                                                     safespec_comparison_summary* out);
+
+/* How many elements lie at each distance: *count entries, by ulps ascending,
+ * then one with infinite 1 for the pairs infinitely far apart, if any. */
+SAFESPEC_API safespec_status safespec_comparison_distance_count(const safespec_comparison* comparison,
+                                                                size_t* count);
+SAFESPEC_API safespec_status safespec_comparison_distance(const safespec_comparison* comparison, size_t entry,
+                                                          int* infinite, uint64_t* ulps, uint64_t* elements);
+
+typedef enum safespec_difference_kind {
+  SAFESPEC_DIFFERENCE_FIRST = 0, /* the first element whose bytes differ */
+  SAFESPEC_DIFFERENCE_WORST = 1, /* the first element the furthest apart in ulps */
+  /* Not values: they make every int a valid value of the type, so a caller's
+     out-of-range value is refused with SAFESPEC_INVALID_ARGUMENT, never undefined. */
+  SAFESPEC_DIFFERENCE_MIN_ENUM_ = -0x7FFFFFFF - 1,
+  SAFESPEC_DIFFERENCE_MAX_ENUM_ = 0x7FFFFFFF
+} safespec_difference_kind;
+
+/* present 0: no element differs (the other fields are then unset). index:
+ * flat, row-major (a byte offset for F4 and F6_*); differing: for FIRST,
+ * how many elements differ in their bytes, 0 for WORST; position "[1, 4]";
+ * expected and actual "0.5 (0x3f000000)". The strings live until the
+ * comparison is freed. */
+typedef struct safespec_difference {
+  int present;
+  uint64_t index;
+  uint64_t differing;
+  safespec_string position;
+  safespec_string expected;
+  safespec_string actual;
+} safespec_difference;
+SAFESPEC_API safespec_status safespec_comparison_difference(const safespec_comparison* comparison,
+                                                            safespec_difference_kind which,
+                                                            safespec_difference* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,7 +26,8 @@
  * Versions: SAFESPEC_API_VERSION changes whenever a declaration here changes
  * in a way that breaks source or binary compatibility (a struct gains a field,
  * an enum value is renumbered), and grows when functions are added (102: the
- * int8_tensorwise and convrot_w4a4 linears; 103: safespec_finding_fix), so
+ * int8_tensorwise and convrot_w4a4 linears; 103: safespec_finding_fix; 104:
+ * safespec_rules_json and safespec_compare), so
  * `#if SAFESPEC_API_VERSION >=`
  * tests for them; safespec_version() gives the version of the library
  * actually linked, so a program can refuse a mismatch at run time.
@@ -49,7 +50,7 @@ extern "C" {
 #endif
 
 /* The API's version: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SAFESPEC_API_VERSION 103
+#define SAFESPEC_API_VERSION 104
 
 typedef enum safespec_status {
   SAFESPEC_OK = 0,
@@ -177,6 +178,11 @@ SAFESPEC_API void safespec_report_free(safespec_report* report);
 /* The report as `safespec check --json` prints it, byte for byte (schema 1,
  * with its final newline). *json stays valid until the report is freed. */
 SAFESPEC_API safespec_status safespec_report_json(const safespec_report* report, const char** json, size_t* len);
+
+/* The rule catalogue and the consumer matrix as `safespec rules --json`
+ * prints them, byte for byte (schema 1, with its final newline). Static:
+ * valid for the life of the program, never freed. */
+SAFESPEC_API safespec_status safespec_rules_json(const char** json, size_t* len);
 
 /* --- Files ------------------------------------------------------------- */
 

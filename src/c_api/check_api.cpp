@@ -112,6 +112,17 @@ safespec_status safespec_version(uint32_t* api_version, const char** release) {
   return SAFESPEC_OK;
 }
 
+safespec_status safespec_rules_json(const char** json, size_t* len) {
+  if (!json || !len) return SAFESPEC_INVALID_ARGUMENT;
+  return guarded([&] {
+    // The catalogue is fixed for the life of the program, and so is its text.
+    static const std::string text = safespec::render_rules_json();
+    *json = text.c_str();
+    *len = text.size();
+    return SAFESPEC_OK;
+  });
+}
+
 safespec_status safespec_check_options_init(safespec_check_options* options) {
   if (!options) return SAFESPEC_INVALID_ARGUMENT;
   *options = safespec_check_options{};

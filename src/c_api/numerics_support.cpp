@@ -14,10 +14,6 @@ namespace {
 
 std::string size_text(std::uint64_t n) { return std::to_string(n); }
 
-// Bytes per element of the dtypes the numerics take; 0 for the others
-// (sub-byte, complex, bool), which no numeric operand accepts.
-std::uint64_t item_bytes(Dtype d) { return d == Dtype::C64 || d == Dtype::BOOL ? 0 : dtype_element_bytes(d); }
-
 bool known(safespec_dtype d) { return static_cast<unsigned>(d) < kDtypeCount; }
 
 }  // namespace
@@ -61,12 +57,6 @@ std::vector<std::uint64_t> shape_of(const safespec_tensor& t) {
   return std::vector<std::uint64_t>(t.shape, t.shape + std::min<std::uint32_t>(t.rank, SAFESPEC_MAX_RANK));
 }
 
-std::string shape_text(std::span<const std::uint64_t> shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + size_text(shape[i]);
-  return out + "]";
-}
-
 std::uint64_t element_count(const safespec_tensor& t) {
   std::uint64_t n = 1;
   for (std::uint32_t i = 0; i < t.rank; ++i) n *= t.shape[i];  // check_tensor proved it fits
@@ -85,7 +75,7 @@ ApiStatus check_tensor(const safespec_tensor* t, const char* what, std::initiali
   if (std::find(allowed.begin(), allowed.end(), d) == allowed.end())
     return invalid_input(std::string(what) + ": expected dtype " + dtype_list(allowed) + ", found " +
                          std::string(dtype_name(d)));
-  std::optional<std::uint64_t> bytes = item_bytes(d);
+  std::optional<std::uint64_t> bytes = dtype_element_bytes(d);
   for (std::uint32_t i = 0; i < t->rank && bytes; ++i) bytes = checked_mul(*bytes, t->shape[i]);
   if (!bytes || *bytes != t->size_bytes)
     return invalid_argument(std::string(what) + ": expected size_bytes " +
@@ -151,7 +141,7 @@ ApiStatus write_values(safespec_buffer* out, const std::string& what, std::span<
   if (std::find(allowed.begin(), allowed.end(), d) == allowed.end())
     return invalid_argument(what + ": expected an output dtype " + dtype_list(allowed) + ", found " +
                             std::string(dtype_name(d)));
-  const std::uint64_t need = values.size() * item_bytes(d);
+  const std::uint64_t need = values.size() * dtype_element_bytes(d);
   if (out->size_bytes != need)
     return invalid_argument(what + ": expected an output buffer of " + size_text(need) + " bytes (" +
                             std::string(dtype_name(d)) + "), found " + size_text(out->size_bytes));

@@ -20,6 +20,7 @@
 #include "spec/numerics/matrix.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 #include "spec/result.hpp"
+#include "src/compare.hpp"
 #include "src/linear_command.hpp"
 
 // The intermediates of one call (safespec_tensors in numerics.h). The views
@@ -81,7 +82,7 @@ ApiStatus check_tensor(const safespec_tensor* t, const char* what, std::initiali
 bool present(const safespec_tensor* t);
 Dtype dtype_of(const safespec_tensor& t);
 std::vector<std::uint64_t> shape_of(const safespec_tensor& t);
-std::string shape_text(std::span<const std::uint64_t> shape);
+using safespec::shape_text;  // "[2, 3]", as the command's messages write a shape
 // `what` must have exactly `shape` (INVALID_INPUT otherwise).
 ApiStatus expect_shape(const safespec_tensor& t, const char* what, std::initializer_list<std::uint64_t> shape);
 ApiStatus expect_rank(const safespec_tensor& t, const char* what, std::uint32_t rank);
