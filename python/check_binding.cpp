@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "python/bindings.hpp"
-#include "src/report.hpp"
 
 namespace safespec::python {
 
@@ -76,7 +75,11 @@ void add_check(py::module_& m) {
   m.def(
       "rules",
       [] {
-        const py::object doc = loads(render_rules_json());
+        const char* json = nullptr;
+        size_t len = 0;
+        if (const safespec_status s = safespec_rules_json(&json, &len); s != SAFESPEC_OK)
+          throw std::runtime_error(safespec_status_message(s));
+        const py::object doc = loads(std::string(json, len));
         return py::object(doc["rules"]);
       },
       "The rule catalogue as `safespec rules --json` gives it: a list of dicts (id, severity, ...).");

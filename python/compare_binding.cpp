@@ -1,16 +1,28 @@
 // compare(): two arrays of one dtype as `safespec compare` compares two
-// tensors (src/compare.hpp), plus where they first differ
-// (src/first_difference.hpp) and how many elements lie at each distance.
+// tensors, through the C API's safespec_compare: the summary, how many
+// elements lie at each distance, and where they first and worst differ.
 #include <cmath>
-#include <map>
-#include <span>
+#include <memory>
 
 #include "python/bindings.hpp"
-#include "src/compare.hpp"
 
 namespace safespec::python {
 
 namespace {
+
+py::object difference_of(const safespec_comparison* c, safespec_difference_kind which) {
+  safespec_difference d;
+  if (safespec_comparison_difference(c, which, &d) != SAFESPEC_OK)
+    throw std::runtime_error("safespec_comparison_difference failed");
+  if (!d.present) return py::none();
+  py::dict f;
+  f["index"] = d.index;
+  f["position"] = std::string(d.position.data, d.position.size);
+  f["expected"] = std::string(d.expected.data, d.expected.size);
+  f["actual"] = std::string(d.actual.data, d.actual.size);
+  if (which == SAFESPEC_DIFFERENCE_FIRST) f["differing"] = d.differing;
+  return f;
+}
 
 py::dict compare(const py::array& expected, const py::array& actual, uint64_t ulps, double atol, double rtol,
                  const std::optional<std::string>& dtype) {
@@ -21,49 +33,42 @@ py::dict compare(const py::array& expected, const py::array& actual, uint64_t ul
   const safespec_tensor e = tensor_of(expected, dtype, "expected");
   const safespec_tensor a = tensor_of(actual, dtype, "actual");
   if (e.dtype != a.dtype) throw py::value_error("expected and actual have different dtypes");
-  std::vector<uint64_t> shape(e.shape, e.shape + e.rank);
-  if (!std::equal(shape.begin(), shape.end(), a.shape, a.shape + a.rank))
+  if (!std::equal(e.shape, e.shape + e.rank, a.shape, a.shape + a.rank))
     throw py::value_error("expected and actual have different shapes");
-  const auto d = static_cast<Dtype>(e.dtype);
-  const std::span<const uint8_t> eb(static_cast<const uint8_t*>(e.data), e.size_bytes);
-  const std::span<const uint8_t> ab(static_cast<const uint8_t*>(a.data), a.size_bytes);
-  const TensorComparison c = compare_tensor("", d, shape, eb, ab, Tolerance{ulps, atol, rtol});
+  const safespec_tolerance tolerance{ulps, atol, rtol};
+  safespec_comparison* made = nullptr;
+  safespec_error error;
+  raise_unless_ok(safespec_compare(&e, &a, &tolerance, &made, &error), error);
+  const std::unique_ptr<safespec_comparison, void (*)(safespec_comparison*)> c(made, safespec_comparison_free);
+  safespec_comparison_summary sum;
+  size_t entries = 0;
+  if (safespec_comparison_get(c.get(), &sum) != SAFESPEC_OK ||
+      safespec_comparison_distance_count(c.get(), &entries) != SAFESPEC_OK)
+    throw std::runtime_error("safespec_comparison_get failed");
   // The histogram: elements per distance in ulps; None counts the
   // elements infinitely far apart (a NaN against a number).
-  std::map<uint64_t, uint64_t> hist;
-  uint64_t infinite = 0;
-  const std::size_t item = dtype_element_bytes(d);
-  for (std::size_t i = 0; item != 0 && i < eb.size() / item; ++i) {
-    const ElementDistance dist = element_distance(d, eb.subspan(i * item, item), ab.subspan(i * item, item));
-    if (dist.ulps) ++hist[*dist.ulps];
-    else ++infinite;
-  }
   py::dict histogram;
-  for (const auto& [k, v] : hist) histogram[py::int_(k)] = v;
-  if (infinite) histogram[py::none()] = infinite;
+  for (size_t i = 0; i < entries; ++i) {
+    int infinite = 0;
+    uint64_t at = 0, elements = 0;
+    if (safespec_comparison_distance(c.get(), i, &infinite, &at, &elements) != SAFESPEC_OK)
+      throw std::runtime_error("safespec_comparison_distance failed");
+    if (infinite) histogram[py::none()] = elements;
+    else histogram[py::int_(at)] = elements;
+  }
   py::dict out;
-  out["dtype"] = std::string(dtype_name(d));
-  out["count"] = c.count;
-  out["bit_exact"] = c.bit_exact;
-  out["max_ulps"] = c.max_ulps ? py::object(py::int_(*c.max_ulps)) : py::object(py::none());
-  out["max_abs"] = c.max_abs;
-  out["max_rel"] = c.max_rel;
-  out["within"] = c.within;
-  out["beyond"] = c.beyond;
+  out["dtype"] = std::string(safespec_dtype_name(e.dtype));
+  out["count"] = sum.count;
+  out["bit_exact"] = sum.bit_exact;
+  out["max_ulps"] = sum.max_ulps_infinite ? py::object(py::none()) : py::object(py::int_(sum.max_ulps));
+  out["max_abs"] = sum.max_abs;
+  out["max_rel"] = sum.max_rel;
+  out["within"] = static_cast<bool>(sum.within);
+  out["beyond"] = sum.beyond;
   out["histogram"] = histogram;
-  const auto difference = [](const std::optional<FirstDifference>& d, bool differing) -> py::object {
-    if (!d) return py::none();
-    py::dict f;
-    f["index"] = d->index;
-    f["position"] = d->position;
-    f["expected"] = d->expected;
-    f["actual"] = d->actual;
-    if (differing) f["differing"] = d->differing;
-    return f;
-  };
-  out["first_difference"] = difference(c.first, true);
+  out["first_difference"] = difference_of(c.get(), SAFESPEC_DIFFERENCE_FIRST);
   // The first element the furthest apart in ulps (max_ulps is its distance).
-  out["worst_difference"] = difference(c.worst, false);
+  out["worst_difference"] = difference_of(c.get(), SAFESPEC_DIFFERENCE_WORST);
   return out;
 }
 
