@@ -84,7 +84,7 @@ TEST_CASE("check text: errors first, and a repeated rule folded after two", "[ch
   CHECK(test::occurrences(j.out, "\"rule\":\"ST-TENSOR-UNALIGNED\"") == 6);
 }
 
-TEST_CASE("inspect folds the layers a rejected checkpoint never reaches; --verbose and JSON list each", "[inspect]") {
+TEST_CASE("inspect folds the layers a rejected checkpoint never reaches, --verbose and JSON list each", "[inspect]") {
   CliScratch s("safespec_unit_check_fold");
   const std::string p = s.file("gap.safetensors", fp8_layers_then_gap());
   const std::string cause =
