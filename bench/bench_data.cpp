@@ -85,7 +85,7 @@ Fixture& fixture() {
     if (!w) std::abort();
     x.file_bytes = w.value();
     // Into the page cache, and parsed once.
-    FastHeaderParser parser;
+    HeaderParser parser;
     auto m = load_model(x.path, parser);
     if (!m || !m.value()) std::abort();
     x.model = std::move(m.value()).value();

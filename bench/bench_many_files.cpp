@@ -133,7 +133,7 @@ const Set& set(std::size_t which) {
 
 void BM_PerFile(benchmark::State& state) {
   const Set& s = set(static_cast<std::size_t>(state.range(0)));
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (auto _ : state) {
     double sum = 0;
     for (const std::string& f : s.files) {
@@ -164,7 +164,7 @@ void BM_IndexFile(benchmark::State& state) {
 void BM_Check(benchmark::State& state) {
   const Set& s = set(static_cast<std::size_t>(state.range(0)));
   const unsigned jobs = static_cast<unsigned>(state.range(1));
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (auto _ : state) {
     std::vector<FileReport> reports = check_paths({s.path}, CheckOptions{.jobs = jobs}, parser);
     if (reports.size() < kFiles) state.SkipWithError("files missing from the report");

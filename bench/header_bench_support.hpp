@@ -14,13 +14,12 @@
 
 #include "gen/synthetic.hpp"
 #include "spec/model.hpp"
-#include "src/fast_header.hpp"
+#include "src/header_parser.hpp"
 
 namespace safespec::bench {
 
 struct Synthetic {
-  std::string text;  // header text followed by the fast parser's padding
-  std::size_t size;
+  std::string text;  // the header text
   std::uint64_t buffer_end;
 };
 
@@ -30,13 +29,11 @@ inline const Synthetic& synthetic(std::size_t tensors) {
   auto it = cache.find(tensors);
   if (it != cache.end()) return it->second;
   gen::SyntheticText made = gen::synthetic_checkpoint_text(tensors, 16);
-  Synthetic s{std::move(made.text), 0, made.data_size};
-  s.size = s.text.size();
-  s.text.resize(s.size + fast_parser_padding(), ' ');
+  Synthetic s{std::move(made.text), made.data_size};
   return cache.emplace(tensors, std::move(s)).first->second;
 }
 
-inline Model model_of(const Synthetic& s, Header h) { return Model{8 + s.size + s.buffer_end, s.size, std::move(h)}; }
+inline Model model_of(const Synthetic& s, Header h) { return Model{8 + s.text.size() + s.buffer_end, s.text.size(), std::move(h)}; }
 
 // Seconds an iteration, by benchmark name and arguments ("BM_Fast/100"):
 // wall time, and CPU time (one thread's work; on a shared machine wall time

@@ -47,7 +47,7 @@ CommandOutcome run_check(CheckArgs& a) {
   if (!ignored) return CommandOutcome{kExitUsage, "", "safespec: " + ignored.error() + "\n"};
   if (a.json) a.format = Format::Json;
   a.options.progress = a.format == Format::Text && !a.quiet;
-  FastHeaderParser parser;
+  HeaderParser parser;
   std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
   ignore_rules(reports, ignored.value());
   CommandOutcome o;

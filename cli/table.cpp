@@ -30,7 +30,7 @@ Command register_table(CLI::App& app) {
                   "a column per consumer version wherever the versions disagree, and a line naming those that agree");
   add_consumer_option(table, a->options.versions);
   return Command{table, [a] {
-                   FastHeaderParser parser;
+                   HeaderParser parser;
                    const std::vector<FileReport> reports = check_paths(a->paths, a->options, parser);
                    CommandOutcome o;
                    o.out = a->json ? render_table_json(reports) : render_table(reports, a->versions);

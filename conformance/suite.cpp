@@ -65,7 +65,7 @@ struct Run {
 };
 
 Run run_check(const std::string& path, Profile p, const VersionChoice& versions = default_versions()) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<FileReport> reports =
       check_paths({path}, CheckOptions{.profile = p, .data = true, .versions = versions}, parser);
   Run run;

@@ -12,7 +12,7 @@ namespace safespec::conformance::detail {
 std::vector<RuleId> strict_rules(const std::vector<std::pair<std::string, Bytes>>& files) {
   std::vector<MemoryFile> memory;
   for (const auto& [name, bytes] : files) memory.push_back(MemoryFile{name, bytes});
-  FastHeaderParser parser;
+  HeaderParser parser;
   std::vector<RuleId> out;
   for (const FileReport& r : check_memory(memory, Profile::Strict, parser))
     for (const Finding& f : r.findings) out.push_back(f.rule);
@@ -25,7 +25,7 @@ std::vector<RuleId> strict_rules(const Bytes& file) { return strict_rules({{"mod
 
 std::vector<RuleId> default_rules(const Bytes& file) {
   const MemoryFile memory{"model.safetensors", file};
-  FastHeaderParser parser;
+  HeaderParser parser;
   std::vector<RuleId> out;
   for (const FileReport& r : check_memory(std::span(&memory, 1), Profile::Strict, parser))
     for (const Finding& f : r.findings)

@@ -7,7 +7,7 @@
 #include "src/oracles.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static safespec::FastHeaderParser parser;
+  static safespec::HeaderParser parser;
   if (auto why = safespec::profiles_disagree({data, size}, parser)) {
     std::fprintf(stderr, "checkpoint_fuzzer: %s\n", why->c_str());
     std::abort();

@@ -6,7 +6,7 @@
 #include "src/oracles.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static safespec::FastHeaderParser parser;
+  static safespec::HeaderParser parser;
   if (auto why = safespec::roundtrip_fails({data, size}, parser)) {
     std::fprintf(stderr, "header_fuzzer: round trip broken: %s\n", why->c_str());
     std::abort();

@@ -97,7 +97,7 @@ Metadata metadata(FuzzedDataProvider& fdp) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static FastHeaderParser parser;
+  static HeaderParser parser;
   FuzzedDataProvider fdp(data, size);
   ModelDescription d;
   std::set<std::string> names;

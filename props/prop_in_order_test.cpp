@@ -121,7 +121,7 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS: a folder with --checkpoint flags what 
     names.erase(std::unique(names.begin(), names.end()), names.end());
     add(file_of(names));
   }
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<std::string> expected = collisions(check_paths(files, CheckOptions{.checkpoint = true, .jobs = 1}, parser));
   REQUIRE(expected.size() > 300);
   for (const unsigned jobs : {1u, 2u, 3u}) {

@@ -39,7 +39,7 @@ std::string_view reference_verdict(const Result<Model>& r) {
 void check_mutant(const sg::Mutation& mutation, const sg::Mutant& mutant) {
   const std::string context = std::string(mutation.name) + ": " + mutant.what + "\nbytes: " +
                               sg::escaped_bytes(mutant.bytes);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const Result<Model> reference = read_model_reference(mutant.bytes);
   const Result<Model> fast = read_model_fast(mutant.bytes, parser);
   if (!(fast == reference)) RC_FAIL("parsers disagree on " + context);

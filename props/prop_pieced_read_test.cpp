@@ -99,7 +99,7 @@ TEST_CASE("ST-INDEX-JSON: an index that shrinks after it is opened is an I/O err
     truncations = 0;
     truncate_to = 10;
     set_open_observer(truncate_on_open);
-    FastHeaderParser parser;
+    HeaderParser parser;
     const std::vector<FileReport> reports = check_shard_index(index, Profile::Strict, parser, nullptr, jobs);
     set_open_observer(nullptr);
     fs::remove_all(dir);
@@ -123,7 +123,7 @@ TEST_CASE("ST-INDEX-SHARD-MISSING: an index of several pieces reads the same on 
   fs::create_directories(dir);
   const std::string index = (dir / "model.safetensors.index.json").string();
   std::ofstream(index, std::ios::binary) << text;
-  FastHeaderParser parser;
+  HeaderParser parser;
   std::vector<std::vector<std::string>> seen;
   for (unsigned jobs : {1u, 2u}) {
     const std::vector<FileReport> reports = check_shard_index(index, Profile::Strict, parser, nullptr, jobs);

@@ -32,7 +32,7 @@ std::vector<FileReport> check(const q::QCheckpoint& c, Profile p) {
   const auto bytes = q::serialize_checkpoint(c);
   std::vector<MemoryFile> files;
   for (std::size_t i = 0; i < bytes.size(); ++i) files.push_back(MemoryFile{c.files[i].name, bytes[i]});
-  FastHeaderParser parser;
+  HeaderParser parser;
   return check_memory(files, p, parser);
 }
 

@@ -53,7 +53,7 @@ TEST_CASE("writer round trip (W1-W8)", "[prop][writer]") {
   rc::prop("both readers accept what serialize writes and give the spec back", [] {
     const sg::FileSpec spec = *sg::file_spec();
     const auto bytes = written(spec);
-    FastHeaderParser parser;
+    HeaderParser parser;
     const Result<Model> reference = read_model_reference(bytes);
     const Result<Model> fast = read_model_fast(bytes, parser);
     if (!reference) RC_FAIL("reference reader rejects: " + std::string(rule_name(reference.error().rule)) + " " +
@@ -106,7 +106,7 @@ TEST_CASE("writer round trip (W1-W8)", "[prop][writer]") {
   rc::prop("tensors are laid out in W1 order, contiguous, data 8-aligned (W1, W2, W5, W8)", [] {
     const sg::FileSpec spec = *sg::file_spec();
     const auto bytes = written(spec);
-    FastHeaderParser parser;
+    HeaderParser parser;
     const Result<Model> m = read_model_fast(bytes, parser);
     RC_ASSERT(m.ok());
     const auto& ts = m.value().header.tensors;  // document order
@@ -169,7 +169,7 @@ TEST_CASE("normal form (canonical_header_json)", "[prop][normal-form]") {
     const sg::Plan plan = sg::plan_of(*sg::file_spec());
     const sg::Layout layout = sg::decorated(plan);  // whitespace, unknown fields, null metadata, decoys
     const auto bytes = sg::bytes_of(layout);
-    FastHeaderParser parser;
+    HeaderParser parser;
     const Result<Model> m = read_model_fast(bytes, parser);
     if (!m) RC_FAIL("decorated file does not parse: " + m.error().message + "\n" + sg::escaped_bytes(bytes));
     const Header& h = m.value().header;

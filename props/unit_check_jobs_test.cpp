@@ -113,7 +113,7 @@ std::string make_index(const fs::path& dir, std::size_t n) {
 
 // together: --checkpoint (a folder's files are otherwise each their own checkpoint).
 std::vector<FileReport> check(const std::vector<std::string>& paths, unsigned jobs, bool together = false) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   return check_paths(paths, CheckOptions{.checkpoint = together, .jobs = jobs}, parser);
 }
 
@@ -218,7 +218,7 @@ TEST_CASE("check_shard_index: reports written in place or held until the end are
   const std::string index = make_index(t.dir / "sharded", 120);
   for (const unsigned jobs : {1u, 2u, 3u}) {
     INFO("--jobs " << jobs);
-    FastHeaderParser parser;
+    HeaderParser parser;
     std::vector<std::string> missing_in_place, missing_held;
     const std::vector<FileReport> in_place = check_shard_index(index, Profile::Strict, parser, &missing_in_place, jobs);
     const std::vector<FileReport> held = check_shard_index(index, Profile::Strict, parser, &missing_held, jobs, 0);
@@ -276,7 +276,7 @@ TEST_CASE("check_shard_index: an index the DOM reads after the plain reader gave
   const std::string plain = index_plus(index, "plain.index.json", R"(,"za":"extra.safetensors")");
   for (const unsigned jobs : {1u, 2u, 3u}) {
     INFO("--jobs " << jobs);
-    FastHeaderParser parser;
+    HeaderParser parser;
     std::vector<std::string> missing_dom, missing_plain;
     const std::vector<FileReport> dom = check_shard_index(escaped, Profile::Strict, parser, &missing_dom, jobs);
     const std::vector<FileReport> read = check_shard_index(plain, Profile::Strict, parser, &missing_plain, jobs);
@@ -304,7 +304,7 @@ TEST_CASE("check_shard_index: a second weight_map, which the DOM decides, report
   write_text(dir / "once.index.json", R"({"weight_map":)" + first + "}");
   for (const unsigned jobs : {1u, 2u, 3u}) {
     INFO("--jobs " << jobs);
-    FastHeaderParser parser;
+    HeaderParser parser;
     const auto twice = check_shard_index((dir / "twice.index.json").string(), Profile::Strict, parser, nullptr, jobs);
     const auto once = check_shard_index((dir / "once.index.json").string(), Profile::Strict, parser, nullptr, jobs);
     REQUIRE(twice.size() == 3);
@@ -319,7 +319,7 @@ TEST_CASE("check_shard_index: an index refused at its last entry reports no shar
   const std::string repeated = index_plus(index, "repeated.index.json", R"(,"s0.t0":"model-00002-of-00120.safetensors")");
   for (const unsigned jobs : {1u, 2u, 16u}) {
     INFO("--jobs " << jobs);
-    FastHeaderParser parser;
+    HeaderParser parser;
     std::vector<std::string> missing;
     const std::vector<FileReport> reports = check_shard_index(repeated, Profile::Strict, parser, &missing, jobs);
     REQUIRE(reports.size() == 1);
@@ -348,7 +348,7 @@ TEST_CASE("check --jobs: loose paths, series, directories and indexes together k
   require_same_reports(paths);
   // And as one checkpoint, and each alone.
   for (const bool together : {true, false}) {
-    FastHeaderParser parser;
+    HeaderParser parser;
     const auto one = check_paths(paths, CheckOptions{.separate = !together, .checkpoint = together, .jobs = 1}, parser);
     const auto two = check_paths(paths, CheckOptions{.separate = !together, .checkpoint = together, .jobs = 2}, parser);
     CHECK(render_check_json(two, Profile::Strict) == render_check_json(one, Profile::Strict));
@@ -405,7 +405,7 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (directory): each repeat once, with has
   for (const unsigned jobs : {1u, 2u})
     for (const bool was : {false, true}) {
       INFO("--jobs " << jobs << ", the caller's parser keeping hashes: " << was);
-      FastHeaderParser parser;
+      HeaderParser parser;
       parser.keep_name_hashes(was);
       const std::vector<FileReport> on_disk =
           check_paths({dir.string()}, CheckOptions{.checkpoint = true, .jobs = jobs}, parser);

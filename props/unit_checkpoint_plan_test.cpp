@@ -97,7 +97,7 @@ TEST_CASE("check DIR: unrelated files side by side are judged each alone", "[che
   // Both name tensor "a"; the second has a gap, which the reference rejects.
   write_file(dir / "good.safetensors", R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})", 2);
   write_file(dir / "bad.safetensors", R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}})", 2);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<FileReport> reports = check_paths({dir.string()}, CheckOptions{}, parser);
   REQUIRE(reports.size() == 2);
   const FileReport& bad = reports[0];

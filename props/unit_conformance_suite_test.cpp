@@ -58,7 +58,7 @@ const std::map<std::string_view, std::string_view> kNeverAlone{
 };
 
 std::vector<std::string> strict_findings(const Case& c) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   std::set<std::string> rules;
   for (const FileReport& r : check_paths({(kSuite / c.file).string()}, CheckOptions{.data = true}, parser))
     for (const Finding& f : r.findings) rules.insert(std::string(rule_name(f.rule)));
@@ -80,7 +80,7 @@ TEST_CASE("conformance suite: at least 400 files, in file order, each present", 
 
 TEST_CASE("conformance suite: every rule of the catalogue has a file (safespec rules)", "[conformance]") {
   std::map<std::string, std::size_t> listed, alone;
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (const Case& c : suite()) {
     for (const std::string& r : c.rules) ++listed[r];
     if (c.rules.size() == 1) {
@@ -152,7 +152,7 @@ TEST_CASE("conformance suite: the expectations are what check --profile P --data
     INFO(c.file);
     for (Profile p : kManifestProfiles) {
       INFO(profile_name(p));
-      FastHeaderParser parser;
+      HeaderParser parser;
       const auto reports = check_paths({(kSuite / c.file).string()}, CheckOptions{.profile = p, .data = true}, parser);
       const bool ok = std::all_of(reports.begin(), reports.end(), [](const FileReport& r) { return r.ok(); });
       CHECK((ok ? Expect::Accept : Expect::Reject) == c.expected(p));
@@ -178,7 +178,7 @@ TEST_CASE("conformance suite: the expectations are what check --profile P --data
         VersionChoice chosen = default_versions();
         chosen[info.id] = static_cast<std::uint8_t>(v);
         const Profile p = Profile::of(info.id);
-        FastHeaderParser parser;
+        HeaderParser parser;
         const auto reports = check_paths({(kSuite / c.file).string()},
                                          CheckOptions{.profile = p, .data = true, .versions = chosen}, parser);
         const bool ok = std::all_of(reports.begin(), reports.end(), [](const FileReport& r) { return r.ok(); });

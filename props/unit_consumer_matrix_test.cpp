@@ -146,7 +146,7 @@ const std::map<std::uint16_t, Seen>& seen_over_suite() {
     auto cases = conformance::read_manifest(test::suite_dir());
     REQUIRE(cases);
     for (const conformance::Case& c : cases.value()) {
-      FastHeaderParser parser;
+      HeaderParser parser;
       for (const FileReport& r :
            check_paths({(test::suite_dir() / c.file).string()}, CheckOptions{.data = c.data}, parser))
         for (const Finding& f : r.findings) record(out, f);

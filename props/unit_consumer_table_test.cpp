@@ -226,7 +226,7 @@ namespace safespec {
 // ComfyUI's own parser's on a file too short to hold its length); the
 // checkpoint fuzzer's laws allow that and nothing more.
 TEST_CASE("consumer versions: the fuzz oracle takes one verdict per consumer version", "[consumers][fuzz]") {
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<std::uint8_t> empty;
   CHECK(profiles_disagree(empty, parser) == std::nullopt);
   const std::vector<std::uint8_t> seven(7, 0);

@@ -46,7 +46,7 @@ TEST_CASE("roundtrip oracle W1-W5: a quantized model with scalars and empty tens
                owned("blk.0.weight_scale", Dtype::F32, {}, 4), marker("blk.0.comfy_quant", "{\"format\": \"float8_e4m3fn\"}")};
   d.metadata = Metadata{{"format", "pt"}, {"_quantization_metadata",
                                            "{\"format_version\": \"1.0\", \"layers\": {\"blk.1\": {\"format\": \"nvfp4\"}}}"}};
-  FastHeaderParser parser;
+  HeaderParser parser;
   const auto why = model_roundtrip_fails(d, parser);
   INFO(why.value_or(""));
   CHECK_FALSE(why);
@@ -62,7 +62,7 @@ TEST_CASE("roundtrip oracle W1-W5: a quantized model with scalars and empty tens
 
 TEST_CASE("roundtrip oracle W3 X10 F5 F9-F11: description_violations names each rule the writer refuses",
           "[unit][fuzz]") {
-  FastHeaderParser parser;
+  HeaderParser parser;
   const auto check = [&](ModelDescription d, std::vector<RuleId> expected) {
     INFO(rules_text(expected));
     CHECK(rules_text(description_violations(d)) == rules_text(expected));
@@ -86,7 +86,7 @@ TEST_CASE("roundtrip oracle: generated models and quantized checkpoints judge th
     const sg::FileSpec spec = *sg::file_spec();
     ModelDescription d{{}, spec.metadata};
     for (const auto& t : spec.tensors) d.tensors.push_back(OwnedTensor{t.name, t.dtype, t.shape, t.data});
-    FastHeaderParser parser;
+    HeaderParser parser;
     const auto why = model_roundtrip_fails(d, parser);
     if (why) RC_FAIL(*why);
   });
@@ -100,7 +100,7 @@ TEST_CASE("roundtrip oracle: generated models and quantized checkpoints judge th
     Metadata md(c.files[0].metadata.begin(), c.files[0].metadata.end());
     if (auto q = sq::qmeta_text(c, 0)) md.emplace_back("_quantization_metadata", *q);
     if (!md.empty()) d.metadata = md;
-    FastHeaderParser parser;
+    HeaderParser parser;
     const auto why = model_roundtrip_fails(d, parser);
     if (why) RC_FAIL(*why);
   }, 20);

@@ -62,7 +62,7 @@ TEST_CASE("I/O (F4 input): a file that shrinks between open and the header read 
   }
   opens = 0;
   set_open_observer(shrink_on_first_open);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<FileReport> reports = check_paths({path}, CheckOptions{}, parser);
   set_open_observer(nullptr);
   std::filesystem::remove(path);
@@ -91,7 +91,7 @@ TEST_CASE("I/O (F4 input): a file whose data shrinks after its size is taken is 
   }
   opens = 0;
   set_open_observer(shrink_data_on_first_open);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<FileReport> shrunk = check_paths({path}, CheckOptions{}, parser);
   set_open_observer(nullptr);
   const std::vector<FileReport> untouched = check_paths({copy}, CheckOptions{}, parser);

@@ -49,7 +49,7 @@ std::string q(const fs::path& p) { return q(p.string()); }
 
 // The one tensor of a file written by the command: name, dtype, shape.
 TensorEntry only_tensor(const std::string& path) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto loaded = load_model(path, parser);
   REQUIRE(loaded.ok());
   REQUIRE(loaded.value().ok());

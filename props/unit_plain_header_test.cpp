@@ -16,7 +16,7 @@
 #include "spec/limits.hpp"
 #include "spec/name_hash.hpp"
 #include "spec/reference/reference_reader.hpp"
-#include "src/fast_header.hpp"
+#include "src/header_parser.hpp"
 #include "src/load.hpp"
 #include "src/oracles.hpp"
 
@@ -28,7 +28,7 @@ namespace {
 // the reference reader's (Header or Error) and that check's reference answer
 // is the emulated Rust reader's.
 bool decided_fast(const std::string& header, std::size_t data = 0) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   const Result<Header> fast = parser.parse(header);
   const bool was_fast = parser.last_was_fast();
   CHECK(fast == read_header_reference(header));
@@ -150,7 +150,7 @@ TEST_CASE("plain reader keeps one path above 16 MiB", "[unit][plain]") {
   // used to hand over to the streaming reader.
   const gen::SyntheticText s = gen::synthetic_checkpoint_text(150'000, 16);
   REQUIRE(s.text.size() > (std::size_t{16} << 20));
-  FastHeaderParser parser;
+  HeaderParser parser;
   const Result<Header> h = parser.parse(s.text);
   CHECK(parser.last_was_fast());
   REQUIRE(h.ok());
@@ -164,7 +164,7 @@ namespace {
 // Whether a header read in windows of `window` bytes gives what it gives read
 // whole, and was decided by the fast path.
 bool windows_decide_fast(const std::vector<std::uint8_t>& bytes, std::size_t window) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   const LoadedFile whole = read_file_memory(bytes, parser);
   const LoadedFile cut = read_file_windowed(bytes, parser, window);
   CHECK(cut.model == whole.model);
@@ -210,7 +210,7 @@ TEST_CASE("a Header's names outlive the Header they were read into", "[unit][pla
   // names, a move takes the arena along. ASan reads every name below after
   // the Header they were read into is gone.
   const gen::SyntheticText s = gen::synthetic_checkpoint_text(2000, 8);
-  FastHeaderParser parser;
+  HeaderParser parser;
   std::optional<Header> copied;
   std::optional<Header> moved;
   {
@@ -244,7 +244,7 @@ TEST_CASE("plain reader reads a local file's header in windows", "[unit][plain]"
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
   std::filesystem::resize_file(path, bytes.size() + s.data_size);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const auto loaded = load_file(path, parser);
   REQUIRE(loaded.ok());
   CHECK(parser.last_was_fast());
@@ -262,7 +262,7 @@ TEST_CASE("plain reader keeps each name's hash when asked", "[unit][plain]") {
   const std::string header =
       R"({"\u00e9\ud83d\ude00.w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)" + s.text.substr(1);
   const std::vector<std::uint8_t> bytes = gen::file_with_header(header, 0);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const LoadedFile plain = read_file_memory(bytes, parser);
   REQUIRE(plain.model.ok());
   CHECK(plain.model.value().header.name_hashes.values.empty());
@@ -313,7 +313,7 @@ TEST_CASE("load_file: the first read and the windows give what the bytes in memo
       std::ofstream out(path, std::ios::binary);
       out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     }
-    FastHeaderParser parser;
+    HeaderParser parser;
     const auto on_disk = load_file(path, parser);
     REQUIRE(on_disk.ok());
     const bool fast = parser.last_was_fast();

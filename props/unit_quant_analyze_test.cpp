@@ -41,7 +41,7 @@ std::vector<std::uint8_t> file(const std::vector<Owned>& tensors, std::optional<
 }
 
 FileReport one(const std::vector<std::uint8_t>& bytes, Profile p) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   const MemoryFile f{"ckpt.safetensors", bytes};
   auto reports = check_memory(std::span(&f, 1), p, parser);
   REQUIRE(reports.size() == 1);
@@ -131,7 +131,7 @@ TEST_CASE("Multi-file: shards are one checkpoint, the first file's failure comes
   const auto markers = file({marker("blk", R"({"format": "int8_tensorwise"})")});
   const auto weights = file({owned("blk.weight", Dtype::I8, {4, 16}), owned("blk.weight_scale", Dtype::F32, {})});
   const MemoryFile both[] = {{"m.safetensors", markers}, {"w.safetensors", weights}};
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto reports = check_memory(both, Profile::Strict, parser);
   REQUIRE(reports.size() == 2);
   for (const FileReport& r : reports)

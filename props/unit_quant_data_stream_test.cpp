@@ -42,7 +42,7 @@ struct Loaded {
 Loaded load(const std::vector<std::string>& paths) {
   Loaded l;
   l.models.reserve(paths.size());
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (const std::string& p : paths) {
     auto m = load_model(p, parser);
     REQUIRE(m.ok());

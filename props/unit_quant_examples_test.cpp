@@ -49,7 +49,7 @@ TEST_CASE("corpus/examples/quant holds exactly the generated examples, each unde
 }
 
 TEST_CASE("Quant examples (L10-L17, G1-G25): strict findings and each consumer's verdict", "[quant][corpus]") {
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (const auto& e : tools::quant_examples()) {
     const std::string path = (kCorpus / "examples" / "quant" / e.name).string();
     const auto reports = check_paths({path}, CheckOptions{.data = true}, parser);
@@ -70,7 +70,7 @@ TEST_CASE("Quant examples (L10-L17, G1-G25): strict findings and each consumer's
 }
 
 TEST_CASE("Quant examples keep the checkpoint fuzzer's laws under every profile", "[quant][corpus]") {
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (const auto& e : tools::quant_examples()) {
     INFO(e.name);
     CHECK(profiles_disagree(e.bytes, parser) == std::nullopt);
@@ -79,7 +79,7 @@ TEST_CASE("Quant examples keep the checkpoint fuzzer's laws under every profile"
 
 TEST_CASE("The plain examples are clean under strict (tiny-llm's lm_head is BF16, not unmarked F8_E4M3: S8)",
           "[quant][corpus]") {
-  FastHeaderParser parser;
+  HeaderParser parser;
   for (const char* name : {"tiny-llm.safetensors", "scalars-and-subbyte.safetensors"}) {
     const auto reports = check_paths({(kCorpus / "examples" / name).string()}, CheckOptions{}, parser);
     REQUIRE(reports.size() == 1);

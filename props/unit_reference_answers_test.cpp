@@ -97,7 +97,7 @@ TEST_CASE("reference answers: safespec check --profile safetensors exits and rep
   const std::vector<Expected> answers = load_answers();
   std::vector<std::string> paths;
   for (const Expected& x : answers) paths.push_back(kDir + "files/" + x.file);
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<FileReport> reports = check_paths(paths, CheckOptions{.profile = Profile::Safetensors, .separate = true}, parser);
   REQUIRE(reports.size() == answers.size());
   for (std::size_t i = 0; i < answers.size(); ++i) {

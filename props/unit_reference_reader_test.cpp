@@ -99,7 +99,7 @@ TEST_CASE("reference: the minimal files give the reference's answers", "[referen
 
 TEST_CASE("reference: check reads what the reference reads, strict still flags the spelling", "[reference][F6.10]") {
   const std::string path = std::string(SAFESPEC_REFERENCE_ANSWERS_DIR) + "/minimal/A_array_form_entry.safetensors";
-  FastHeaderParser parser;
+  HeaderParser parser;
   const auto loose = check_paths({path}, CheckOptions{.profile = Profile::Safetensors, .separate = true}, parser);
   CHECK(loose[0].ok());
   CHECK(loose[0].consumers[Consumer::Safetensors].loads);

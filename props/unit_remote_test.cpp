@@ -122,7 +122,7 @@ const std::string kNanScale = "corpus/examples/quant/fp8_nan_scale.safetensors";
 std::vector<std::uint8_t> nan_scale_long_header() {
   const std::string bytes = read_text(kNanScale);
   const std::span<const std::uint8_t> file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto m = read_model_fast(file, parser);
   REQUIRE(m.ok());
   std::vector<TensorView> views;
@@ -173,7 +173,7 @@ TEST_CASE("remote: --data reads the tensors the value rules need, each by one ra
   CHECK(got.out.find("CQ-DATA-SCALE at tensor 'model.layers.0.mlp.down_proj.weight_scale'") != std::string::npos);
   // Every request is the first read, the header, or exactly one tensor's bytes.
   const std::span<const std::uint8_t> file(bytes);
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto m = read_model_fast(file, parser);
   REQUIRE(m.ok());
   const std::uint64_t base = 8 + m.value().header_length;

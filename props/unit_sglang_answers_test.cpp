@@ -44,7 +44,7 @@ TEST_CASE("sglang's own answers on the conformance suite and the quant examples,
   REQUIRE(in);
   std::string line;
   std::size_t n = 0;
-  FastHeaderParser parser;
+  HeaderParser parser;
   CheckOptions options{Profile::Sglang, false, false, FailOn::Error, {}};
   options.checkpoint = true;  // the answer's files are one checkpoint, as sglang read them
   options.kinds.all_linear = true;

@@ -66,7 +66,7 @@ struct Checkpoint {
     return (dir / "model.safetensors.index.json").string();
   }
   std::vector<FileReport> check(std::string_view json, Profile p = Profile::Strict) {
-    FastHeaderParser parser;
+    HeaderParser parser;
     return check_shard_index(index(json), p, parser);
   }
 };
@@ -107,7 +107,7 @@ TEST_CASE("ST-INDEX-* (index): a consistent index and shards give no finding") {
   CHECK(reports[2].path == (c.dir / "s2.safetensors").string());
   CHECK(reports[1].ok());
   CHECK(reports[2].ok());
-  FastHeaderParser parser;
+  HeaderParser parser;
   CHECK(is_index_path(c.index("{}")));
   CHECK_FALSE(is_index_path("model.safetensors"));
   CHECK_FALSE(is_index_path("index.json"));
@@ -220,7 +220,7 @@ TEST_CASE("ST-INDEX-JSON (index): an index over 256 MiB is refused unread by che
   const std::string path = c.index("{}");
   fs::resize_file(path, kMaxIndexBytes + 1);
   const std::string message = "expected an index of at most 256 MiB, found 268435457 bytes";
-  FastHeaderParser parser;
+  HeaderParser parser;
   const auto reports = check_shard_index(path, Profile::Strict, parser);
   REQUIRE(reports.size() == 1);
   CHECK_FALSE(reports[0].io_error.has_value());

@@ -108,7 +108,7 @@ std::string describe(const Result<Model>& r) {
 
 Result<Model> parse_both(const Bytes& file) {
   auto ref = read_model_reference(file);
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto fast = read_model_fast(file, parser);
   CHECK(describe(fast) == describe(ref));
   CHECK(fast == ref);

@@ -156,7 +156,7 @@ TEST_CASE("unchecked: check --data lists a tensor it cannot read, a loading cons
   });
   CheckOptions o;
   o.data = true;
-  FastHeaderParser parser;
+  HeaderParser parser;
   const std::vector<FileReport> reports = check_paths({p}, o, parser);
   set_open_observer(nullptr);
   REQUIRE(opens == 3);

@@ -33,7 +33,7 @@ FileReport check_bytes(const Bytes& bytes, Profile p = Profile::Safetensors) {
     std::ofstream out(path, std::ios::binary);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   }
-  FastHeaderParser parser;
+  HeaderParser parser;
   FileReport r = check_safetensors(path.string(), p, parser);
   fs::remove(path);
   CHECK_FALSE(r.io_error.has_value());

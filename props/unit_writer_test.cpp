@@ -62,7 +62,7 @@ void require_refusal(std::vector<TensorView> ts, const std::optional<Metadata>& 
 Model require_clean(const Bytes& file) {
   auto m = read_model_reference(file);
   REQUIRE(m.ok());
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto fast = read_model_fast(file, parser);
   CHECK(fast == m);
   const Findings f = check_model(m.value(), Profile::Strict);
@@ -294,7 +294,7 @@ TEST_CASE("W7: write_file writes via a temporary file and the result re-reads") 
   CHECK(back == bytes2);
   CHECK_FALSE(fs::exists(path + ".tmp-safespec"));
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto loaded = load_model(path, parser);
   REQUIRE(loaded.ok());
   REQUIRE(loaded.value().ok());

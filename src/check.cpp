@@ -99,7 +99,7 @@ FileReport report_for(std::string name, Result<LoadedFile, IoError> loaded, Prof
 
 }  // namespace
 
-FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser) {
+FileReport check_safetensors(const std::string& path, Profile profile, HeaderParser& parser) {
   return report_for(path, load_file(path, parser), profile, [&] { return hint_for_path(path); });
 }
 
@@ -108,7 +108,7 @@ bool is_index_path(const std::string& path) {
   return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::vector<FileReport> check_path(const std::string& path, Profile profile, FastHeaderParser& parser) {
+std::vector<FileReport> check_path(const std::string& path, Profile profile, HeaderParser& parser) {
   if (is_index_path(path)) return check_shard_index(path, profile, parser);
   std::vector<FileReport> out;
   out.push_back(check_safetensors(path, profile, parser));
@@ -299,7 +299,7 @@ std::vector<std::string> directory_paths(const std::string& dir, bool& is_index)
 }  // namespace
 
 std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& o,
-                                    FastHeaderParser& parser) {
+                                    HeaderParser& parser) {
   // What each path is (an index, a directory's files, one file), and which
   // files are one checkpoint (plan_checkpoints); then every file that is no
   // shard of an index read and parsed at once (on o.jobs threads); then the
@@ -401,12 +401,12 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
   return reports;
 }
 
-std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, FastHeaderParser& parser) {
+std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, HeaderParser& parser) {
   return check_memory(files, CheckOptions{.profile = profile}, parser);
 }
 
 std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const CheckOptions& options,
-                                     FastHeaderParser& parser) {
+                                     HeaderParser& parser) {
   const Profile profile = options.profile;
   std::vector<FileReport> reports;
   std::vector<std::size_t> group;

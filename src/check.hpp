@@ -10,15 +10,15 @@
 #include "spec/quant/layer_kinds.hpp"
 #include "spec/report.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/fast_header.hpp"
+#include "src/header_parser.hpp"
 
 namespace safespec {
 
-FileReport check_safetensors(const std::string& path, Profile profile, FastHeaderParser& parser);
+FileReport check_safetensors(const std::string& path, Profile profile, HeaderParser& parser);
 
 // A path ending in ".index.json" is a shard index: the index's own report
 // first, then one per shard. Any other path gives one report.
-std::vector<FileReport> check_path(const std::string& path, Profile profile, FastHeaderParser& parser);
+std::vector<FileReport> check_path(const std::string& path, Profile profile, HeaderParser& parser);
 
 bool is_index_path(const std::string& path);
 
@@ -47,7 +47,7 @@ struct CheckOptions {
 // a list of paths), or one each with `separate`. Each report ends judged and
 // seen through the profile (src/verdicts.hpp).
 std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const CheckOptions& options,
-                                    FastHeaderParser& parser);
+                                    HeaderParser& parser);
 
 // The same pipeline over whole files in memory, read as one checkpoint
 // (fuzzers, properties): one report per file, judged, through the profile.
@@ -55,11 +55,11 @@ struct MemoryFile {
   std::string name;
   std::span<const std::uint8_t> bytes;
 };
-std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, FastHeaderParser& parser);
+std::vector<FileReport> check_memory(std::span<const MemoryFile> files, Profile profile, HeaderParser& parser);
 // The same with check_paths' options: the profile, fail_on and the layer
 // kinds apply; `data` is ignored (the --data rules read tensors from files on
 // disk), and so are `separate` and `checkpoint` (the files are one checkpoint).
 std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const CheckOptions& options,
-                                     FastHeaderParser& parser);
+                                     HeaderParser& parser);
 
 }  // namespace safespec

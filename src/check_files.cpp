@@ -24,40 +24,40 @@ namespace {
 // own on its first item (a slot only that worker touches).
 class WorkerParsers {
  public:
-  WorkerParsers(unsigned threads, FastHeaderParser& parser) : parser_(parser), own_(threads) {}
-  FastHeaderParser& of(unsigned worker) {
+  WorkerParsers(unsigned threads, HeaderParser& parser) : parser_(parser), own_(threads) {}
+  HeaderParser& of(unsigned worker) {
     if (worker == 0) return parser_;
     if (!own_[worker]) {
-      own_[worker] = std::make_unique<FastHeaderParser>();
+      own_[worker] = std::make_unique<HeaderParser>();
       own_[worker]->keep_name_hashes(parser_.keeps_name_hashes());
     }
     return *own_[worker];
   }
 
  private:
-  FastHeaderParser& parser_;
-  std::vector<std::unique_ptr<FastHeaderParser>> own_;
+  HeaderParser& parser_;
+  std::vector<std::unique_ptr<HeaderParser>> own_;
 };
 
 }  // namespace
 
-void for_each_file(const std::vector<std::string>& paths, unsigned jobs, FastHeaderParser& parser,
-                   const std::function<void(std::size_t, FastHeaderParser&)>& work) {
+void for_each_file(const std::vector<std::string>& paths, unsigned jobs, HeaderParser& parser,
+                   const std::function<void(std::size_t, HeaderParser&)>& work) {
   const bool remote = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return is_url(p); });
   const unsigned threads = remote ? 1u : std::clamp(jobs, 1u, kMaxCheckJobs);
   WorkerParsers parsers(threads, parser);
   parallel_for(paths.size(), threads, [&](std::size_t i, unsigned worker) { work(i, parsers.of(worker)); });
 }
 
-void for_each_worker(unsigned jobs, FastHeaderParser& parser,
-                     const std::function<void(std::size_t, FastHeaderParser&)>& work) {
+void for_each_worker(unsigned jobs, HeaderParser& parser,
+                     const std::function<void(std::size_t, HeaderParser&)>& work) {
   const unsigned threads = std::clamp(jobs, 1u, kMaxCheckJobs);
   WorkerParsers parsers(threads, parser);
   parallel_for(threads, threads, [&](std::size_t item, unsigned worker) { work(item, parsers.of(worker)); });
 }
 
 std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
-                                    FastHeaderParser& parser,
+                                    HeaderParser& parser,
                                     const std::function<void(std::size_t, const FileReport&)>& ready) {
   std::vector<FileReport> reports(paths.size());
   // Files that may be one checkpoint keep the hashes their parse worked out,
@@ -65,7 +65,7 @@ std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profi
   const NameHashesKept keep(parser, paths.size() > 1);
   std::optional<InOrder> order;
   if (ready) order.emplace(paths.size(), [&](std::size_t i) { ready(i, reports[i]); });
-  for_each_file(paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) {
+  for_each_file(paths, jobs, parser, [&](std::size_t i, HeaderParser& p) {
     reports[i] = check_safetensors(paths[i], profile, p);
     if (order) order->done(i);
   });

@@ -29,7 +29,7 @@ struct Side {
 Result<std::unique_ptr<Side>, std::string> load_side(const std::string& path) {
   auto s = std::make_unique<Side>();
   s->path = path;
-  FastHeaderParser parser;
+  HeaderParser parser;
   s->reports = check_paths({path}, CheckOptions{}, parser);
   for (const FileReport& r : s->reports) {
     if (r.io_error) return r.path + ": " + *r.io_error;

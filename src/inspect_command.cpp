@@ -40,7 +40,7 @@ CommandOutcome failure(const std::string& path, const std::string& message, cons
 
 // One file's model, or the outcome that ends the command.
 Result<Model, CommandOutcome> load_one(const std::string& path, bool json) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto loaded = load_model(path, parser);
   if (!loaded) return failure(path, loaded.error().message + hint_suffix(path), nullptr, json);
   auto& parsed = loaded.value();
@@ -163,7 +163,7 @@ CommandOutcome run_inspect(const InspectOptions& options) {
   for (const Listed& f : files) summary_files.push_back(SummaryFile{f.path, &f.model});
   // The consumers' verdicts come from the same check `safespec check PATH`
   // runs (default options: strict, header rules, layer kinds assumed).
-  FastHeaderParser parser;
+  HeaderParser parser;
   const InspectSummary summary = summarize(summary_files, check_paths({path}, CheckOptions{}, parser));
   // The summary and the values come after what inspect always printed, so a
   // reader of the earlier lines and keys keeps working.

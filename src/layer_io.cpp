@@ -149,7 +149,7 @@ std::vector<std::uint8_t> encode_floats(FloatType t, std::span<const float> valu
 LayerResult<std::unique_ptr<CheckpointReader>> CheckpointReader::open(const std::string& path) {
   std::unique_ptr<CheckpointReader> c(new CheckpointReader());
   c->path_ = path;
-  FastHeaderParser parser;
+  HeaderParser parser;
   auto loaded = load_model(path, parser);
   if (!loaded) return io_fail(path + ": " + loaded.error().message);
   if (!loaded.value()) {

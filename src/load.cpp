@@ -22,17 +22,15 @@ namespace {
 // read costs less than the second call it saves.
 constexpr std::size_t kFirstReadBytes = 8192;
 
-// The header text read into memory, plus the parser's padding.
+// The header text read into memory.
 struct HeaderBuffer {
-  explicit HeaderBuffer(std::uint64_t n) : size(n), bytes(n + fast_parser_padding()) {
-    std::memset(bytes.data() + n, 0, fast_parser_padding());
-  }
+  explicit HeaderBuffer(std::uint64_t n) : size(n), bytes(n) {}
   std::string_view text() const { return {reinterpret_cast<const char*>(bytes.data()), size}; }
   std::uint64_t size;
   HeaderMemory bytes;
 };
 
-Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffer& buf, FastHeaderParser& parser) {
+Result<Model> finish(std::uint64_t file_size, std::uint64_t n, const HeaderBuffer& buf, HeaderParser& parser) {
   auto header = parser.parse(buf.text());
   if (!header) return header.error();
   return Model{file_size, n, std::move(header).value()};
@@ -79,7 +77,7 @@ LoadedFile other_file(std::uint64_t file_size, std::uint64_t n, std::string_view
   return out;
 }
 
-LoadedFile read_both(std::uint64_t file_size, std::uint64_t n, std::string_view text, FastHeaderParser& parser) {
+LoadedFile read_both(std::uint64_t file_size, std::uint64_t n, std::string_view text, HeaderParser& parser) {
   if (auto plain = parser.parse_plain(text)) return plain_file(file_size, n, std::move(*plain));
   return other_file(file_size, n, text);
 }
@@ -141,7 +139,7 @@ class FileWindows final : public TextWindows {
 // After a valid prefix: the fast path over the header in windows, and only
 // for a text it does not decide, the whole text for the reference reader.
 Result<LoadedFile, IoError> read_windowed(const ReadAt& read, std::uint64_t file_size, std::uint64_t n,
-                                          std::size_t window, FastHeaderParser& parser) {
+                                          std::size_t window, HeaderParser& parser) {
   {
     FileWindows windows(read, n, window);
     if (!windows.start()) return *windows.error();
@@ -155,7 +153,7 @@ Result<LoadedFile, IoError> read_windowed(const ReadAt& read, std::uint64_t file
 
 }  // namespace
 
-Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser& parser) {
+Result<LoadedFile, IoError> load_file(const std::string& path, HeaderParser& parser) {
   auto file = ByteFile::open(path);
   if (!file) return file.error();
   const ByteFile& f = file.value();
@@ -197,13 +195,13 @@ Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser&
   return read_both(f.size(), n.value(), buf.text(), parser);
 }
 
-LoadResult load_model(const std::string& path, FastHeaderParser& parser) {
+LoadResult load_model(const std::string& path, HeaderParser& parser) {
   auto loaded = load_file(path, parser);
   if (!loaded) return loaded.error();
   return std::move(loaded.value().model);
 }
 
-LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
+LoadedFile read_file_memory(std::span<const std::uint8_t> file, HeaderParser& parser) {
   const auto n = check_prefix(file);
   if (!n) {
     reference::Answer answer = reference::read_metadata(file, file.size());
@@ -215,7 +213,7 @@ LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser
   return read_both(file.size(), n.value(), buf.text(), parser);
 }
 
-LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderParser& parser, std::size_t window) {
+LoadedFile read_file_windowed(std::span<const std::uint8_t> file, HeaderParser& parser, std::size_t window) {
   const auto n = check_prefix(file);
   if (!n) return read_file_memory(file, parser);
   const auto read = [file](std::uint64_t offset, std::span<std::uint8_t> out) -> Result<Unit, IoError> {
@@ -225,7 +223,7 @@ LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderPars
   return std::move(read_windowed(read, file.size(), n.value(), window, parser)).value();
 }
 
-Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser) {
+Result<Model> read_model_fast(std::span<const std::uint8_t> file, HeaderParser& parser) {
   auto n = check_prefix(file);
   if (!n) return n.error();
   HeaderBuffer buf(n.value());

@@ -11,14 +11,14 @@
 #include "spec/reference/reference_reader.hpp"
 #include "spec/result.hpp"
 #include "src/byte_file.hpp"
-#include "src/fast_header.hpp"
+#include "src/header_parser.hpp"
 
 namespace safespec {
 
 // Outer: could the file be read at all (exit 2). Inner: does it parse (F1-F6).
 using LoadResult = Result<Result<Model>, IoError>;
 
-LoadResult load_model(const std::string& path, FastHeaderParser& parser);
+LoadResult load_model(const std::string& path, HeaderParser& parser);
 
 // A file read twice over the same header bytes: safespec's model (through
 // the fast parser) and the reference reader's own answer on the file.
@@ -31,16 +31,16 @@ struct LoadedFile {
   std::array<comfyui::Answer, 2> comfyui{};
 };
 
-Result<LoadedFile, IoError> load_file(const std::string& path, FastHeaderParser& parser);
-LoadedFile read_file_memory(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+Result<LoadedFile, IoError> load_file(const std::string& path, HeaderParser& parser);
+LoadedFile read_file_memory(std::span<const std::uint8_t> file, HeaderParser& parser);
 // The same as read_file_memory, through the path load_file takes for a local
 // file: the header read `window` bytes at a time (kHeaderWindowBytes there).
 // Tests and the differential fuzzer cut texts everywhere with small windows.
-LoadedFile read_file_windowed(std::span<const std::uint8_t> file, FastHeaderParser& parser, std::size_t window);
+LoadedFile read_file_windowed(std::span<const std::uint8_t> file, HeaderParser& parser, std::size_t window);
 
 // The same pipeline over bytes in memory (fuzzers, tests). Copies the header
 // into a padded buffer; never reads past `file`.
-Result<Model> read_model_fast(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+Result<Model> read_model_fast(std::span<const std::uint8_t> file, HeaderParser& parser);
 
 // What a file that is not a safetensors file looks like, from its first
 // bytes: "this is a Git LFS pointer file, ...", "this is a JSON file, ...",

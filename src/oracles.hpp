@@ -11,7 +11,7 @@
 #include "spec/model.hpp"
 #include "spec/quant/analyze.hpp"
 #include "src/check.hpp"
-#include "src/fast_header.hpp"
+#include "src/header_parser.hpp"
 
 namespace safespec {
 
@@ -23,13 +23,13 @@ Header normalized(const Header& h);
 // The fast parser and the reference reader give the same Model or the same
 // Error (rule, where and message) for these bytes; and a file strict finds
 // clean is one the emulated reference reader (spec/reference/) accepts.
-std::optional<std::string> parsers_disagree(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+std::optional<std::string> parsers_disagree(std::span<const std::uint8_t> file, HeaderParser& parser);
 
 // If the bytes parse: the canonical header text of the model parses back to
 // the same normalized header. If the reference reader accepts the whole file:
 // serializing its tensors and metadata gives a file that is accepted, holds
 // the same tensors and bytes, and serializes to itself again.
-std::optional<std::string> roundtrip_fails(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+std::optional<std::string> roundtrip_fails(std::span<const std::uint8_t> file, HeaderParser& parser);
 
 // ---- Quantized layers (comfy-quant-markers.md) ----
 
@@ -59,7 +59,7 @@ std::optional<std::string> marker_analysis_fails(std::span<const std::uint8_t> b
 // are exactly the strict ones carrying its Verdict (same rule and place), an
 // error exactly when it rejects; under safetensors, a subset of the strict
 // findings; every finding some consumer rejects is an error under strict.
-std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file, FastHeaderParser& parser);
+std::optional<std::string> profiles_disagree(std::span<const std::uint8_t> file, HeaderParser& parser);
 
 // A report's comparable content (findings, consumer outcomes, io_error) as
 // text, for determinism checks and failure messages.

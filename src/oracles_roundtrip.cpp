@@ -111,7 +111,7 @@ Model expected_model(const ModelDescription& d) {
   return m;
 }
 
-std::optional<std::string> model_roundtrip_fails(const ModelDescription& d, FastHeaderParser& parser) {
+std::optional<std::string> model_roundtrip_fails(const ModelDescription& d, HeaderParser& parser) {
   std::vector<TensorView> views;
   for (const OwnedTensor& t : d.tensors) views.push_back(TensorView{t.name, t.dtype, t.shape, t.data});
   const auto written = serialize(views, d.metadata);

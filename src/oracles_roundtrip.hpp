@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "src/fast_header.hpp"
+#include "src/header_parser.hpp"
 #include "src/writer.hpp"
 
 namespace safespec {
@@ -45,6 +45,6 @@ Model expected_model(const ModelDescription& d);
 // container verdicts, quant::analyze over the description's marker bytes,
 // judge, apply_profile) give the same report (findings with their verdicts,
 // consumer outcomes) as check_memory on the written bytes.
-std::optional<std::string> model_roundtrip_fails(const ModelDescription& d, FastHeaderParser& parser);
+std::optional<std::string> model_roundtrip_fails(const ModelDescription& d, HeaderParser& parser);
 
 }  // namespace safespec

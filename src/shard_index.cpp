@@ -156,7 +156,7 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
   return out;
 }
 
-std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
+std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, HeaderParser& parser,
                                           std::vector<std::string>* missing, unsigned jobs,
                                           std::size_t in_place_bytes) {
   std::vector<FileReport> reports;
@@ -205,7 +205,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     state.located = locate_tensors(index, *state.model);
     if (index.total_size) state.bytes = shard_bytes(*state.model);
   };
-  const auto check_one = [&](ShardFeed::Shard& shard, FastHeaderParser& p) {
+  const auto check_one = [&](ShardFeed::Shard& shard, HeaderParser& p) {
     FileReport r = check_safetensors(dir + *shard.name, profile, p);
     ShardState& state = *shard.state;
     if (r.io_error) {  // the index's finding; the index itself was readable
@@ -240,7 +240,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
     reports.resize(1 + n);
     in_place = true;
   };
-  const auto take_shards = [&](FastHeaderParser& p) {
+  const auto take_shards = [&](HeaderParser& p) {
     try {
       while (ShardFeed::Shard* shard = feed.take()) check_one(*shard, p);
     } catch (...) {
@@ -252,7 +252,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   // The first worker to start reads the index, so a worker that waits for
   // shards always waits on a reader that has begun, however the items fall.
   std::atomic<bool> reading{false};
-  for_each_worker(is_url(path) ? 1 : jobs, parser, [&](std::size_t, FastHeaderParser& p) {
+  for_each_worker(is_url(path) ? 1 : jobs, parser, [&](std::size_t, HeaderParser& p) {
     if (!reading.exchange(true)) {
       try {
         auto read = pieces.finish();
@@ -295,7 +295,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
       if (!feed.has(name)) late.push_back(&feed.add(name));
   std::vector<std::string> late_paths;
   for (const ShardFeed::Shard* shard : late) late_paths.push_back(dir + *shard->name);
-  for_each_file(late_paths, jobs, parser, [&](std::size_t i, FastHeaderParser& p) { check_one(*late[i], p); });
+  for_each_file(late_paths, jobs, parser, [&](std::size_t i, HeaderParser& p) { check_one(*late[i], p); });
   // Shards read before the index was whole are located now, on the threads
   // (check_index would locate them itself, on this one: ShardState).
   std::vector<ShardState*> unlocated;

@@ -50,7 +50,7 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path);
 // before, reports are held on the heap until the end (tests pass 0 to hold
 // the second way to the first).
 constexpr std::size_t kInPlaceReportBytes = std::size_t{16} << 20;
-std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, FastHeaderParser& parser,
+std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, HeaderParser& parser,
                                           std::vector<std::string>* missing = nullptr, unsigned jobs = 1,
                                           std::size_t in_place_bytes = kInPlaceReportBytes);
 

@@ -139,7 +139,7 @@ Seen from_reports(const std::vector<FileReport>& reports) {
 }
 
 Seen run_in_process(const std::string& path) {
-  FastHeaderParser parser;
+  HeaderParser parser;
   return from_reports(check_paths({path}, CheckOptions{}, parser));
 }
 

@@ -142,7 +142,7 @@ safespec_status safespec_check_bytes(const uint8_t* buf, size_t len, const char*
     if (o.data) return SAFESPEC_UNSUPPORTED;
     const MemoryFile file{options && options->name ? options->name : "<memory>",
                           std::span<const std::uint8_t>(buf, len)};
-    FastHeaderParser parser;
+    HeaderParser parser;
     auto handle = std::make_unique<safespec_report>(check_memory(std::span(&file, 1), o, parser), p);
     *out = handle.release();
     return SAFESPEC_OK;
@@ -162,7 +162,7 @@ safespec_status safespec_check_paths(const char* const* paths, size_t n, const c
     if (const safespec_status s = read_profile(profile, p); s != SAFESPEC_OK) return s;
     CheckOptions o;
     if (const safespec_status s = read_options(options, p, o); s != SAFESPEC_OK) return s;
-    FastHeaderParser parser;
+    HeaderParser parser;
     auto handle = std::make_unique<safespec_report>(check_paths(list, o, parser), p);
     *out = handle.release();
     return SAFESPEC_OK;

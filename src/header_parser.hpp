@@ -24,25 +24,18 @@
 
 namespace safespec {
 
-// Bytes the parser may read past the end of the text; buffers handed to
-// FastHeaderParser::parse must have this many readable bytes after the text
-// (none since the plain reader replaced simdjson; kept for the callers).
-std::size_t fast_parser_padding();
-
-
-class FastHeaderParser {
+class HeaderParser {
  public:
-  FastHeaderParser();
-  ~FastHeaderParser();
-  FastHeaderParser(const FastHeaderParser&) = delete;
-  FastHeaderParser& operator=(const FastHeaderParser&) = delete;
+  HeaderParser();
+  ~HeaderParser();
+  HeaderParser(const HeaderParser&) = delete;
+  HeaderParser& operator=(const HeaderParser&) = delete;
 
-  // `text` must be followed by fast_parser_padding() readable bytes.
   Result<Header> parse(std::string_view text, std::uint64_t base = 8);
 
   // The fast path alone: the header when the text is plain (as
   // reference::read_plain_header requires), else nullopt and the caller asks
-  // a reader that decides. Same padding requirement.
+  // a reader that decides.
   std::optional<Header> parse_plain(std::string_view text);
   // The fast path over a text that arrives in windows (src/plain_header.hpp).
   std::optional<Header> parse_plain(TextWindows& text, std::uint64_t text_size);
@@ -67,7 +60,7 @@ class FastHeaderParser {
 // parser's setting is what it was.
 class NameHashesKept {
  public:
-  NameHashesKept(FastHeaderParser& parser, bool keep) : parser_(parser), was_(parser.keeps_name_hashes()) {
+  NameHashesKept(HeaderParser& parser, bool keep) : parser_(parser), was_(parser.keeps_name_hashes()) {
     parser.keep_name_hashes(keep);
   }
   ~NameHashesKept() { parser_.keep_name_hashes(was_); }
@@ -75,7 +68,7 @@ class NameHashesKept {
   NameHashesKept& operator=(const NameHashesKept&) = delete;
 
  private:
-  FastHeaderParser& parser_;
+  HeaderParser& parser_;
   bool was_;
 };
 
