@@ -287,7 +287,7 @@ std::string render_rules_json() {
     for (RuleId r : m.rules) rules += (rules.empty() ? "" : ",") + json_string(rule_name(r));
     out += fmt::format("{}{{\"id\":{},\"rules\":[{}],\"consumer\":\"{}\",\"effect\":\"{}\",\"error\":{},"
                        "\"message\":{},\"cite\":{},\"site\":\"{}\",\"step\":{}}}",
-                       first ? "" : ",", json_string(m.name), rules, consumer_name(m.t.consumer),
+                       first ? "" : ",", json_string(quant::msg_name(m.id)), rules, consumer_name(m.t.consumer),
                        effect_name(m.t.effect), json_string(m.t.error), json_string(m.t.text), json_string(m.t.cite),
                        quant::site_name(m.site), m.step);
     first = false;

@@ -35,104 +35,112 @@ enum class Site : std::uint8_t {
 };
 std::string_view site_name(Site s);  // "sg_layer", as order.hpp names it
 
+// The rows' names, in table order: the Msg enum and the ids `safespec rules
+// --json` prints (msg_name) are both made from this one list.
+#define SAFESPEC_CONSUMER_MESSAGES(X) \
+  X(SharedSgMissingTensors) \
+  X(LayerCuMissingWeight) \
+  X(LayerCuUnknownFormat) \
+  X(LayerCuKeyError) \
+  X(LayerCuUnhashable) \
+  X(MarkerSgQmetaJson) \
+  X(MarkerSgQmetaObject) \
+  X(MarkerSgQmetaLayers) \
+  X(MarkerSgQmetaLayer) \
+  X(MarkerSgConflict) \
+  X(MarkerSgMarkerJson) \
+  X(MarkerSgMarkerObject) \
+  X(MarkerSgMxfp8) \
+  X(MarkerSgMissing) \
+  X(MarkerCuNoLayers) \
+  X(MarkerCuAttribute) \
+  X(MarkerCuAttributeLayer) \
+  X(ResolutionSgUnsupported) \
+  X(ResolutionSgW4a8Companion) \
+  X(ResolutionSgNvfp4Companion) \
+  X(KindsSgLinearMarker) \
+  X(KindsSgEmbeddingMarker) \
+  X(MmapCuMmapKeyError) \
+  X(Fp8KtNoBackend) \
+  X(Nvfp4SgDtypes) \
+  X(Nvfp4SgGlobalScale) \
+  X(Nvfp4SgWeightRank) \
+  X(Nvfp4SgShapes) \
+  X(Nvfp4SgPreQuantScale) \
+  X(Nvfp4SgFullPrecision) \
+  X(Nvfp4CuMissingScales) \
+  X(Nvfp4CuMisLoads) \
+  X(Nvfp4KtMisLoads) \
+  X(Mxfp8CuMissingScale) \
+  X(Mxfp8CuMisLoads) \
+  X(Mxfp8KtMisLoads) \
+  X(Int8SgTensorwise2d) \
+  X(Int8SgDtypes) \
+  X(Int8SgShapes) \
+  X(Int8SgConvrot) \
+  X(Int8SgGroupsize) \
+  X(Int8SgInputSize) \
+  X(Int8SgConvRotConvrot) \
+  X(Int8SgConvRotGroupsize) \
+  X(Int8SgConvRotInputSize) \
+  X(Int8SgConvRotNoKernel) \
+  X(Int8CuMissingScale) \
+  X(Int8KtScale) \
+  X(Int8KtConvrotDivide) \
+  X(Int8KtModuloZero) \
+  X(Int8KtHadamard) \
+  X(W4a4SgDtypes) \
+  X(W4a4SgShapes) \
+  X(W4a4SgGroupsize) \
+  X(W4a4SgInputSize) \
+  X(W4a4SgLinearDtype) \
+  X(W4a4CuMissingScale) \
+  X(W4a4CuWeightCast) \
+  X(W4a4KtLinearDtype) \
+  X(W4a4KtInputK) \
+  X(W4a4KtHadamard) \
+  X(W4a4CuParamsLinearDtype) \
+  X(W4a8SgGroupSize) \
+  X(W4a8SgDtypes) \
+  X(W4a8SgChannelDtype) \
+  X(W4a8SgWeightRank) \
+  X(W4a8SgShapes) \
+  X(W4a8SgCodebook) \
+  X(W4a8SgCorrection) \
+  X(W4a8SgConvrot) \
+  X(W4a8SgInputSize) \
+  X(W4a8SgZeroDivision) \
+  X(W4a8CuMissingSRel) \
+  X(W4a8CuCorrectionDropped) \
+  X(W4a8CuWeightCast) \
+  X(W4a8KtOrigShape) \
+  X(W4a8KtKRule) \
+  X(W4a8KtZeroDivision) \
+  X(W4a8KtScale) \
+  X(W4a8KtChannel) \
+  X(W4a8KtCodebook) \
+  X(W4a8KtHadamard) \
+  X(W4a8KtCudaGroup) \
+  X(W4a8KtCudaK) \
+  X(W4a8CuParamsChannel) \
+  X(W4a8CuParamsOrigShape) \
+  X(W4a8CuParamsScale) \
+  X(W4a8CuParamsCodebook) \
+  X(W4a8CuParamsZeroDivision) \
+  X(W4a8CuParamsKRule) \
+  X(AwqCuMissingScales)
+
 enum class Msg : std::uint16_t {
   None,  // a verdict that is not a row
-  SharedSgMissingTensors,
-  LayerCuMissingWeight,
-  LayerCuUnknownFormat,
-  LayerCuKeyError,
-  LayerCuUnhashable,
-  MarkerSgQmetaJson,
-  MarkerSgQmetaObject,
-  MarkerSgQmetaLayers,
-  MarkerSgQmetaLayer,
-  MarkerSgConflict,
-  MarkerSgMarkerJson,
-  MarkerSgMarkerObject,
-  MarkerSgMxfp8,
-  MarkerSgMissing,
-  MarkerCuNoLayers,
-  MarkerCuAttribute,
-  MarkerCuAttributeLayer,
-  ResolutionSgUnsupported,
-  ResolutionSgW4a8Companion,
-  ResolutionSgNvfp4Companion,
-  KindsSgLinearMarker,
-  KindsSgEmbeddingMarker,
-  MmapCuMmapKeyError,
-  Fp8KtNoBackend,
-  Nvfp4SgDtypes,
-  Nvfp4SgGlobalScale,
-  Nvfp4SgWeightRank,
-  Nvfp4SgShapes,
-  Nvfp4SgPreQuantScale,
-  Nvfp4SgFullPrecision,
-  Nvfp4CuMissingScales,
-  Nvfp4CuMisLoads,
-  Nvfp4KtMisLoads,
-  Mxfp8CuMissingScale,
-  Mxfp8CuMisLoads,
-  Mxfp8KtMisLoads,
-  Int8SgTensorwise2d,
-  Int8SgDtypes,
-  Int8SgShapes,
-  Int8SgConvrot,
-  Int8SgGroupsize,
-  Int8SgInputSize,
-  Int8SgConvRotConvrot,
-  Int8SgConvRotGroupsize,
-  Int8SgConvRotInputSize,
-  Int8SgConvRotNoKernel,
-  Int8CuMissingScale,
-  Int8KtScale,
-  Int8KtConvrotDivide,
-  Int8KtModuloZero,
-  Int8KtHadamard,
-  W4a4SgDtypes,
-  W4a4SgShapes,
-  W4a4SgGroupsize,
-  W4a4SgInputSize,
-  W4a4SgLinearDtype,
-  W4a4CuMissingScale,
-  W4a4CuWeightCast,
-  W4a4KtLinearDtype,
-  W4a4KtInputK,
-  W4a4KtHadamard,
-  W4a4CuParamsLinearDtype,
-  W4a8SgGroupSize,
-  W4a8SgDtypes,
-  W4a8SgChannelDtype,
-  W4a8SgWeightRank,
-  W4a8SgShapes,
-  W4a8SgCodebook,
-  W4a8SgCorrection,
-  W4a8SgConvrot,
-  W4a8SgInputSize,
-  W4a8SgZeroDivision,
-  W4a8CuMissingSRel,
-  W4a8CuCorrectionDropped,
-  W4a8CuWeightCast,
-  W4a8KtOrigShape,
-  W4a8KtKRule,
-  W4a8KtZeroDivision,
-  W4a8KtScale,
-  W4a8KtChannel,
-  W4a8KtCodebook,
-  W4a8KtHadamard,
-  W4a8KtCudaGroup,
-  W4a8KtCudaK,
-  W4a8CuParamsChannel,
-  W4a8CuParamsOrigShape,
-  W4a8CuParamsScale,
-  W4a8CuParamsCodebook,
-  W4a8CuParamsZeroDivision,
-  W4a8CuParamsKRule,
-  AwqCuMissingScales
+#define SAFESPEC_MSG_ENUMERATOR(name) name,
+  SAFESPEC_CONSUMER_MESSAGES(SAFESPEC_MSG_ENUMERATOR)
+#undef SAFESPEC_MSG_ENUMERATOR
 };
+// "W4a8SgDtypes" for Msg::W4a8SgDtypes; empty for Msg::None.
+std::string_view msg_name(Msg m);
 
 struct MessageRow {
   Msg id;
-  std::string_view name;
   Site site;
   MessageTemplate t;
   std::uint32_t step;                   // within the site (order.hpp), for the sites with steps
