@@ -1,13 +1,15 @@
 #include "conformance/manifest.hpp"
 
-#include <simdjson.h>
-
 #include <array>
 #include <optional>
 #include <fstream>
 #include <sstream>
+#include <variant>
 
+#include "spec/limits.hpp"
 #include "spec/profile_choice.hpp"
+#include "spec/python_json.hpp"
+#include "spec/quant/marker_values.hpp"
 #include "src/json_escape.hpp"
 
 namespace safespec::conformance {
@@ -17,6 +19,12 @@ std::string_view expect_word(Expect e) { return e == Expect::Accept ? "accept" :
 namespace {
 
 Result<Case, std::string> line_error(std::string what) { return std::string("manifest line: ") + std::move(what); }
+
+// object[key] when it is a string.
+const std::string* string_at(const py::Value& object, std::string_view key) {
+  const py::Value* v = quant::get(object, key);
+  return v ? std::get_if<std::string>(&v->data) : nullptr;
+}
 
 // One row per prefix; name_prefix picks the row, nothing else spells them.
 constexpr NamePrefix kEveryone{"accept_", "everyone"};
@@ -102,58 +110,60 @@ std::string render_case(const Case& c) {
 }
 
 Result<Case, std::string> parse_case(std::string_view line) {
-  namespace dom = simdjson::dom;
-  dom::parser parser;
-  const simdjson::padded_string padded(line);
-  dom::object top;
-  if (auto err = parser.parse(padded).get_object().get(top); err)
-    return line_error(std::string("expected a JSON object, found: ") + simdjson::error_message(err));
+  auto parsed = py::loads(line, py::LoadLimits{line.size(), kPythonJsonDepth});
+  if (!parsed) return line_error("expected a JSON object, found: " + parsed.error().what());
+  const py::Value& top = parsed.value();
+  if (!quant::is_dict(top)) return line_error("expected a JSON object, found: " + std::string(quant::type_name(top)));
   Case c;
-  std::string_view text;
-  if (top["file"].get_string().get(text) || text.empty())
-    return line_error("expected \"file\": a non-empty string");
-  c.file = text;
-  if (top["description"].get_string().get(text)) return line_error("expected \"description\": a string in " + c.file);
-  c.description = text;
-  dom::array rules;
-  if (top["rules"].get_array().get(rules)) return line_error("expected \"rules\": an array in " + c.file);
-  for (dom::element r : rules) {
-    if (r.get_string().get(text)) return line_error("expected rule ids as strings in " + c.file);
-    c.rules.emplace_back(text);
+  const std::string* text = string_at(top, "file");
+  if (!text || text->empty()) return line_error("expected \"file\": a non-empty string");
+  c.file = *text;
+  if (!(text = string_at(top, "description"))) return line_error("expected \"description\": a string in " + c.file);
+  c.description = *text;
+  const py::Value* rules = quant::get(top, "rules");
+  if (!rules || !std::holds_alternative<py::List>(rules->data))
+    return line_error("expected \"rules\": an array in " + c.file);
+  for (const py::Value& r : std::get<py::List>(rules->data).items) {
+    if (!(text = std::get_if<std::string>(&r.data))) return line_error("expected rule ids as strings in " + c.file);
+    c.rules.push_back(*text);
   }
-  dom::object expect;
-  if (top["expect"].get_object().get(expect)) return line_error("expected \"expect\": an object in " + c.file);
+  const py::Value* expect = quant::get(top, "expect");
+  if (!expect || !quant::is_dict(*expect)) return line_error("expected \"expect\": an object in " + c.file);
   for (std::size_t i = 0; i < kManifestProfiles.size(); ++i) {
     const std::string_view name = profile_name(kManifestProfiles[i]);
-    if (expect[name].get_string().get(text) || (text != "accept" && text != "reject"))
+    text = string_at(*expect, name);
+    if (!text || (*text != "accept" && *text != "reject"))
       return line_error("expected \"expect\".\"" + std::string(name) + "\": \"accept\" or \"reject\" in " + c.file);
-    c.expect[i] = text == "accept" ? Expect::Accept : Expect::Reject;
+    c.expect[i] = *text == "accept" ? Expect::Accept : Expect::Reject;
   }
-  dom::element message;
-  if (!top["sglang_message"].get(message)) {
-    if (message.get_string().get(text)) return line_error("expected \"sglang_message\": a string in " + c.file);
-    c.sglang_message = text;
+  if (const py::Value* message = quant::get(top, "sglang_message")) {
+    if (!(text = std::get_if<std::string>(&message->data)))
+      return line_error("expected \"sglang_message\": a string in " + c.file);
+    c.sglang_message = *text;
   }
   if ((c.expected(Profile::Sglang) == Expect::Reject) != !c.sglang_message.empty())
     return line_error("expected \"sglang_message\" exactly when sglang rejects, in " + c.file);
-  bool data = false;
-  if (top["data"].get_bool().get(data)) return line_error("expected \"data\": true or false in " + c.file);
-  c.data = data;
-  dom::object versions;
-  if (!top["versions"].get_object().get(versions))
-    for (auto kv : versions) {
-      if (!pick_version(kv.key) || kv.value.get_string().get(text) || (text != "accept" && text != "reject"))
+  const py::Value* data = quant::get(top, "data");
+  if (!data || !std::holds_alternative<bool>(data->data))
+    return line_error("expected \"data\": true or false in " + c.file);
+  c.data = std::get<bool>(data->data);
+  const py::Value* versions = quant::get(top, "versions");
+  if (versions && quant::is_dict(*versions))
+    for (const py::DictEntry& kv : std::get<py::Dict>(versions->data).items) {
+      const std::string& key = std::get<std::string>(kv.key.data);
+      text = std::get_if<std::string>(&kv.value.data);
+      if (!pick_version(key) || !text || (*text != "accept" && *text != "reject"))
         return line_error("expected \"versions\": NAME=VERSION keys of the consumer table with \"accept\" or "
                           "\"reject\" in " + c.file);
-      c.versions.emplace_back(std::string(kv.key), text == "accept" ? Expect::Accept : Expect::Reject);
+      c.versions.emplace_back(key, *text == "accept" ? Expect::Accept : Expect::Reject);
     }
   const NamePrefix named = name_prefix(c);
-  std::string_view named_for;
-  if (top["named_for"].get_string().get(named_for)) return line_error("expected \"named_for\": a string in " + c.file);
-  if (named_for != named.named_for || !c.file.starts_with(named.prefix))
+  const std::string* named_for = string_at(top, "named_for");
+  if (!named_for) return line_error("expected \"named_for\": a string in " + c.file);
+  if (*named_for != named.named_for || !c.file.starts_with(named.prefix))
     return line_error("expected a name starting \"" + std::string(named.prefix) + "\" and \"named_for\": \"" +
                       std::string(named.named_for) + "\" for these expectations, found " + c.file +
-                      " and \"named_for\": \"" + std::string(named_for) + "\"");
+                      " and \"named_for\": \"" + *named_for + "\"");
   return c;
 }
 

@@ -1,10 +1,15 @@
 #include "conformance/selection.hpp"
 
 #include <fnmatch.h>
-#include <simdjson.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <variant>
 
+#include "spec/limits.hpp"
+#include "spec/python_json.hpp"
+#include "spec/quant/marker_values.hpp"
 #include "spec/rule_catalogue.hpp"
 
 namespace safespec::conformance {
@@ -85,22 +90,25 @@ bool selected(const Case& c, const Selection& s) {
 
 Result<std::set<std::string>, std::string> read_failed(const std::filesystem::path& json) {
   const std::string where = "--rerun-failed: " + json.string() + ": ";
-  simdjson::padded_string text;
-  if (simdjson::padded_string::load(json.string()).get(text) != simdjson::SUCCESS)
-    return where + "cannot read it";
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  if (auto err = parser.parse(text).get(doc); err)
-    return where + "expected the JSON document of `conformance run --json`, found: " + simdjson::error_message(err);
-  simdjson::dom::array files;
-  if (doc["files"].get_array().get(files) != simdjson::SUCCESS)
+  std::ifstream in(json, std::ios::binary);
+  if (!in) return where + "cannot read it";
+  std::ostringstream read;
+  read << in.rdbuf();
+  const std::string text = read.str();
+  auto doc = py::loads(text, py::LoadLimits{text.size(), kPythonJsonDepth});
+  if (!doc) return where + "expected the JSON document of `conformance run --json`, found: " + doc.error().what();
+  const py::Value* files = quant::get(doc.value(), "files");
+  if (!files || !std::holds_alternative<py::List>(files->data))
     return where + "expected an object with a \"files\" array, as `conformance run --json` writes";
   std::set<std::string> failed;
-  for (simdjson::dom::element f : files) {
-    std::string_view file, cls;
-    if (f["file"].get_string().get(file) != simdjson::SUCCESS || f["class"].get_string().get(cls) != simdjson::SUCCESS)
+  for (const py::Value& f : std::get<py::List>(files->data).items) {
+    const py::Value* file = quant::get(f, "file");
+    const py::Value* cls = quant::get(f, "class");
+    const auto* file_text = file ? std::get_if<std::string>(&file->data) : nullptr;
+    const auto* cls_text = cls ? std::get_if<std::string>(&cls->data) : nullptr;
+    if (!file_text || !cls_text)
       return where + "expected every file to have a string \"file\" and \"class\", found one without";
-    if (cls != "agrees") failed.emplace(file);
+    if (*cls_text != "agrees") failed.insert(*file_text);
   }
   return failed;
 }

@@ -3,17 +3,18 @@
 // container rules, one verdict line for a file no consumer can parse, a note
 // on a strict-only FAIL), and the CI controls --ignore, --summary, --quiet and
 // --format sarif.
-#include <simdjson.h>
-
 #include <cctype>
 #include <set>
 #include <string>
 
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/rule_catalogue.hpp"
 
 using namespace safespec;
+using test::Json;
+using test::parse_json;
 using test::Run;
 
 namespace {
@@ -146,35 +147,32 @@ TEST_CASE("check --summary, --quiet and --ignore", "[cli][ST-DUPLICATE-TENSOR]")
 TEST_CASE("check --format sarif: SARIF 2.1.0 with every rule and every finding", "[cli][ST-JSON-SYNTAX]") {
   const Run r = cli("check --format sarif " + suite_file(kSyntax) + " " + suite_file(kDuplicate) + " --separate");
   CHECK(r.code == 1);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(simdjson::padded_string(r.out)).get(doc) == simdjson::SUCCESS);
+  const Json doc = parse_json(r.out);
   CHECK(std::string_view(doc["version"]) == "2.1.0");
-  const simdjson::dom::element run = doc["runs"].at(0);
+  const Json run = doc["runs"].at(0);
   CHECK(std::string_view(run["tool"]["driver"]["name"]) == "safespec");
-  const simdjson::dom::array rules = run["tool"]["driver"]["rules"];
+  const Json rules = run["tool"]["driver"]["rules"];
   CHECK(rules.size() == rule_catalogue().size());
-  const simdjson::dom::array results = run["results"];
+  const Json results = run["results"];
   REQUIRE(results.size() == 6);  // 1 + 5 findings
-  const simdjson::dom::element first = results.at(0);
+  const Json first = results.at(0);
   CHECK(std::string_view(first["ruleId"]) == "ST-JSON-SYNTAX");
   CHECK(std::string_view(first["level"]) == "error");
   // ruleIndex points at the rule's descriptor, whose help is its fix.
-  const simdjson::dom::element rule = rules.at(std::uint64_t(first["ruleIndex"]));
+  const Json rule = rules.at(std::uint64_t(first["ruleIndex"]));
   CHECK(std::string_view(rule["id"]) == "ST-JSON-SYNTAX");
   CHECK(std::string_view(rule["help"]["text"]) == rule_info(RuleId::JsonSyntax).fix);
-  const simdjson::dom::element where = first["locations"].at(0)["physicalLocation"];
+  const Json where = first["locations"].at(0)["physicalLocation"];
   CHECK(std::string_view(where["artifactLocation"]["uri"]) == (test::suite_dir() / kSyntax).string());
   CHECK(std::uint64_t(where["region"]["byteOffset"]) == 10);
-  const simdjson::dom::element named = results.at(1)["locations"].at(0);
+  const Json named = results.at(1)["locations"].at(0);
   CHECK(std::string_view(named["logicalLocations"].at(0)["kind"]) == "tensor");
   CHECK(std::uint64_t(run["properties"]["ignored"]) == 0);
   // --ignore says in the run's properties how many findings it took out.
   const Run fewer = cli("check --format sarif --ignore 'ST-*' " + suite_file(kDuplicate));
-  simdjson::dom::element fewer_doc;
-  REQUIRE(parser.parse(simdjson::padded_string(fewer.out)).get(fewer_doc) == simdjson::SUCCESS);
+  const Json fewer_doc = parse_json(fewer.out);
   CHECK(std::uint64_t(fewer_doc["runs"].at(0)["properties"]["ignored"]) == 5);
-  CHECK(simdjson::dom::array(fewer_doc["runs"].at(0)["results"]).size() == 0);
+  CHECK(fewer_doc["runs"].at(0)["results"].size() == 0);
   // An unreadable path is a tool notification, not a result.
   const Run missing = cli("check --format sarif /nonexistent/safespec.safetensors");
   CHECK(missing.code == 2);

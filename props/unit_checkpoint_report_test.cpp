@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include <simdjson.h>
-
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 
 using namespace safespec;
+using test::Json;
 using test::Run;
 
 namespace {
@@ -74,32 +74,30 @@ TEST_CASE("checkpoint report: JSON gives the index the consumers and each shard 
   CheckpointScratch s;
   const TwoShards t = two_shards(s);
   const Run r = s.run("check --json " + test::shell_word(t.index));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-  const simdjson::dom::array files = doc["files"];
+  const Json doc = test::parse_json(r.out);
+  const Json files = doc["files"];
   REQUIRE(files.size() == 3);
-  const simdjson::dom::element index = files.at(0);
+  const Json index = files.at(0);
   CHECK(std::string_view(index["path"]) == t.index);
   CHECK(index["checkpoint"].is_null());
-  const simdjson::dom::array listed = index["files"];
+  const Json listed = index["files"];
   REQUIRE(listed.size() == 2);
   CHECK(std::string_view(listed.at(0)) == t.first);
   CHECK(std::string_view(listed.at(1)) == t.second);
-  CHECK(simdjson::dom::object(index["consumers"]).size() == 4);
+  CHECK(index["consumers"].size() == 4);
   CHECK(bool(index["consumers"]["sglang"]["loads"]) == false);
   CHECK(bool(index["consumers"]["safetensors"]["loads"]) == true);
-  const simdjson::dom::element finding = simdjson::dom::array(index["findings"]).at(0);
+  const Json finding = index["findings"].at(0);
   CHECK(std::string_view(finding["rule"]) == "CQ-SGLANG-FORMATS");
   // The name as the file system spells it, no quotes inside.
   CHECK(std::string_view(finding["place"]["name"]) == t.index);
   for (std::size_t i = 1; i < 3; ++i) {
-    const simdjson::dom::element shard = files.at(i);
+    const Json shard = files.at(i);
     CHECK(std::string_view(shard["checkpoint"]) == t.index);
-    CHECK(simdjson::dom::array(shard["files"]).size() == 0);
-    CHECK(simdjson::dom::object(shard["consumers"]).size() == 1);
+    CHECK(shard["files"].size() == 0);
+    CHECK(shard["consumers"].size() == 1);
     CHECK(bool(shard["consumers"]["safetensors"]["loads"]) == true);
-    CHECK(simdjson::dom::array(shard["findings"]).size() == 0);
+    CHECK(shard["findings"].size() == 0);
     CHECK(bool(shard["ok"]) == true);
   }
 }
@@ -108,14 +106,12 @@ TEST_CASE("checkpoint report: SARIF files a checkpoint finding under the index",
   CheckpointScratch s;
   const TwoShards t = two_shards(s);
   const Run r = s.run("check --format sarif " + test::shell_word(t.index));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-  const simdjson::dom::array results = simdjson::dom::array(doc["runs"]).at(0)["results"];
+  const Json doc = test::parse_json(r.out);
+  const Json results = doc["runs"].at(0)["results"];
   REQUIRE(results.size() == 1);
-  const simdjson::dom::element loc = simdjson::dom::array(results.at(0)["locations"]).at(0);
+  const Json loc = results.at(0)["locations"].at(0);
   CHECK(std::string_view(loc["physicalLocation"]["artifactLocation"]["uri"]) == t.index);
-  CHECK(std::string_view(simdjson::dom::array(loc["logicalLocations"]).at(0)["fullyQualifiedName"]) ==
+  CHECK(std::string_view(loc["logicalLocations"].at(0)["fullyQualifiedName"]) ==
         "checkpoint '" + t.index + "'");
 }
 
@@ -157,10 +153,8 @@ TEST_CASE("checkpoint report: the reference's verdict on the checkpoint names th
                    "': MetadataIncompleteBuffer: incomplete metadata, file not fully covered; sglang, comfyui, kitchen: "
                    "SafetensorError: ") != std::string::npos);
   const Run j = s.run("check --json " + test::shell_word(t.index));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
-  const simdjson::dom::element st = simdjson::dom::array(doc["files"]).at(0)["consumers"]["safetensors"];
+  const Json doc = test::parse_json(j.out);
+  const Json st = doc["files"].at(0)["consumers"]["safetensors"];
   CHECK(bool(st["loads"]) == false);
   CHECK(std::string_view(st["file"]) == t.second);
   // The table has one row for the checkpoint.

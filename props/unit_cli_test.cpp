@@ -13,18 +13,16 @@
 #include <string_view>
 #include <vector>
 
-#ifndef SIMDJSON_THREADS_ENABLED
-#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
-#endif
-#include <simdjson.h>
-
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/writer.hpp"
 
 using namespace safespec;
+using test::Json;
+using test::parse_json;
 using test::Run;
 namespace fs = std::filesystem;
 
@@ -175,21 +173,19 @@ TEST_CASE("CLI (ST-*, §5): --json has the documented keys: files path ok findin
   const auto bad = s.file("gap.safetensors", gap());
   const Run r = s.run("check --json " + quoted(good) + " " + quoted(bad));
   CHECK(r.code == 1);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  const Json doc = parse_json(r.out);
   CHECK(std::string_view(doc["profile"]) == "strict");
-  simdjson::dom::array files = doc["files"];
+  Json files = doc["files"];
   REQUIRE(files.size() == 2);
-  simdjson::dom::element f0 = files.at(0), f1 = files.at(1);
+  Json f0 = files.at(0), f1 = files.at(1);
   CHECK(std::string_view(f0["path"]) == good);
   CHECK(bool(f0["ok"]) == true);
-  CHECK(simdjson::dom::array(f0["findings"]).size() == 0);
+  CHECK(f0["findings"].size() == 0);
   CHECK(std::string_view(f1["path"]) == bad);
   CHECK(bool(f1["ok"]) == false);
-  simdjson::dom::array findings = f1["findings"];
+  Json findings = f1["findings"];
   REQUIRE(findings.size() == 1);
-  simdjson::dom::element g = findings.at(0);
+  Json g = findings.at(0);
   CHECK(std::string_view(g["rule"]) == "ST-OFFSET-GAP");
   CHECK(std::string_view(g["severity"]) == "error");
   CHECK(std::string_view(g["where"]) == "tensor 'a'");
@@ -204,10 +200,8 @@ TEST_CASE("CLI (ST-*): --json reports an unreadable file with an error and ok fa
   const std::string missing = (s.dir / "missing.safetensors").string();
   const Run r = s.run("check --json " + quoted(missing));
   CHECK(r.code == 2);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-  simdjson::dom::element f = simdjson::dom::array(doc["files"]).at(0);
+  const Json doc = parse_json(r.out);
+  Json f = doc["files"].at(0);
   CHECK(bool(f["ok"]) == false);
   CHECK(std::string_view(f["error"]) == "cannot open: No such file or directory");
 }
@@ -217,10 +211,8 @@ TEST_CASE("CLI (ST-*): --json stays JSON for a path that is not UTF-8") {
   const std::string odd = (s.dir / "bad\xff.safetensors").string();
   const Run r = s.run("check --json " + quoted(odd));
   CHECK(r.code == 2);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-  const simdjson::dom::element file = simdjson::dom::array(doc["files"]).at(0);
+  const Json doc = parse_json(r.out);
+  const Json file = doc["files"].at(0);
   const std::string_view path = std::string_view(file["path"]);
   CHECK(path.ends_with("bad\xef\xbf\xbd.safetensors"));  // U+FFFD
 }
@@ -251,13 +243,11 @@ TEST_CASE("CLI (F1-F13): inspect lists tensors, --json too, parse errors exit 1"
                  "  safetensors: loads\n  sglang: loads\n  comfyui: loads\n  kitchen: loads\nmetadata keys: none\n");
   const Run j = s.run("inspect --json " + quoted(p));
   CHECK(j.code == 0);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
+  const Json doc = parse_json(j.out);
   CHECK(std::string_view(doc["path"]) == p);
   CHECK(std::uint64_t(doc["file_size"]) == 88);
   CHECK(std::uint64_t(doc["header_length"]) == 64);
-  simdjson::dom::element t = simdjson::dom::array(doc["tensors"]).at(0);
+  Json t = doc["tensors"].at(0);
   CHECK(std::string_view(t["name"]) == "test");
   CHECK(std::string_view(t["dtype"]) == "I32");
   CHECK(std::uint64_t(t["bytes"]) == 16);
@@ -280,13 +270,11 @@ TEST_CASE("CLI (ST-*): rules lists the catalogue, as text and as JSON") {
   }
   const Run j = s.run("rules --json");
   CHECK(j.code == 0);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
-  simdjson::dom::array rules = doc["rules"];
+  const Json doc = parse_json(j.out);
+  Json rules = doc["rules"];
   REQUIRE(rules.size() == rule_catalogue().size());
   std::size_t i = 0;
-  for (simdjson::dom::element e : rules) {
+  for (Json e : rules) {
     const RuleInfo& info = rule_catalogue()[i++];
     CHECK(std::string_view(e["id"]) == info.name);
     CHECK(std::string_view(e["rule_number"]) == info.rule_number);
@@ -335,10 +323,8 @@ TEST_CASE("CLI (issue 3): every JSON file object has the four consumers, whateve
   for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
     INFO(profile);
     const Run r = s.run(std::string("check --json --profile ") + profile + " " + quoted(p));
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-    const simdjson::dom::element c = simdjson::dom::array(doc["files"]).at(0)["consumers"];
+    const Json doc = parse_json(r.out);
+    const Json c = doc["files"].at(0)["consumers"];
     CHECK(bool(c["safetensors"]["loads"]));
     CHECK_FALSE(bool(c["sglang"]["loads"]));
     CHECK(std::string_view(c["sglang"]["error"]) == "ValueError");
@@ -347,11 +333,9 @@ TEST_CASE("CLI (issue 3): every JSON file object has the four consumers, whateve
     CHECK(bool(c["kitchen"]["loads"]));
   }
   const Run strict = s.run("check --json " + quoted(p));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(strict.out).get(doc) == simdjson::SUCCESS);
+  const Json doc = parse_json(strict.out);
   bool found = false;
-  for (simdjson::dom::element f : simdjson::dom::array(simdjson::dom::array(doc["files"]).at(0)["findings"]))
+  for (Json f : doc["files"].at(0)["findings"])
     if (std::string_view(f["rule"]) == "CQ-W4A8-CONVROT") {
       found = true;
       CHECK(std::string_view(f["consumers"]["sglang"]) == "rejects");

@@ -82,7 +82,9 @@ TEST_CASE("conformance manifest: a name that claims another verdict than its exp
 }
 
 TEST_CASE("conformance manifest: malformed lines are refused with what was expected", "[conformance]") {
-  CHECK(parse_case("[]").error() == "manifest line: expected a JSON object, found: The JSON element does not have the requested type.");
+  CHECK(parse_case("[]").error() == "manifest line: expected a JSON object, found: list");
+  CHECK(parse_case("{\"file\": ").error() ==
+        "manifest line: expected a JSON object, found: JSONDecodeError: Expecting value: line 1 column 10 (char 9)");
   CHECK(parse_case("{\"file\": \"\"}").error() == "manifest line: expected \"file\": a non-empty string");
   Case c = sample();
   c.sglang_message.clear();

@@ -3,14 +3,13 @@
 // differs, ComfyUI's own parser per era (spec/comfyui_parser.hpp), sglang's
 // read of a marker stored in a dtype torch cannot hand to numpy, and an
 // unusable shard index.
-#include <simdjson.h>
-
 #include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/comfyui_parser.hpp"
 #include "spec/consumers.hpp"
@@ -21,6 +20,8 @@ namespace safespec {
 namespace {
 
 using test::Bytes;
+using test::Json;
+using test::parse_json;
 using test::Run;
 
 Bytes consumer_test_file(const std::string& header, const std::string& data) {
@@ -31,8 +32,8 @@ Bytes consumer_test_file(const std::string& header, const std::string& data) {
   return out;
 }
 
-simdjson::dom::element consumer_json_of(simdjson::dom::parser& p, const std::string& json, const char* name) {
-  return simdjson::dom::array(p.parse(json)["files"]).at(0)["consumers"][name];
+Json consumer_json_of(const std::string& json, const char* name) {
+  return parse_json(json)["files"].at(0)["consumers"][name];
 }
 
 }  // namespace
@@ -145,11 +146,10 @@ TEST_CASE("consumer versions: trailing bytes load in ComfyUI's DynamicVRAM mode 
   const std::string header = R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}})";
   const std::string p = s.file("trail.safetensors", consumer_test_file(header, std::string("ab") + "zz"));
   const Run json = s.run("check --json " + test::shell_word(p));
-  simdjson::dom::parser parser;
-  const simdjson::dom::element doc = parser.parse(json.out);
-  const simdjson::dom::element file = simdjson::dom::array(doc["files"]).at(0);
+  const Json doc = parse_json(json.out);
+  const Json file = doc["files"].at(0);
   CHECK(std::string_view(file["consumer_versions"]["comfyui"]) == "safe-open");
-  const simdjson::dom::array comfy = file["versions"]["comfyui"];
+  const Json comfy = file["versions"]["comfyui"];
   REQUIRE(comfy.size() == 3);
   CHECK(std::string_view(comfy.at(0)["version"]) == "safe-open");
   CHECK(bool(comfy.at(0)["loads"]) == false);
@@ -162,8 +162,7 @@ TEST_CASE("consumer versions: trailing bytes load in ComfyUI's DynamicVRAM mode 
   // Picked: the default verdict, the profile and the exit status follow it.
   const Run picked = s.run("check --json --profile comfyui --consumer comfyui=dynamic-vram " + test::shell_word(p));
   CHECK(picked.code == 0);
-  simdjson::dom::parser parser2;
-  CHECK(bool(consumer_json_of(parser2, picked.out, "comfyui")["loads"]) == true);
+  CHECK(bool(consumer_json_of(picked.out, "comfyui")["loads"]) == true);
   CHECK(s.run("check --profile comfyui " + test::shell_word(p)).code == 1);
   // The table: a column per version where they disagree, and which agree.
   const Run table = s.run("table --versions " + test::shell_word(p));
@@ -187,8 +186,7 @@ TEST_CASE("consumer versions: a marker stored as BF16 or F8 stops sglang's scan 
                                R"(,"data_offsets":[0,26]}})";
     const std::string p = s.file(dtype + ".safetensors", consumer_test_file(header, marker.substr(0, 26)));
     const Run r = s.run("check --json " + test::shell_word(p));
-    simdjson::dom::parser parser;
-    const simdjson::dom::element sg = consumer_json_of(parser, r.out, "sglang");
+    const Json sg = consumer_json_of(r.out, "sglang");
     CHECK(bool(sg["loads"]) == false);
     CHECK(std::string_view(sg["error"]) == "TypeError");
     CHECK(std::string_view(sg["message"]) == "Got unsupported ScalarType " + scalar);
@@ -200,9 +198,8 @@ TEST_CASE("consumer versions: an unusable shard index gets a verdict or an expli
   const std::string p = s.text("model.safetensors.index.json", "{\"weight_map\": nope}\n");
   const Run r = s.run("check --json " + test::shell_word(p));
   CHECK(r.code == 1);
-  simdjson::dom::parser parser;
-  const simdjson::dom::element doc = parser.parse(r.out);
-  const simdjson::dom::element consumers = simdjson::dom::array(doc["files"]).at(0)["consumers"];
+  const Json doc = parse_json(r.out);
+  const Json consumers = doc["files"].at(0)["consumers"];
   CHECK(std::string_view(consumers["sglang"]["error"]) == "JSONDecodeError");
   CHECK(std::string_view(consumers["sglang"]["message"]) == "Expecting value: line 1 column 16 (char 15)");
   for (const char* c : {"safetensors", "comfyui", "kitchen"}) {
@@ -211,9 +208,8 @@ TEST_CASE("consumer versions: an unusable shard index gets a verdict or an expli
     CHECK(std::string_view(consumers[c]["unknown"]).find("never") != std::string_view::npos);
   }
   const std::string q = s.text("other.safetensors.index.json", "{\"metadata\": {}}\n");
-  simdjson::dom::parser parser2;
-  const simdjson::dom::element sg =
-      simdjson::dom::array(parser2.parse(s.run("check --json " + test::shell_word(q)).out)["files"]).at(0)["consumers"]["sglang"];
+  const Json sg =
+      parse_json(s.run("check --json " + test::shell_word(q)).out)["files"].at(0)["consumers"]["sglang"];
   CHECK(sg["loads"].is_null());
   CHECK(std::string_view(sg["unknown"]).starts_with("sglang's loaders read an index by rules"));
 }

@@ -6,18 +6,16 @@
 #include <string_view>
 #include <vector>
 
-#ifndef SIMDJSON_THREADS_ENABLED
-#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
-#endif
-#include <simdjson.h>
-
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/limits.hpp"
 #include "src/tensor_values.hpp"
 
 using namespace safespec;
+using test::Json;
+using test::parse_json;
 using test::Run;
 
 namespace {
@@ -138,17 +136,15 @@ TEST_CASE("inspect --json: every bundled example gives one document whose summar
   std::vector<std::string> paths{"corpus/examples/tiny-llm.safetensors", "corpus/examples/scalars-and-subbyte.safetensors",
                                  "corpus/examples/sharded/model.safetensors.index.json"};
   for (const auto& e : std::filesystem::directory_iterator("corpus/examples/quant")) paths.push_back(e.path().string());
-  simdjson::dom::parser parser, table_parser;
   for (const std::string& p : paths) {
     INFO(p);
     const Run r = s.run("inspect --json " + test::shell_word(p));
     CHECK(r.code == 0);
-    simdjson::dom::element doc;
-    REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-    const simdjson::dom::element summary = doc["summary"];
+    const Json doc = parse_json(r.out);
+    const Json summary = doc["summary"];
     // The parameters per dtype add up to the total.
     std::uint64_t params = 0, tensors = 0;
-    for (simdjson::dom::element d : simdjson::dom::array(summary["dtypes"])) {
+    for (Json d : summary["dtypes"]) {
       params += std::uint64_t(d["parameters"]);
       tensors += std::uint64_t(d["tensors"]);
     }
@@ -156,9 +152,8 @@ TEST_CASE("inspect --json: every bundled example gives one document whose summar
     CHECK(tensors == std::uint64_t(summary["tensors"]));
     // Each consumer's checkpoint verdict is table's.
     const Run t = s.run("table --json " + test::shell_word(p));
-    simdjson::dom::element tdoc;
-    REQUIRE(table_parser.parse(t.out).get(tdoc) == simdjson::SUCCESS);
-    for (simdjson::dom::element f : simdjson::dom::array(tdoc["files"])) {
+    const Json tdoc = parse_json(t.out);
+    for (Json f : tdoc["files"]) {
       if (std::string_view(f["path"]).ends_with(".index.json")) continue;
       for (const char* c : {"safetensors", "sglang", "comfyui", "kitchen"}) {
         INFO(c);
@@ -169,7 +164,7 @@ TEST_CASE("inspect --json: every bundled example gives one document whose summar
     for (const char* c : {"safetensors", "sglang", "comfyui", "kitchen"}) {
       INFO(c);
       bool all_load = true;
-      for (simdjson::dom::element f : simdjson::dom::array(tdoc["files"]))
+      for (Json f : tdoc["files"])
         if (!std::string_view(f["path"]).ends_with(".index.json")) all_load = all_load && bool(f["consumers"][c]["loads"]);
       CHECK(bool(summary["verdicts"][c]["loads"]) == all_load);
     }

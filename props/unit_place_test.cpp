@@ -7,13 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#ifndef SIMDJSON_THREADS_ENABLED
-#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
-#endif
-#include <simdjson.h>
-
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/place.hpp"
@@ -81,17 +77,15 @@ TEST_CASE("CLI: --json places a finding with typed fields beside the readable wh
                            gen::file_with_header(pad8("{\"" + name + "\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}"), 2));
   const Run r = s.run("check --json " + shell_word(file));
   CHECK(r.code == 1);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-  simdjson::dom::element f = simdjson::dom::array(simdjson::dom::array(doc["files"]).at(0)["findings"]).at(0);
+  const Json doc = parse_json(r.out);
+  Json f = doc["files"].at(0)["findings"].at(0);
   CHECK(std::string_view(f["rule"]) == "ST-OFFSET-GAP");
   CHECK(std::string_view(f["where"]) == "tensor 'a\\'b\"c\\\\'");
   CHECK(std::string_view(f["place"]["kind"]) == "tensor");
   CHECK(std::string_view(f["place"]["name"]) == "a'b\"c\\");
   CHECK(f["place"]["byte"].is_null());
   CHECK(f["place"]["field"].is_null());
-  CHECK(simdjson::dom::array(f["place"]["path"]).size() == 0);
+  CHECK(f["place"]["path"].size() == 0);
 }
 
 TEST_CASE("CLI: a byte place carries its offset as a number", "[ST-BUFFER-TRAILING]") {
@@ -99,10 +93,8 @@ TEST_CASE("CLI: a byte place carries its offset as a number", "[ST-BUFFER-TRAILI
   const std::string header = pad8(R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}})");
   const auto file = s.file("trailing.safetensors", gen::file_with_header(header, 3));
   const Run r = s.run("check --json " + shell_word(file));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
-  simdjson::dom::element f = simdjson::dom::array(simdjson::dom::array(doc["files"]).at(0)["findings"]).at(0);
+  const Json doc = parse_json(r.out);
+  Json f = doc["files"].at(0)["findings"].at(0);
   CHECK(std::string_view(f["rule"]) == "ST-BUFFER-TRAILING");
   CHECK(std::string_view(f["place"]["kind"]) == "byte");
   const std::uint64_t end = 8 + header.size() + 1;  // where tensor a ends

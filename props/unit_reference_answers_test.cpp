@@ -2,8 +2,6 @@
 // (corpus/reference_answers/, from huggingface/safetensors at 24b0b28 built
 // with serde 1.0.228 and serde_json 1.0.150): verdict, error variant and
 // Display text, through the emulation alone and through `safespec check`.
-#include <simdjson.h>
-
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -11,10 +9,13 @@
 #include <vector>
 
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "src/check.hpp"
 
 using namespace safespec;
+using test::Json;
+using test::parse_json;
 
 namespace {
 
@@ -31,9 +32,8 @@ const std::string kDir = std::string(SAFESPEC_REFERENCE_ANSWERS_DIR) + "/";
 std::vector<Expected> load_answers() {
   std::vector<Expected> out;
   std::ifstream in(kDir + "answers.jsonl");
-  simdjson::dom::parser parser;
   for (std::string line; std::getline(in, line);) {
-    simdjson::dom::element e = parser.parse(line);
+    const Json e = parse_json(line);
     Expected x;
     x.file = std::string(std::string_view(e["file"]));
     x.ok = bool(e["ok"]);
@@ -42,7 +42,7 @@ std::vector<Expected> load_answers() {
       x.message = std::string(std::string_view(e["message"]));
     }
     x.deterministic = bool(e["deterministic"]);
-    for (simdjson::dom::element a : e["alternatives"].get_array()) x.alternatives.emplace_back(std::string_view(a));
+    for (Json a : e["alternatives"]) x.alternatives.emplace_back(std::string_view(a));
     out.push_back(std::move(x));
   }
   return out;

@@ -5,17 +5,15 @@
 #include <string_view>
 #include <vector>
 
-#ifndef SIMDJSON_THREADS_ENABLED
-#define SIMDJSON_THREADS_ENABLED 1  // as simdjson's CMake package compiles it
-#endif
-#include <simdjson.h>
-
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
+#include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "src/writer.hpp"
 
 using namespace safespec;
+using test::Json;
+using test::parse_json;
 using test::Run;
 
 namespace {
@@ -43,9 +41,9 @@ std::string all_load() {
          R"(],"kitchen":[)" + v("0.2.27") + "," + v("0.2.31") + "]}";
 }
 
-std::vector<std::string> keys(simdjson::dom::object o) {
+std::vector<std::string> keys(const Json& o) {
   std::vector<std::string> out;
-  for (auto kv : o) out.emplace_back(kv.key);
+  for (const auto& kv : o.members()) out.emplace_back(kv.key);
   return out;
 }
 
@@ -63,12 +61,10 @@ TEST_CASE("reports (issue 11): check --json has schema 1 and every consumer obje
   for (const char* profile : {"strict", "safetensors", "sglang", "comfyui", "kitchen"}) {
     INFO(profile);
     const Run b = s.run(std::string("check --json --separate --profile ") + profile + " " + test::shell_word(bad));
-    simdjson::dom::parser parser;
-    simdjson::dom::element doc;
-    REQUIRE(parser.parse(b.out).get(doc) == simdjson::SUCCESS);
+    const Json doc = parse_json(b.out);
     CHECK(std::int64_t(doc["schema"]) == 1);
-    const simdjson::dom::object consumers = simdjson::dom::array(doc["files"]).at(0)["consumers"];
-    for (auto kv : consumers) {
+    const Json consumers = doc["files"].at(0)["consumers"];
+    for (const auto& kv : consumers.members()) {
       INFO(kv.key);
       CHECK(keys(kv.value) == std::vector<std::string>{"loads", "error", "message", "unknown", "config", "mis_loads",
                                                        "warns", "alternatives", "assumes", "unchecked", "file"});
@@ -97,9 +93,7 @@ TEST_CASE("reports (issue 11): inspect --json on a bad file prints a JSON error 
   const auto broken = s.file("broken.safetensors", gen::file_with_header("{\"a\":", 0));
   const Run r = s.run("inspect --json " + test::shell_word(broken));
   CHECK(r.code == 1);
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  Json doc = parse_json(r.out);
   CHECK(std::int64_t(doc["schema"]) == 1);
   CHECK(std::string_view(doc["path"]) == broken);
   CHECK(std::string_view(doc["error"]).starts_with(std::string_view(doc["rule"])));
@@ -107,10 +101,10 @@ TEST_CASE("reports (issue 11): inspect --json on a bad file prints a JSON error 
 
   const Run gone = s.run("inspect --json " + test::shell_word(broken + ".missing"));
   CHECK(gone.code == 2);
-  REQUIRE(parser.parse(gone.out).get(doc) == simdjson::SUCCESS);
+  doc = parse_json(gone.out);
   CHECK(std::string_view(doc["path"]) == broken + ".missing");
   CHECK(std::string_view(doc["error"]).size() > 0);
-  CHECK(doc["rule"].error() == simdjson::NO_SUCH_FIELD);
+  CHECK_FALSE(doc["rule"].exists());
 }
 
 TEST_CASE("reports (issue 11): compare --ulps -1 is a usage error", "[reports]") {
@@ -199,14 +193,12 @@ TEST_CASE("reports (issue 11): quant findings are bounded like every rule, each 
   CHECK(folded.out.find("  warning CQ-MARKER-ORPHAN at file: found 3 more findings of this rule beyond the 1000 "
                         "listed\n") != std::string::npos);
   const Run j = s.run("check --json " + test::shell_word(p));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(j.out).get(doc) == simdjson::SUCCESS);
+  const Json doc = parse_json(j.out);
   std::size_t listed = 0;
-  for (auto kv : simdjson::dom::object(simdjson::dom::array(doc["files"]).at(0)["consumers"]))
+  for (const auto& kv : doc["files"].at(0)["consumers"].members())
     for (const char* key : {"mis_loads", "warns"}) {
       std::vector<std::string_view> ids;
-      for (simdjson::dom::element id : simdjson::dom::array(kv.value[key])) ids.push_back(std::string_view(id));
+      for (Json id : kv.value[key]) ids.push_back(std::string_view(id));
       INFO(kv.key << " " << key);
       CHECK(std::set<std::string_view>(ids.begin(), ids.end()).size() == ids.size());
       listed += ids.size();
@@ -238,23 +230,21 @@ TEST_CASE("reports (issue 11): a consumer that rejects the checkpoint has no mis
   // Read together: ComfyUI mis-loads the first and rejects the second's marker.
   const Run r = s.run("check --json --checkpoint " + test::shell_word((quant / "fp8_unmarked.safetensors").string()) + " " +
                       test::shell_word((quant / "marker_not_json.safetensors").string()));
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  REQUIRE(parser.parse(r.out).get(doc) == simdjson::SUCCESS);
+  const Json doc = parse_json(r.out);
   // The checkpoint's own report carries ComfyUI's verdict; its files show only their own.
   std::size_t judged = 0;
-  for (simdjson::dom::element file : simdjson::dom::array(doc["files"])) {
-    simdjson::dom::element comfyui;
-    if (file["consumers"]["comfyui"].get(comfyui) != simdjson::SUCCESS) {
-      CHECK(simdjson::dom::array(file["files"]).size() == 0);
+  for (Json file : doc["files"]) {
+    const Json comfyui = file["consumers"]["comfyui"];
+    if (!comfyui.exists()) {
+      CHECK(file["files"].size() == 0);
       CHECK(!file["checkpoint"].is_null());
       continue;
     }
     ++judged;
-    CHECK(simdjson::dom::array(file["files"]).size() == 2);
+    CHECK(file["files"].size() == 2);
     CHECK(bool(comfyui["loads"]) == false);
     CHECK(std::string_view(comfyui["error"]) == "JSONDecodeError");
-    CHECK(simdjson::dom::array(comfyui["mis_loads"]).size() == 0);
+    CHECK(comfyui["mis_loads"].size() == 0);
   }
   CHECK(judged == 1);
 }
