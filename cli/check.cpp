@@ -33,6 +33,7 @@ struct CheckArgs {
   std::vector<std::string> layer_args;
   std::string layers_file;
   bool all_linear = false;
+  unsigned jobs = 1;  // --jobs, within its bound (the option refuses any other)
 };
 
 CommandOutcome run_check(CheckArgs& a) {
@@ -47,6 +48,7 @@ CommandOutcome run_check(CheckArgs& a) {
   if (!ignored) return CommandOutcome{kExitUsage, "", "safespec: " + ignored.error() + "\n"};
   if (a.json) a.format = Format::Json;
   a.options.progress = a.format == Format::Text && !a.quiet;
+  a.options.jobs = a.jobs;
   HeaderParser parser;
   std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
   ignore_rules(reports, ignored.value());
@@ -107,8 +109,8 @@ Command register_check(CLI::App& app) {
                     "verdict on int8 embedding markers beside W4A8/NVFP4 layers depends on it");
   check->add_option("--layers", a->layers_file, "a JSON object mapping layer names to \"linear\" or \"embedding\"");
   check->add_flag("--all-linear", a->all_linear, "every marked layer not named by --layer/--layers is a Linear layer");
-  a->options.jobs = default_check_jobs();
-  check->add_option("--jobs,-j", a->options.jobs,
+  a->jobs = default_check_jobs().count();
+  check->add_option("--jobs,-j", a->jobs,
                     "threads that read and parse the files (default: one per CPU); 1 reads them one at a time. The "
                     "report is the same for every count")
       ->check(CLI::Range(1u, kMaxCheckJobs));

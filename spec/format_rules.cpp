@@ -220,7 +220,7 @@ Findings strict_findings(const Model& m) {
 
 Findings check_model(const Model& m, Profile p) {
   Findings out = reference_findings(m);
-  if (p == Profile::Strict) {
+  if (profile_applies(p, RuleScope::Strict)) {
     Findings extra = strict_findings(m);
     std::stable_partition(extra.begin(), extra.end(), [](const Finding& f) { return f.severity == Severity::Error; });
     out.insert(out.end(), std::make_move_iterator(extra.begin()), std::make_move_iterator(extra.end()));

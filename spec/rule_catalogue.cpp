@@ -369,16 +369,27 @@ std::string_view rule_name(RuleId id) { return rule_info(id).name; }
 
 bool is_quant_rule(RuleId id) { return rule_info(id).scope == RuleScope::Quant; }
 
-bool profile_applies(Profile p, RuleId id) {
+bool profile_applies(Profile p, RuleScope s) {
   if (p == Profile::Strict) return true;
-  if (is_quant_rule(id)) return p != Profile::Safetensors;
-  const RuleInfo& info = rule_info(id);
-  // The index rules describe a set of files the reference never reads as one;
-  // a sharded checkpoint the index lies about fails to load in every consumer,
-  // so they stay on in the safetensors profile too. sglang and ComfyUI open
-  // every file with the reference reader, so they inherit its rules.
-  return info.scope == RuleScope::Container || info.scope == RuleScope::Index;
+  switch (s) {
+    // sglang and ComfyUI open every file with the reference reader, so they
+    // inherit its rules. The index rules describe a set of files the
+    // reference never reads as one; a sharded checkpoint the index lies
+    // about fails to load in every consumer, so they stay on in the
+    // safetensors profile too.
+    case RuleScope::Container:
+    case RuleScope::Index:
+      return true;
+    case RuleScope::Quant:
+      return p != Profile::Safetensors;  // the reference never reads a layer
+    case RuleScope::Strict:
+    case RuleScope::Writer:
+      return false;
+  }
+  return false;
 }
+
+bool profile_applies(Profile p, RuleId id) { return profile_applies(p, rule_info(id).scope); }
 
 std::string_view scope_name(RuleScope s) {
   switch (s) {

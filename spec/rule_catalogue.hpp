@@ -48,10 +48,13 @@ std::string_view rule_name(RuleId id);
 // consumer does (comfy-quant-markers.md §3-§5): the container rules it
 // inherits from the reference reader, then every finding carrying a Verdict
 // of it.
-// Static part of the decision: may this rule show under the profile at all?
-// For the consumer profiles a quantized-layer finding shows only when it
-// carries that consumer's Verdict (see src/check.cpp).
-bool profile_applies(Profile p, RuleId id);
+// Static part of the decision, made here only: may a rule of this family
+// show under the profile at all? The rules of a family the profile never
+// shows do not run (check_model), and a report keeps only what it may show
+// (apply_profile). For the consumer profiles a finding then shows only when
+// it carries that consumer's Verdict (spec/verdicts.hpp).
+bool profile_applies(Profile p, RuleScope s);
+bool profile_applies(Profile p, RuleId id);  // its rule's family
 // True for the comfy_quant rules (CQ-*, NUM-*), decided by spec/quant/.
 bool is_quant_rule(RuleId id);
 

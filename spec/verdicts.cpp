@@ -209,8 +209,8 @@ ByConsumer<std::vector<Outcome>> unusable_index_outcomes(std::optional<std::stri
 }
 
 void apply_profile(FileReport& r, Profile p) {
-  if (p == Profile::Safetensors) {  // check_model filtered the container rules; the reference never reads a layer
-    std::erase_if(r.findings, [](const Finding& f) { return is_quant_rule(f.rule); });
+  std::erase_if(r.findings, [p](const Finding& f) { return !profile_applies(p, f.rule); });
+  if (p == Profile::Safetensors) {
     // When the reference reads the file, a container error is safespec's
     // observation, not the reference's verdict.
     if (r.reference && !r.reference->failure)

@@ -71,7 +71,7 @@ void fill_findings(FileReport& report, LoadedFile lf, Profile profile) {
   // Strict keeps its refusal (it names the spelling the written spec
   // forbids); no consumer sees it, since the reference reads the file.
   Model m = model_from_reference(lf);
-  if (profile_applies(Profile::Strict, refused.rule) && profile == Profile::Strict) {
+  if (profile == Profile::Strict) {
     Finding f = to_finding(refused);
     f.message += " (the reference reader accepts this spelling)";
     report.findings.push_back(std::move(f));

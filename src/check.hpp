@@ -10,6 +10,7 @@
 #include "spec/quant/layer_kinds.hpp"
 #include "spec/report.hpp"
 #include "spec/rule_catalogue.hpp"
+#include "src/check_jobs.hpp"
 #include "src/header_parser.hpp"
 
 namespace safespec {
@@ -32,7 +33,7 @@ struct CheckOptions {
   // Threads that read and parse the files (--jobs; src/check_files.hpp): 1
   // reads them one after another on the calling thread. The reports are the
   // same, in the same order, for every count.
-  unsigned jobs = 1;
+  CheckJobs jobs = 1;
   // Which version of each consumer the verdicts, the profile and the exit
   // status use (--consumer NAME=VERSION); every version is judged anyway.
   VersionChoice versions = default_versions();

@@ -13,9 +13,9 @@
 
 namespace safespec {
 
-unsigned default_check_jobs() {
+CheckJobs default_check_jobs() {
   // 0 when the count is unknown: then one thread, as before threads.
-  return std::clamp(std::thread::hardware_concurrency(), 1u, kMaxCheckJobs);
+  return CheckJobs(std::thread::hardware_concurrency());
 }
 
 namespace {
@@ -41,22 +41,22 @@ class WorkerParsers {
 
 }  // namespace
 
-void for_each_file(const std::vector<std::string>& paths, unsigned jobs, HeaderParser& parser,
+void for_each_file(const std::vector<std::string>& paths, CheckJobs jobs, HeaderParser& parser,
                    const std::function<void(std::size_t, HeaderParser&)>& work) {
   const bool remote = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return is_url(p); });
-  const unsigned threads = remote ? 1u : std::clamp(jobs, 1u, kMaxCheckJobs);
+  const unsigned threads = remote ? 1u : jobs.count();
   WorkerParsers parsers(threads, parser);
   parallel_for(paths.size(), threads, [&](std::size_t i, unsigned worker) { work(i, parsers.of(worker)); });
 }
 
-void for_each_worker(unsigned jobs, HeaderParser& parser,
+void for_each_worker(CheckJobs jobs, HeaderParser& parser,
                      const std::function<void(std::size_t, HeaderParser&)>& work) {
-  const unsigned threads = std::clamp(jobs, 1u, kMaxCheckJobs);
+  const unsigned threads = jobs.count();
   WorkerParsers parsers(threads, parser);
   parallel_for(threads, threads, [&](std::size_t item, unsigned worker) { work(item, parsers.of(worker)); });
 }
 
-std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
+std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, CheckJobs jobs,
                                     HeaderParser& parser,
                                     const std::function<void(std::size_t, const FileReport&)>& ready) {
   std::vector<FileReport> reports(paths.size());

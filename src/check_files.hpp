@@ -11,13 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "src/check_jobs.hpp"
 #include "spec/report.hpp"
 #include "src/header_parser.hpp"
 
 namespace safespec {
 
-// The default thread count: one per hardware thread, within kMaxCheckJobs.
-unsigned default_check_jobs();
+// The default: one per hardware thread, within the bound.
+CheckJobs default_check_jobs();
 
 // work(i, parser) for every i < paths.size(), on at most `jobs` threads: the
 // calling thread is one of them, with `parser`; every other thread has its
@@ -28,21 +29,20 @@ unsigned default_check_jobs();
 // src/http_range.cpp keeps serving the reopen that follows a header. An
 // exception thrown by `work` (bad_alloc) stops the others after their current
 // file and is rethrown here.
-void for_each_file(const std::vector<std::string>& paths, unsigned jobs, HeaderParser& parser,
+void for_each_file(const std::vector<std::string>& paths, CheckJobs jobs, HeaderParser& parser,
                    const std::function<void(std::size_t, HeaderParser&)>& work);
 
-// work(item, parser) once for every item < the thread count (`jobs` within
-// kMaxCheckJobs), each on a thread of its own with a parser as for_each_file
+// work(item, parser) once for every item < the thread count (`jobs`), each on a thread of its own with a parser as for_each_file
 // gives them; for work that hands itself out (src/shard_feed.hpp). A thread
 // that cannot start leaves its item to the others, in turn.
-void for_each_worker(unsigned jobs, HeaderParser& parser,
+void for_each_worker(CheckJobs jobs, HeaderParser& parser,
                      const std::function<void(std::size_t, HeaderParser&)>& work);
 
 // check_safetensors on every path (for_each_file); reports in path order.
 // With `ready`, ready(i, report i) for every i in path order, one call at a
 // time, as soon as reports 0..i are all made (src/in_order.hpp): on whichever
 // thread made the last of them, while later files are still being read.
-std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, unsigned jobs,
+std::vector<FileReport> check_files(const std::vector<std::string>& paths, Profile profile, CheckJobs jobs,
                                     HeaderParser& parser,
                                     const std::function<void(std::size_t, const FileReport&)>& ready = {});
 

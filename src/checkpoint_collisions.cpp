@@ -25,7 +25,7 @@ std::vector<std::size_t> with_models(const std::vector<FileReport>& reports, con
 // directory of 1,000 files of 64 tensors is 64,000 names, and a map that
 // copied each one was an eighth of `check` on it, a lookup at a time a
 // seventh, one thread gathering and hashing them all a quarter.
-RepeatWalk group_repeats(const std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads) {
+RepeatWalk group_repeats(const std::vector<FileReport>& reports, const std::vector<std::size_t>& group, CheckJobs threads) {
   std::vector<NamedTensors> files;
   for (std::size_t i : with_models(reports, group)) {
     const Header& h = reports[i].model->header;

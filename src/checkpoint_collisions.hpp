@@ -16,7 +16,7 @@ namespace safespec {
 // group order, once they are all read (find_repeats, on up to `threads`
 // threads). A directory's own files are walked while they are read instead
 // (check_paths), the same files in the same order.
-RepeatWalk group_repeats(const std::vector<FileReport>& reports, const std::vector<std::size_t>& group, unsigned threads);
+RepeatWalk group_repeats(const std::vector<FileReport>& reports, const std::vector<std::size_t>& group, CheckJobs threads);
 
 // A finding for each repeat of `walk`, a walk over the group's files with a
 // model in group order, on the later file's report.

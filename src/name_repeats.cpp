@@ -23,7 +23,7 @@ constexpr std::size_t kHashesPerLine = 8;
 
 }  // namespace
 
-RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads) {
+RepeatWalk find_repeats(std::span<const NamedTensors> files, CheckJobs threads) {
   std::size_t n = 0, unhashed = 0;
   const auto kept = [&](std::size_t f) { return files[f].hashes.size() == files[f].tensors.size(); };
   for (std::size_t f = 0; f < files.size(); ++f) {
@@ -36,7 +36,7 @@ RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads) {
   // file at a time, split on the threads when there are many.
   std::vector<std::vector<std::uint64_t>> hashed(files.size());
   if (unhashed != 0) {
-    const unsigned used = unhashed < kParallelFrom ? 1u : std::clamp(threads, 1u, kMaxCheckJobs);
+    const unsigned used = unhashed < kParallelFrom ? 1u : threads.count();
     parallel_for(files.size(), used, [&](std::size_t f, unsigned) {
       if (kept(f)) return;
       hashed[f].reserve(files[f].tensors.size());

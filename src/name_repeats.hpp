@@ -14,6 +14,7 @@
 
 #include "spec/model.hpp"
 #include "spec/name_index.hpp"
+#include "src/check_jobs.hpp"
 
 namespace safespec {
 
@@ -32,7 +33,7 @@ struct NamedTensors {
 // Names whose hashes were not kept are hashed on up to `threads` threads, a
 // file at a time; then all are indexed in order on the calling thread.
 class RepeatWalk;
-RepeatWalk find_repeats(std::span<const NamedTensors> files, unsigned threads);
+RepeatWalk find_repeats(std::span<const NamedTensors> files, CheckJobs threads);
 
 // find_repeats a file at a time, for files that arrive in order while later
 // ones are still being read: the walk over a directory's 1,000 files then

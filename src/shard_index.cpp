@@ -157,7 +157,7 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path) {
 }
 
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, HeaderParser& parser,
-                                          std::vector<std::string>* missing, unsigned jobs,
+                                          std::vector<std::string>* missing, CheckJobs jobs,
                                           std::size_t in_place_bytes) {
   std::vector<FileReport> reports;
   reports.emplace_back().path = path;
@@ -252,7 +252,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   // The first worker to start reads the index, so a worker that waits for
   // shards always waits on a reader that has begun, however the items fall.
   std::atomic<bool> reading{false};
-  for_each_worker(is_url(path) ? 1 : jobs, parser, [&](std::size_t, HeaderParser& p) {
+  for_each_worker(is_url(path) ? CheckJobs(1) : jobs, parser, [&](std::size_t, HeaderParser& p) {
     if (!reading.exchange(true)) {
       try {
         auto read = pieces.finish();
@@ -302,7 +302,7 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
   for (ShardFeed::Shard& shard : feed.shards())
     if (shard.state && shard.state->model && shard.state->located.size() != shard.state->model->header.tensors.size())
       unlocated.push_back(shard.state);
-  parallel_for(unlocated.size(), is_url(path) ? 1 : jobs, [&](std::size_t i, unsigned) { locate(*unlocated[i], index); });
+  parallel_for(unlocated.size(), is_url(path) ? 1u : jobs.count(), [&](std::size_t i, unsigned) { locate(*unlocated[i], index); });
   reports[0].findings = check_index(index, feed.contents());
   if (auto u = index_total_size_unchecked(index, feed.contents())) reports[0].unchecked.push_back(std::move(*u));
   // Reports in the order of the shards' names (in place: the order of their

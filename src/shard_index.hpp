@@ -10,6 +10,7 @@
 #include "spec/index_rules.hpp"
 #include "spec/result.hpp"
 #include "src/byte_file.hpp"
+#include "src/check_jobs.hpp"
 #include "src/check.hpp"
 
 namespace safespec {
@@ -51,7 +52,7 @@ Result<IndexFile, IndexFailure> read_index_file(const std::string& path);
 // the second way to the first).
 constexpr std::size_t kInPlaceReportBytes = std::size_t{16} << 20;
 std::vector<FileReport> check_shard_index(const std::string& path, Profile profile, HeaderParser& parser,
-                                          std::vector<std::string>* missing = nullptr, unsigned jobs = 1,
+                                          std::vector<std::string>* missing = nullptr, CheckJobs jobs = 1,
                                           std::size_t in_place_bytes = kInPlaceReportBytes);
 
 }  // namespace safespec
