@@ -32,9 +32,9 @@
 
 #include "gen/data_checkpoint.hpp"
 #include "spec/quant/analyze.hpp"
-#include "src/load.hpp"
-#include "src/marker_reader.hpp"
-#include "src/tensor_data.hpp"
+#include "src/parse/load.hpp"
+#include "src/parse/marker_reader.hpp"
+#include "src/io/tensor_data.hpp"
 
 extern char** environ;
 

@@ -30,8 +30,8 @@
 #include <vector>
 
 #include "spec/number_formats.hpp"
-#include "src/linear_command.hpp"
-#include "src/vectors.hpp"
+#include "src/commands/linear.hpp"
+#include "src/commands/vectors.hpp"
 
 extern char** environ;
 

@@ -14,7 +14,7 @@
 #include "bench/header_bench_support.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/header_reader.hpp"
-#include "src/header_parser.hpp"
+#include "src/parse/header_parser.hpp"
 
 namespace {
 

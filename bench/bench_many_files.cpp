@@ -35,10 +35,10 @@
 #include <utility>
 #include <vector>
 
-#include "src/check.hpp"
-#include "src/check_files.hpp"
-#include "src/shard_index.hpp"
-#include "src/writer.hpp"
+#include "src/commands/check.hpp"
+#include "src/commands/check_files.hpp"
+#include "src/parse/shard_index.hpp"
+#include "src/io/writer.hpp"
 
 namespace {
 

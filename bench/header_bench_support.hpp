@@ -14,7 +14,7 @@
 
 #include "gen/synthetic.hpp"
 #include "spec/model.hpp"
-#include "src/header_parser.hpp"
+#include "src/parse/header_parser.hpp"
 
 namespace safespec::bench {
 

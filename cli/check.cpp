@@ -9,12 +9,12 @@
 #include "cli/command.hpp"
 #include "spec/limits.hpp"
 #include "spec/profile_choice.hpp"
-#include "src/check.hpp"
-#include "src/check_files.hpp"
-#include "src/check_filter.hpp"
-#include "src/layer_kinds_option.hpp"
-#include "src/load.hpp"
-#include "src/report.hpp"
+#include "src/commands/check.hpp"
+#include "src/commands/check_files.hpp"
+#include "src/commands/check_filter.hpp"
+#include "src/commands/layer_kinds_option.hpp"
+#include "src/parse/load.hpp"
+#include "src/report/report.hpp"
 
 namespace safespec::cli {
 

@@ -1,7 +1,7 @@
 // The subcommands of safespec, one file each: `register_NAME(app)` adds the
 // subcommand and its options to `app`; after parsing, the chosen one's `run`
 // does the work and says what to print and which exit status to end with
-// (src/command_outcome.hpp). main.cpp only registers, parses and emits.
+// (src/commands/command_outcome.hpp). main.cpp only registers, parses and emits.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -10,7 +10,7 @@
 
 #include "spec/numerics/w4a8_reference.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/command_outcome.hpp"
+#include "src/commands/command_outcome.hpp"
 
 namespace safespec::cli {
 
@@ -60,7 +60,7 @@ CLI::Option* add_semantics_option(CLI::App* sub, numerics::Semantics& into, cons
 CLI::Validator whole_number();
 // --ulps N: a count of units in the last place; a negative number is a usage error.
 CLI::Option* add_ulps_option(CLI::App* sub, std::uint64_t& into, const std::string& help);
-// --atol A and --rtol R: finite, 0 or more (src/compare.hpp's Tolerance says
+// --atol A and --rtol R: finite, 0 or more (src/commands/compare.hpp's Tolerance says
 // how they combine with --ulps).
 void add_error_options(CLI::App* sub, double& atol, double& rtol);
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "src/compare.hpp"
+#include "src/commands/compare.hpp"
 
 namespace safespec::cli {
 

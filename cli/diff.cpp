@@ -3,7 +3,7 @@
 #include <string>
 
 #include "cli/command.hpp"
-#include "src/diff_command.hpp"
+#include "src/commands/diff.hpp"
 
 namespace safespec::cli {
 

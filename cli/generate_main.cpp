@@ -10,7 +10,7 @@
 
 #include "cli/parse.hpp"
 #include "conformance/suite.hpp"
-#include "src/command_outcome.hpp"
+#include "src/commands/command_outcome.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"Write the files safespec builds from its generators", "safespec_generate"};

@@ -6,7 +6,7 @@
 
 #include "cli/command.hpp"
 #include "spec/limits.hpp"
-#include "src/inspect_command.hpp"
+#include "src/commands/inspect.hpp"
 
 namespace safespec::cli {
 

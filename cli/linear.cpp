@@ -1,9 +1,9 @@
 // `safespec linear` and `safespec dequant`: one quantized layer through the
-// reference numerics (src/linear_command.hpp).
+// reference numerics (src/commands/linear.hpp).
 #include <memory>
 
 #include "cli/command.hpp"
-#include "src/linear_command.hpp"
+#include "src/commands/linear.hpp"
 
 namespace safespec::cli {
 

@@ -1,6 +1,6 @@
 // The safespec command line: registers each subcommand (one file each under
 // cli/), parses, runs the chosen one and prints its outcome. Exit status:
-// 0 clean, 1 findings, 2 usage or I/O error (src/command_outcome.hpp).
+// 0 clean, 1 findings, 2 usage or I/O error (src/commands/command_outcome.hpp).
 #include <CLI/CLI.hpp>
 
 #include <signal.h>

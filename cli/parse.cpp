@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "src/command_outcome.hpp"
+#include "src/commands/command_outcome.hpp"
 
 namespace safespec::cli {
 

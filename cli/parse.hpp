@@ -1,6 +1,6 @@
 // Parsing a command line the way every safespec binary does: help and
 // --version print and end with 0, a usage error prints and ends with 2
-// (src/command_outcome.hpp), anything else goes on.
+// (src/commands/command_outcome.hpp), anything else goes on.
 #pragma once
 
 #include <CLI/CLI.hpp>

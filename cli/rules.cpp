@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "cli/command.hpp"
-#include "src/report.hpp"
+#include "src/report/report.hpp"
 
 namespace safespec::cli {
 

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "cli/command.hpp"
-#include "src/check.hpp"
-#include "src/load.hpp"
-#include "src/report.hpp"
+#include "src/commands/check.hpp"
+#include "src/parse/load.hpp"
+#include "src/report/report.hpp"
 
 namespace safespec::cli {
 

@@ -1,12 +1,12 @@
 // `safespec vectors`: one W4A8 test vector for shapes a kernel author
-// chooses (src/vectors.hpp), replayable with `conformance numeric --vectors`.
+// chooses (src/commands/vectors.hpp), replayable with `conformance numeric --vectors`.
 #include <cctype>
 #include <memory>
 #include <string>
 
 #include "cli/command.hpp"
 #include "spec/numerics/float_type.hpp"
-#include "src/vectors.hpp"
+#include "src/commands/vectors.hpp"
 
 namespace safespec::cli {
 

@@ -21,7 +21,7 @@ set(layering_table
   "src/              | spec/ src/ !src/c_api/                            | fmt curl             | any"
   # simdjson has one user: the shard index's fallback reader, whose parse
   # errors are ST-INDEX-JSON's messages (README.md, Dependencies, says why).
-  "src/shard_index.cpp | spec/ src/ !src/c_api/                          | fmt simdjson curl    | any"
+  "src/parse/shard_index.cpp | spec/ src/ !src/c_api/                    | fmt simdjson curl    | any"
   # The C API's implementation: the public header it implements, the library under it.
   "src/c_api/        | spec/ src/ safespec/                              |                      | any"
   # The public C header, for any C99 compiler: its siblings and these two.

@@ -8,9 +8,9 @@
 
 #include "spec/limits.hpp"
 #include "spec/profile_choice.hpp"
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 #include "spec/quant/marker_values.hpp"
-#include "src/json_escape.hpp"
+#include "src/report/json_escape.hpp"
 
 namespace safespec::conformance {
 

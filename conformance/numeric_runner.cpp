@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "conformance/command_template.hpp"
-#include "src/compare.hpp"
-#include "src/first_difference.hpp"
-#include "src/layer_io.hpp"
+#include "src/commands/compare.hpp"
+#include "src/commands/first_difference.hpp"
+#include "src/parse/layer_io.hpp"
 
 namespace safespec::conformance {
 

@@ -33,7 +33,7 @@ struct NumericRequest {
   numerics::Semantics semantics = numerics::Semantics::Cuda;
   std::uint64_t ulps = 0;  // accepted distance in ulps of T; 0: bit-exact
   // Also accepted, as numpy.isclose: |got - expected| <= atol + rtol * |expected|
-  // (src/compare.hpp's Tolerance).
+  // (src/commands/compare.hpp's Tolerance).
   double atol = 0, rtol = 0;
   unsigned jobs = 1;
   double timeout_s = 60;

@@ -17,7 +17,7 @@
 #include "conformance/process.hpp"
 #include "conformance/selection.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/command_outcome.hpp"
+#include "src/commands/command_outcome.hpp"
 
 namespace safespec::conformance {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "conformance/runner.hpp"
-#include "src/json_escape.hpp"
+#include "src/report/json_escape.hpp"
 
 namespace safespec::conformance {
 

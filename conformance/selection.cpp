@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "spec/limits.hpp"
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/rule_catalogue.hpp"
 

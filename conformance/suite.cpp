@@ -13,7 +13,7 @@
 #include <set>
 
 #include "conformance/suite_parts.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 namespace safespec::conformance {
 

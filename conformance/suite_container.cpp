@@ -11,7 +11,7 @@
 #include "gen/mutations.hpp"
 #include "spec/dtype.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::conformance::detail {
 

@@ -9,7 +9,7 @@
 #include "gen/models.hpp"
 #include "gen/quant_mutations.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::conformance::detail {
 

@@ -8,7 +8,7 @@
 #include "conformance/suite_quant_support.hpp"
 #include "gen/models.hpp"
 #include "spec/dtype.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::conformance::detail {
 

@@ -5,7 +5,7 @@
 #include "conformance/suite_parts.hpp"
 #include "spec/finding_sink.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 namespace safespec::conformance::detail {
 

@@ -1,9 +1,9 @@
-// Any bytes as a safetensors file: the header parser (src/header_parser.hpp)
-// and the reference reader agree on the model or on the first error (src/oracles.hpp).
+// Any bytes as a safetensors file: the header parser (src/parse/header_parser.hpp)
+// and the reference reader agree on the model or on the first error (src/oracles/oracles.hpp).
 #include <cstdio>
 #include <cstdlib>
 
-#include "src/oracles.hpp"
+#include "src/oracles/oracles.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static safespec::HeaderParser parser;

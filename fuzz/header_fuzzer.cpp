@@ -1,9 +1,9 @@
 // Any bytes as a safetensors file: if they parse, the canonical writer's
-// output parses back to the same model (src/oracles.hpp).
+// output parses back to the same model (src/oracles/oracles.hpp).
 #include <cstdio>
 #include <cstdlib>
 
-#include "src/oracles.hpp"
+#include "src/oracles/oracles.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static safespec::HeaderParser parser;

@@ -1,11 +1,11 @@
 // Any bytes as a small W4A8 layer, input, options and fast-path configuration
 // (quant-numerics.md §5; scales, codebook, correction, bias and x of any bit
 // pattern): the fast path equals the reference bit for bit
-// (src/oracles_w4a8.hpp, w4a8_fast_differs).
+// (src/oracles/oracles_w4a8.hpp, w4a8_fast_differs).
 #include <cstdio>
 #include <cstdlib>
 
-#include "src/oracles_w4a8.hpp"
+#include "src/oracles/oracles_w4a8.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (auto why = safespec::w4a8_fast_differs({data, size})) {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "src/npy.hpp"
+#include "src/io/npy.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // "blk.K.*" with comfy_quant marker tensors and/or _quantization_metadata,
 // other metadata), which is written, read back and checked: same model, and
 // the same verdict from the model as from the bytes under every profile
-// (src/oracles_roundtrip.hpp, model_roundtrip_fails). Only the step from
+// (src/oracles/oracles_roundtrip.hpp, model_roundtrip_fails). Only the step from
 // bytes to description is here.
 // Rare faults go with high probabilities: an exhausted provider returns 0,
 // which must choose the common, valid case.
@@ -14,7 +14,7 @@
 #include <set>
 
 #include "spec/format_rules.hpp"
-#include "src/oracles_roundtrip.hpp"
+#include "src/oracles/oracles_roundtrip.hpp"
 
 namespace {
 

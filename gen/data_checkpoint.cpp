@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::gen {
 

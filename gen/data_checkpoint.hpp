@@ -11,7 +11,7 @@
 #include <string>
 
 #include "spec/result.hpp"
-#include "src/byte_file.hpp"
+#include "src/io/byte_file.hpp"
 
 namespace safespec::gen {
 

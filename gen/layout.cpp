@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "src/json_escape.hpp"
-#include "src/writer.hpp"
+#include "src/report/json_escape.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::gen {
 

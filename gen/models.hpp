@@ -17,7 +17,7 @@
 #include "spec/dtype.hpp"
 #include "spec/model.hpp"
 #include "spec/utf8.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::gen {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "spec/format_rules.hpp"
-#include "src/json_escape.hpp"
+#include "src/report/json_escape.hpp"
 
 namespace safespec::gen::detail {
 

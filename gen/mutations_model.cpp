@@ -11,7 +11,7 @@
 #include "gen/mutation_tools.hpp"
 #include "gen/mutations_text.hpp"
 #include "spec/dtype.hpp"
-#include "src/json_escape.hpp"
+#include "src/report/json_escape.hpp"
 
 namespace safespec::gen {
 

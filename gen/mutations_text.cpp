@@ -5,7 +5,7 @@
 
 #include "gen/json_grammar.hpp"
 #include "gen/mutation_tools.hpp"
-#include "src/json_escape.hpp"
+#include "src/report/json_escape.hpp"
 
 namespace safespec::gen::detail {
 

@@ -8,7 +8,7 @@
 
 #include "gen/models.hpp"
 #include "gen/quant_layers.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::gen::quant {
 

@@ -32,7 +32,7 @@
 
 #include "spec/dtype.hpp"
 #include "spec/quant/formats.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::gen::quant {
 
@@ -139,7 +139,7 @@ std::optional<std::string> qmeta_text(const QCheckpoint& c, std::size_t file);
 // Every tensor of a file (layers' tensors, marker tensors, extras).
 std::vector<QTensor> file_tensors(const QCheckpoint& c, std::size_t file);
 
-// One file's bytes through src/writer.hpp's serialize; an error when the
+// One file's bytes through src/io/writer.hpp's serialize; an error when the
 // writer refuses (a generator bug).
 Result<std::vector<std::uint8_t>> serialize_file(const QCheckpoint& c, std::size_t file);
 // Every file; throws std::runtime_error when the writer refuses.

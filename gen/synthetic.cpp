@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "spec/format_rules.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::gen {
 

@@ -28,8 +28,8 @@
 #include "props/c_api_numerics_cases.h"
 #include "spec/numerics/int_linear.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
-#include "src/layer_io.hpp"
-#include "src/linear_command.hpp"
+#include "src/parse/layer_io.hpp"
+#include "src/commands/linear.hpp"
 #include "props/expect.hpp"
 
 namespace {

@@ -16,8 +16,8 @@
 #include "spec/number_formats.hpp"
 #include "spec/numerics/dequant.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
-#include "src/layer_io.hpp"
-#include "src/linear_command.hpp"
+#include "src/parse/layer_io.hpp"
+#include "src/commands/linear.hpp"
 #include "props/expect.hpp"
 
 namespace {

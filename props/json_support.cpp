@@ -5,7 +5,7 @@
 #include <string>
 #include <variant>
 
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 #include "spec/quant/marker_values.hpp"
 
 namespace safespec::test {

@@ -1,6 +1,6 @@
 // Reading the commands' JSON output in tests (--json, SARIF, `rules --json`,
 // the recorded reference answers) with the project's own JSON reader
-// (py::loads, spec/python_json.hpp), so the tests need no JSON library of
+// (py::loads, spec/python/python_json.hpp), so the tests need no JSON library of
 // their own. A Json is a read-only view into one parsed document and keeps
 // the document alive.
 #pragma once
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "spec/python_repr.hpp"
+#include "spec/python/python_repr.hpp"
 
 namespace safespec::test {
 

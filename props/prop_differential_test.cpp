@@ -11,8 +11,8 @@
 #include "props/catch.hpp"
 #include "spec/file_reader.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/load.hpp"
-#include "src/oracles.hpp"
+#include "src/parse/load.hpp"
+#include "src/oracles/oracles.hpp"
 
 namespace sg = safespec::gen;
 using namespace safespec;

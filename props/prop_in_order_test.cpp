@@ -1,6 +1,6 @@
 // Reports handed on in path order while later files are still being read
-// (src/in_order.hpp), and the walk for tensors in two files of a directory
-// that rides on it (src/check.cpp, src/name_repeats.hpp): the same findings
+// (src/io/in_order.hpp), and the walk for tensors in two files of a directory
+// that rides on it (src/commands/check.cpp, src/parse/name_repeats.hpp): the same findings
 // as the walk over the same files after they are all read (--checkpoint).
 #include <algorithm>
 #include <atomic>
@@ -15,9 +15,9 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/check.hpp"
-#include "src/in_order.hpp"
-#include "src/writer.hpp"
+#include "src/commands/check.hpp"
+#include "src/io/in_order.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 namespace fs = std::filesystem;

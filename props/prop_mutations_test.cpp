@@ -10,8 +10,8 @@
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/load.hpp"
-#include "src/oracles.hpp"
+#include "src/parse/load.hpp"
+#include "src/oracles/oracles.hpp"
 
 namespace sg = safespec::gen;
 using namespace safespec;

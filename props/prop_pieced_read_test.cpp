@@ -1,4 +1,4 @@
-// A file read in pieces by several threads at once (src/pieced_read.hpp):
+// A file read in pieces by several threads at once (src/io/pieced_read.hpp):
 // the bytes one read_at of the whole file gives, and its error when the file
 // shrank, whatever the piece size, the thread count and the order in which
 // the threads take the pieces.
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "props/catch.hpp"
-#include "src/byte_file.hpp"
-#include "src/pieced_read.hpp"
-#include "src/shard_index.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/io/pieced_read.hpp"
+#include "src/parse/shard_index.hpp"
 #include <rapidcheck/catch.h>
 
 using namespace safespec;

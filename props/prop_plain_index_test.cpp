@@ -1,4 +1,4 @@
-// The plain reader of model.safetensors.index.json (src/plain_index.hpp)
+// The plain reader of model.safetensors.index.json (src/parse/plain_index.hpp)
 // against simdjson's DOM (parse_shard_index_dom). The laws: on any text,
 // parse_shard_index gives exactly what the DOM gives (the same index, or the
 // same ST-INDEX-JSON error), whether the plain reader decided it or not; and
@@ -12,8 +12,8 @@
 
 #include "props/catch.hpp"
 #include "spec/index_rules.hpp"
-#include "src/plain_index.hpp"
-#include "src/shard_index.hpp"
+#include "src/parse/plain_index.hpp"
+#include "src/parse/shard_index.hpp"
 
 using namespace safespec;
 

@@ -21,7 +21,7 @@
 #include "gen/quant_mutations.hpp"
 #include "props/catch.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 namespace q = safespec::gen::quant;
 using namespace safespec;

@@ -15,9 +15,9 @@
 #include "spec/header_reader.hpp"
 #include "spec/name_hash.hpp"
 #include "spec/name_index.hpp"
-#include "src/load.hpp"
-#include "src/oracles.hpp"
-#include "src/writer.hpp"
+#include "src/parse/load.hpp"
+#include "src/oracles/oracles.hpp"
+#include "src/io/writer.hpp"
 
 namespace sg = safespec::gen;
 using namespace safespec;

@@ -20,7 +20,7 @@
 #include "spec/name_hash.hpp"
 #include "spec/quote.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/name_repeats.hpp"
+#include "src/parse/name_repeats.hpp"
 
 using namespace safespec;
 
@@ -184,7 +184,7 @@ TEST_CASE("check_index gives the findings of the ST-INDEX rules written out plai
   });
 }
 
-// find_repeats and RepeatWalk (src/name_repeats.hpp) take each file's kept hashes (one per
+// find_repeats and RepeatWalk (src/parse/name_repeats.hpp) take each file's kept hashes (one per
 // tensor) or hashes the file's names itself, on several threads when many
 // names need it, then indexes them in order: the law is
 // NameIndex::for_each_repeat's answer over the names in file order, on one

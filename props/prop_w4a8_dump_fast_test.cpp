@@ -22,7 +22,7 @@
 #include "props/full_range_gen.hpp"
 #include "spec/number_formats.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/linear_command.hpp"
+#include "src/commands/linear.hpp"
 #include "src/numerics/w4a8_weight_fast.hpp"
 
 using namespace safespec;

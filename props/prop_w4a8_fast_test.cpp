@@ -4,7 +4,7 @@
 // T_x / T_o, with and without codebook, correction and bias, M including 1,
 // K beyond and not a multiple of the GEMM's K block, scales and inputs of any
 // bit pattern (NaN, infinities, subnormals), every kernel and thread count.
-// A NaN matches any NaN (src/oracles_w4a8.hpp, w4a8_fast_differs).
+// A NaN matches any NaN (src/oracles/oracles_w4a8.hpp, w4a8_fast_differs).
 // Also its two building blocks: the int8 GEMM against a naive sum, and the
 // binary64-to-T rounding against ExactSum.
 #include <algorithm>
@@ -19,7 +19,7 @@
 #include "spec/numerics/exact_sum.hpp"
 #include "src/numerics/int8_gemm.hpp"
 #include "src/numerics/w4a8_fast.hpp"
-#include "src/oracles_w4a8.hpp"
+#include "src/oracles/oracles_w4a8.hpp"
 
 using namespace safespec;
 using namespace safespec::numerics;

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"

@@ -1,6 +1,6 @@
 // Running out of address space (RLIMIT_AS, the memory bound of docs/hardening.md): the
 // pool starts no helper thread that the limit has no room for
-// (threads_within_address_space, src/parallel.hpp), and `safespec` ends an
+// (threads_within_address_space, src/io/parallel.hpp), and `safespec` ends an
 // allocation that fails anyway as an error (exit 2, one line), never an abort.
 // The limit is set in a child process only: this test binary keeps its own.
 // Sanitized builds skip the children (ASan's shadow needs terabytes of
@@ -22,8 +22,8 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/parallel.hpp"
-#include "src/writer.hpp"
+#include "src/io/parallel.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 
@@ -138,7 +138,7 @@ TEST_CASE("safespec under a tight RLIMIT_AS: out of memory is exit 2 with one li
 }
 
 // The collision walk of a directory sizes its table from the first file
-// with tensors as if every file held as many (src/check.cpp), capped at
+// with tensors as if every file held as many (src/commands/check.cpp), capped at
 // kWalkExpectedNames: a first file of 50,000 tensors beside 400 files of one
 // would otherwise reserve a table for 20 million names (512 MiB), here
 // under a 320 MiB limit. The whole directory needs far less.

@@ -1,6 +1,6 @@
 // `check --jobs N`: the files of a directory, of a
 // list of paths and of an index's shards are read and parsed on N threads
-// (src/check_files.hpp), and the report is the same, byte for byte and in the
+// (src/commands/check_files.hpp), and the report is the same, byte for byte and in the
 // same order, as the one thread's. The files are many and of every kind a
 // report tells apart (clean, breaking a container rule, no safetensors file at
 // all, missing, quantized, colliding), so a report put in the wrong slot, or
@@ -25,14 +25,14 @@
 #include "gen/file_bytes.hpp"
 #include "props/unit_support.hpp"
 #include "spec/quote.hpp"
-#include "src/byte_file.hpp"
-#include "src/check.hpp"
-#include "src/check_files.hpp"
-#include "src/parallel.hpp"
-#include "src/plain_index.hpp"
-#include "src/report.hpp"
-#include "src/shard_index.hpp"
-#include "src/writer.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/commands/check.hpp"
+#include "src/commands/check_files.hpp"
+#include "src/io/parallel.hpp"
+#include "src/parse/plain_index.hpp"
+#include "src/report/report.hpp"
+#include "src/parse/shard_index.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 namespace fs = std::filesystem;
@@ -233,7 +233,7 @@ TEST_CASE("check_shard_index: reports written in place or held until the end are
   }
 }
 
-// The shards are read while the index is (src/shard_feed.hpp): the reader
+// The shards are read while the index is (src/parse/shard_feed.hpp): the reader
 // hands each shard on at its first entry, and what the finished index says
 // decides, on any thread count.
 namespace {
@@ -420,7 +420,7 @@ TEST_CASE("ST-INDEX-TENSOR-IN-TWO-SHARDS (directory): each repeat once, with has
 }
 
 // A directory's files as from_pretrained(dir) takes them, listed with
-// readdir (src/check.cpp): the law is std::filesystem's listing, the paths
+// readdir (src/commands/check.cpp): the law is std::filesystem's listing, the paths
 // directory_iterator gives whose extension() is ".safetensors", sorted;
 // given with a trailing '/' or without.
 TEST_CASE("check: a directory's checkpoint files are directory_iterator's .safetensors paths, sorted", "[jobs]") {

@@ -1,4 +1,4 @@
-// plan_checkpoints (src/checkpoint_plan.hpp): which files `check` reads as
+// plan_checkpoints (src/commands/checkpoint_plan.hpp): which files `check` reads as
 // one checkpoint, from the paths alone.
 #include <filesystem>
 #include <fstream>
@@ -7,8 +7,8 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/check.hpp"
-#include "src/checkpoint_plan.hpp"
+#include "src/commands/check.hpp"
+#include "src/commands/checkpoint_plan.hpp"
 #include "spec/quote.hpp"
 
 using namespace safespec;

@@ -18,7 +18,7 @@
 #include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using test::Json;

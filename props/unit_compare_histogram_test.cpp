@@ -9,8 +9,8 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/compare.hpp"
-#include "src/writer.hpp"
+#include "src/commands/compare.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using test::Run;

@@ -16,7 +16,7 @@
 #include "props/unit_support.hpp"
 #include "spec/finding_sink.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 using namespace safespec;
 using namespace safespec::conformance;

@@ -14,8 +14,8 @@
 #include "props/quant_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/quant/consumer_messages.hpp"
-#include "src/check.hpp"
-#include "src/report.hpp"
+#include "src/commands/check.hpp"
+#include "src/report/report.hpp"
 
 using namespace safespec;
 using quant::Msg;

@@ -14,7 +14,7 @@
 #include "spec/comfyui_parser.hpp"
 #include "spec/consumers.hpp"
 #include "spec/profile_choice.hpp"
-#include "src/oracles.hpp"
+#include "src/oracles/oracles.hpp"
 
 namespace safespec {
 namespace {

@@ -8,8 +8,8 @@
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
-#include "src/check_jobs.hpp"
+#include "src/commands/check.hpp"
+#include "src/io/check_jobs.hpp"
 
 using namespace safespec;
 

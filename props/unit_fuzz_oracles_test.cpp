@@ -1,5 +1,5 @@
-// The oracles of the roundtrip and index fuzzers (src/oracles_roundtrip.hpp,
-// src/oracles_index.hpp): exact expectations on hand-built cases, and the
+// The oracles of the roundtrip and index fuzzers (src/oracles/oracles_roundtrip.hpp,
+// src/oracles/oracles_index.hpp): exact expectations on hand-built cases, and the
 // roundtrip law over generated plain and quantized models.
 #include <string>
 #include <string_view>
@@ -9,10 +9,10 @@
 #include "gen/quant_layers.hpp"
 #include "props/catch.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/index_writer.hpp"
-#include "src/oracles_index.hpp"
-#include "src/oracles_roundtrip.hpp"
-#include "src/shard_index.hpp"
+#include "src/io/index_writer.hpp"
+#include "src/oracles/oracles_index.hpp"
+#include "src/oracles/oracles_roundtrip.hpp"
+#include "src/parse/shard_index.hpp"
 
 using namespace safespec;
 namespace sg = safespec::gen;

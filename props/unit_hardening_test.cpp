@@ -10,8 +10,8 @@
 #include "props/catch.hpp"
 #include "spec/index_rules.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/byte_file.hpp"
-#include "src/check.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/commands/check.hpp"
 
 using namespace safespec;
 
@@ -70,11 +70,11 @@ TEST_CASE("I/O (F4 input): a file that shrinks between open and the header read 
   CHECK(reports[0].findings.empty());
   REQUIRE(reports[0].io_error);
   // The first read of 65 bytes fails; made again as 8 bytes alone, it reads
-  // the prefix, and the header's read reports the shrinking (src/load.cpp).
+  // the prefix, and the header's read reports the shrinking (src/parse/load.cpp).
   CHECK(*reports[0].io_error == "the file shrank while being read: expected 56 bytes at offset 8, found 4");
 }
 
-// load_file's first read takes 8 KiB with the prefix (src/load.cpp). A file
+// load_file's first read takes 8 KiB with the prefix (src/parse/load.cpp). A file
 // whose data shrinks after its size is taken, its 8 + 56 header bytes still
 // there, fails that read; the prefix and the header are then read alone, as
 // before: the report is the untouched file's, not an I/O error.

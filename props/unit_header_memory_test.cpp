@@ -1,4 +1,4 @@
-// Huge-page advice (src/header_memory.hpp): which ranges get it, and that a
+// Huge-page advice (src/io/header_memory.hpp): which ranges get it, and that a
 // large header's tensor list is advised before the reader fills it. The
 // advice shows as "hg" among the mapping's VmFlags in /proc/self/smaps
 // whenever the kernel has transparent huge pages at all (any mode: the flag
@@ -16,8 +16,8 @@
 #include "gen/synthetic.hpp"
 #include "props/catch.hpp"
 #include "spec/name_index.hpp"
-#include "src/header_memory.hpp"
-#include "src/plain_header.hpp"
+#include "src/io/header_memory.hpp"
+#include "src/parse/plain_header.hpp"
 
 using namespace safespec;
 

@@ -11,7 +11,7 @@
 #include "props/json_support.hpp"
 #include "props/unit_support.hpp"
 #include "spec/limits.hpp"
-#include "src/tensor_values.hpp"
+#include "src/parse/tensor_values.hpp"
 
 using namespace safespec;
 using test::Json;

@@ -20,10 +20,10 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/compare.hpp"
-#include "src/layer_io.hpp"
-#include "src/load.hpp"
-#include "src/writer.hpp"
+#include "src/commands/compare.hpp"
+#include "src/parse/layer_io.hpp"
+#include "src/parse/load.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using test::Run;

@@ -1,4 +1,4 @@
-// The .npy reader and writer (src/npy.hpp): what the writer gives, the
+// The .npy reader and writer (src/io/npy.hpp): what the writer gives, the
 // reader takes back unchanged; every hostile header is refused with its exact
 // message; and `linear` gives the same output bits from an .npy input as from
 // the same values in safetensors.
@@ -11,7 +11,7 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/npy.hpp"
+#include "src/io/npy.hpp"
 
 using namespace safespec;
 using test::Run;

@@ -1,4 +1,4 @@
-// parallel_for (src/parallel.hpp) on its own: every item once, each worker one
+// parallel_for (src/io/parallel.hpp) on its own: every item once, each worker one
 // thread, and a job's exception reaching the caller.
 #include <algorithm>
 #include <cstddef>
@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "props/catch.hpp"
-#include "src/parallel.hpp"
+#include "src/io/parallel.hpp"
 
 using namespace safespec;
 
-// parallel_for (src/parallel.hpp), the one pool behind --jobs, --data's
+// parallel_for (src/io/parallel.hpp), the one pool behind --jobs, --data's
 // layers and the numerics' row ranges.
 TEST_CASE("parallel_for: every item runs once, on workers below the count, each worker one thread", "[jobs]") {
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{5000}}) {

@@ -13,7 +13,7 @@
 #include "props/unit_support.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/place.hpp"
-#include "src/place_json.hpp"
+#include "src/report/place_json.hpp"
 
 using namespace safespec;
 using namespace safespec::test;

@@ -1,4 +1,4 @@
-// The plain header reader (src/plain_header.hpp): which texts it decides, and
+// The plain header reader (src/parse/plain_header.hpp): which texts it decides, and
 // that what it decides is what the reference reader and the emulated Rust
 // reader say. The differential properties cover the general case; these pin
 // the spellings real checkpoints use and the edges of "plain".
@@ -16,9 +16,9 @@
 #include "spec/limits.hpp"
 #include "spec/name_hash.hpp"
 #include "spec/reference/reference_reader.hpp"
-#include "src/header_parser.hpp"
-#include "src/load.hpp"
-#include "src/oracles.hpp"
+#include "src/parse/header_parser.hpp"
+#include "src/parse/load.hpp"
+#include "src/oracles/oracles.hpp"
 
 using namespace safespec;
 
@@ -63,7 +63,7 @@ TEST_CASE("plain reader decides the spellings real checkpoints use", "[unit][pla
 }
 
 // read_tensor tries the writers' spelling {"dtype":"X","shape":[..],
-// "data_offsets":[b,e]} first (src/plain_header.cpp); an entry that leaves it
+// "data_offsets":[b,e]} first (src/parse/plain_header.cpp); an entry that leaves it
 // after any part is read again from its start by the general loop. The law:
 // every one reads as the reference reads it (a shape or dtype kept from the
 // first try would show as a different Header), and the plain reader still
@@ -281,7 +281,7 @@ TEST_CASE("plain reader keeps each name's hash when asked", "[unit][plain]") {
 }
 
 // load_file reads a local file's prefix with the first 8 KiB after it in one
-// call and serves the windows' first bytes from there (src/load.cpp): what it
+// call and serves the windows' first bytes from there (src/parse/load.cpp): what it
 // gives is what the same bytes give in memory, for files ending before,
 // at and after that first read, headers the plain reader decides or leaves to
 // the reference reader (a repeated name), and files too short for a prefix or

@@ -1,4 +1,4 @@
-// The progress line (src/progress.hpp): its text, and that it never reaches
+// The progress line (src/io/progress.hpp): its text, and that it never reaches
 // a stream that is not a terminal (a pipe, a file, a JSON document).
 #include <pty.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/progress.hpp"
+#include "src/io/progress.hpp"
 
 using namespace safespec;
 

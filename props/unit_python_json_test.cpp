@@ -9,7 +9,7 @@
 #include <variant>
 
 #include "props/catch.hpp"
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 
 using namespace std::string_view_literals;
 namespace py = safespec::py;

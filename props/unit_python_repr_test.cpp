@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "props/catch.hpp"
-#include "spec/python_repr.hpp"
+#include "spec/python/python_repr.hpp"
 
 using namespace std::string_view_literals;
 namespace py = safespec::py;

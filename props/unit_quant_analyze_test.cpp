@@ -5,8 +5,8 @@
 
 #include "props/catch.hpp"
 #include "props/quant_support.hpp"
-#include "src/check.hpp"
-#include "src/writer.hpp"
+#include "src/commands/check.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using namespace safespec::test;

@@ -22,11 +22,11 @@
 #include "spec/file_reader.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/data_scan.hpp"
-#include "src/byte_file.hpp"
-#include "src/load.hpp"
-#include "src/marker_reader.hpp"
-#include "src/tensor_data.hpp"
-#include "src/writer.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/parse/load.hpp"
+#include "src/parse/marker_reader.hpp"
+#include "src/io/tensor_data.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using namespace safespec::test;

@@ -16,8 +16,8 @@
 #include "spec/file_reader.hpp"
 #include "spec/number_formats.hpp"
 #include "spec/quant/data_rules.hpp"
-#include "src/tensor_data.hpp"
-#include "src/writer.hpp"
+#include "src/io/tensor_data.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using namespace safespec::test;

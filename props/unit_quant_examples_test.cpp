@@ -10,8 +10,8 @@
 #include <set>
 
 #include "props/catch.hpp"
-#include "src/check.hpp"
-#include "src/oracles.hpp"
+#include "src/commands/check.hpp"
+#include "src/oracles/oracles.hpp"
 #include "tools/quant_examples.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include "props/catch.hpp"
 #include "props/json_support.hpp"
 #include "spec/reference/reference_reader.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 using namespace safespec;
 using test::Json;

@@ -14,7 +14,7 @@
 #include "props/unit_support.hpp"
 #include "spec/reference/reference_reader.hpp"
 #include "spec/reference/rust_text.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 using namespace safespec;
 using namespace safespec::reference;

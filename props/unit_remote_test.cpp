@@ -1,6 +1,6 @@
-// Checkpoints that are not local files (src/byte_file.hpp): `-` reads
+// Checkpoints that are not local files (src/io/byte_file.hpp): `-` reads
 // standard input, http(s):// URLs are read by HTTP range requests
-// (src/http_range.hpp) from props/http_range_server.py, which this file
+// (src/io/http_range.hpp) from props/http_range_server.py, which this file
 // starts on 127.0.0.1 and which logs every Range asked. No other address is
 // contacted: the proxies of the environment are bypassed for 127.0.0.1.
 #include <signal.h>
@@ -18,9 +18,9 @@
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
 #include "spec/limits.hpp"
-#include "src/byte_file.hpp"
-#include "src/load.hpp"
-#include "src/writer.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/parse/load.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using safespec::test::Run;

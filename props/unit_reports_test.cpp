@@ -9,7 +9,7 @@
 #include "props/catch.hpp"
 #include "props/json_support.hpp"
 #include "props/unit_support.hpp"
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 using test::Json;

@@ -40,7 +40,7 @@ struct Exception {
 
 constexpr std::string_view kIndexOnly =
     "judges a shard index against its shards, and a mutation changes one file; the index fuzzer's oracle "
-    "(src/oracles_index.cpp) plants these faults";
+    "(src/oracles/oracles_index.cpp) plants these faults";
 constexpr std::string_view kDataOnly =
     "reads tensor values (check --data), and the quantized mutations change headers only";
 

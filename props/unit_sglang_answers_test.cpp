@@ -10,8 +10,8 @@
 #include <fstream>
 
 #include "props/catch.hpp"
-#include "spec/python_json.hpp"
-#include "src/check.hpp"
+#include "spec/python/python_json.hpp"
+#include "src/commands/check.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Sharded checkpoints: model.safetensors.index.json against its shards
-// (spec/index_rules.hpp, src/shard_index.hpp), each ST-INDEX-* rule exactly.
+// (spec/index_rules.hpp, src/parse/shard_index.hpp), each ST-INDEX-* rule exactly.
 #include <unistd.h>
 
 #include <cstdint>
@@ -14,11 +14,11 @@
 #include "spec/index_rules.hpp"
 #include "spec/limits.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
-#include "src/inspect_command.hpp"
-#include "src/plain_index.hpp"
-#include "src/shard_index.hpp"
-#include "src/writer.hpp"
+#include "src/commands/check.hpp"
+#include "src/commands/inspect.hpp"
+#include "src/parse/plain_index.hpp"
+#include "src/parse/shard_index.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 namespace fs = std::filesystem;
@@ -79,7 +79,7 @@ std::vector<std::string> index_findings(Checkpoint& c, std::string_view json) {
 }
 
 // parse_shard_index's error, the same whichever reader decided (the plain
-// reader or simdjson's DOM, src/plain_index.hpp).
+// reader or simdjson's DOM, src/parse/plain_index.hpp).
 void require_index_json(std::string_view text, std::string_view where, std::string_view message) {
   INFO(text);
   const auto r = parse_shard_index(text);
@@ -137,7 +137,7 @@ TEST_CASE("ST-INDEX-JSON (index): malformed indexes, exact where and message", "
   }
 }
 
-// Which texts the plain reader decides (src/plain_index.hpp): an index as
+// Which texts the plain reader decides (src/parse/plain_index.hpp): an index as
 // exporters write it, compact or indented, refused entries included; any
 // other shape is left to simdjson's DOM (nullopt), which decides it as it
 // always did.

@@ -13,7 +13,7 @@
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 using namespace safespec;
 using namespace safespec::test;

@@ -11,7 +11,7 @@
 
 #include "props/catch.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/load.hpp"
+#include "src/parse/load.hpp"
 
 namespace safespec::test {
 

@@ -10,9 +10,9 @@
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/byte_file.hpp"
-#include "src/check.hpp"
-#include "src/report.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/commands/check.hpp"
+#include "src/report/report.hpp"
 
 using namespace safespec;
 using test::Run;

@@ -13,7 +13,7 @@
 #include "gen/file_bytes.hpp"
 #include "props/catch.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/check.hpp"
+#include "src/commands/check.hpp"
 
 using namespace safespec;
 namespace fs = std::filesystem;

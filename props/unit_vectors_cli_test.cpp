@@ -11,7 +11,7 @@
 
 #include "props/catch.hpp"
 #include "props/unit_support.hpp"
-#include "src/layer_io.hpp"
+#include "src/parse/layer_io.hpp"
 
 using namespace safespec;
 using test::Run;

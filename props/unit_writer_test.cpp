@@ -16,8 +16,8 @@
 #include "spec/file_reader.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/rule_catalogue.hpp"
-#include "src/load.hpp"
-#include "src/writer.hpp"
+#include "src/parse/load.hpp"
+#include "src/io/writer.hpp"
 
 using namespace safespec;
 namespace fs = std::filesystem;

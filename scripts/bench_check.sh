@@ -148,7 +148,7 @@ for tensors in counts:
     s = statistics.median(r[0] for r in results["safespec"])
     p = statistics.median(r[0] for r in results["python"])
     # Memory is the peak resident size: the minor faults count a 2 MiB huge
-    # page (the header buffer, src/header_memory.cpp) as one 4 KiB page.
+    # page (the header buffer, src/io/header_memory.cpp) as one 4 KiB page.
     touched = statistics.median(r[2] for r in results["safespec"]) * 1024
     budget = 1.5 * header + 8 * 2**20  # the "1.5 x header plus a fixed few MiB"
     pc = statistics.median(r[4] for r in results["python"]) / statistics.median(r[4] for r in results["safespec"])

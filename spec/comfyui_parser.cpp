@@ -7,8 +7,8 @@
 #include "spec/checked_math.hpp"
 #include "spec/dtype.hpp"
 #include "spec/limits.hpp"
-#include "spec/python_json.hpp"
-#include "spec/python_repr.hpp"
+#include "spec/python/python_json.hpp"
+#include "spec/python/python_repr.hpp"
 #include "spec/utf8.hpp"
 
 namespace safespec::comfyui {

@@ -1,6 +1,6 @@
 // The reference header reader: the definition of which header texts are
 // accepted and what model they mean (F5, F6.1-F6.16). Written for clarity, not
-// speed; the fast parser (src/header_parser.hpp) is tested against it.
+// speed; the fast parser (src/parse/header_parser.hpp) is tested against it.
 //
 // Order of errors (a safespec decision; serde_json interleaves differently but
 // every one of these is InvalidHeaderDeserialization to the reference):

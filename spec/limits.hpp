@@ -31,7 +31,7 @@ inline constexpr std::size_t kMaxRecords = 1000;
 inline constexpr std::size_t kMaxKeysChecked = 4096;
 
 // Ours: a local file's header is read this many bytes at a time into one
-// buffer that the parser reads from (src/load.cpp), so a 100 MB header is not
+// buffer that the parser reads from (src/parse/load.cpp), so a 100 MB header is not
 // held whole; the buffer grows only for a tensor entry or a metadata object
 // longer than half of it (never past the header). Small enough to stay in
 // L2 cache between the read and the parse.
@@ -47,7 +47,7 @@ inline constexpr std::uint64_t kMaxIndexBytes = std::uint64_t{256} << 20;
 inline constexpr unsigned kMaxCheckJobs = 64;
 
 // The names a directory's collision walk sizes its table for before it has
-// read them all (src/check.cpp): its first file's tensors times the files,
+// read them all (src/commands/check.cpp): its first file's tensors times the files,
 // at most this many (a 16 MiB table); past that the table grows as names come.
 inline constexpr std::size_t kWalkExpectedNames = std::size_t{1} << 20;
 
@@ -84,7 +84,7 @@ inline constexpr std::size_t kPythonIntMaxStrDigits = 4300;
 inline constexpr std::uint64_t kMaxTensorBytes = std::uint64_t{256} << 20;
 
 // --data has no bound on a tensor's size nor on what a run reads: the value
-// rules stream each tensor (src/tensor_data.hpp) in pieces of
+// rules stream each tensor (src/io/tensor_data.hpp) in pieces of
 // kDataChunkBytes, one piece per thread in memory at a time, so a 20 GB
 // checkpoint costs its reading time and a few MiB. What stays bounded:
 // - memory: kDataThreadsMax x kDataChunkBytes of buffers (8 MiB; a URL's
@@ -107,7 +107,7 @@ inline constexpr std::uint64_t kDataChunkBytesRemote = std::uint64_t{64} << 20;
 // this many threads (a URL's are run on one: one connection).
 inline constexpr unsigned kDataThreadsMax = 8;
 
-// ---- inspect --values (src/tensor_values.hpp) ----
+// ---- inspect --values (src/parse/tensor_values.hpp) ----
 
 // Ours: the elements `inspect --values NAME` decodes when --count is not
 // given; enough to recognise a scale, a code pattern or a marker's bytes.
@@ -121,7 +121,7 @@ inline constexpr std::uint64_t kInspectValuesMax = 4096;
 // does not print them all.
 inline constexpr std::size_t kInspectNamesListed = 20;
 
-// ---- .npy arrays (linear --input, --out; src/npy.hpp) ----
+// ---- .npy arrays (linear --input, --out; src/io/npy.hpp) ----
 
 // Reference (numpy >= 1.24, np.load's max_header_size): a longer header is
 // refused by numpy unless the caller opts in; real headers are under 200
@@ -130,7 +130,7 @@ inline constexpr std::uint64_t kMaxNpyHeaderBytes = 10'000;
 // Reference (numpy 2, NPY_MAXDIMS): more dimensions than numpy can hold.
 inline constexpr std::size_t kMaxNpyDims = 64;
 
-// ---- Reading from standard input and from URLs (src/byte_file.hpp, src/http_range.hpp) ----
+// ---- Reading from standard input and from URLs (src/io/byte_file.hpp, src/io/http_range.hpp) ----
 
 // Ours: the path `-` reads standard input into memory, at most this much (the
 // data rules of --data need the data bytes, and a pipe cannot be read twice);

@@ -65,7 +65,7 @@ void record_capped(std::vector<T>& list, std::uint64_t& unlisted, T item) {
 
 // name_hash (spec/name_hash.hpp) of every tensor's name, in tensor order,
 // when the reader was asked to keep them (the files of one checkpoint, whose
-// names are checked against each other's: src/name_repeats.hpp); else empty.
+// names are checked against each other's: src/parse/name_repeats.hpp); else empty.
 // Derived from the names under this process's key, not something the header
 // says: it never makes two headers unequal. A user of the hashes checks that
 // there is one per tensor, so a header that gained or lost tensors after it

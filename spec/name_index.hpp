@@ -70,7 +70,7 @@ class NameIndex {
   // report it), or npos. With `hashes` (room for n), each name's name_hash
   // is written there too (every name's when there is no duplicate; past one,
   // only some): the collision check across a checkpoint's files
-  // (src/name_repeats.hpp) then hashes no name again.
+  // (src/parse/name_repeats.hpp) then hashes no name again.
   template <class NameAt>
   std::size_t first_duplicate(std::size_t n, const NameAt& name_at, std::uint64_t* hashes = nullptr) {
     // A few names (a header's __metadata__ keys, mostly) are compared with

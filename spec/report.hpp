@@ -1,6 +1,6 @@
 // A checkpoint file's report: its findings, each consumer's outcome, what was
 // not checked. Plain data that the verdicts (spec/verdicts.hpp) fill in and
-// the reports (src/report.hpp) print; no I/O.
+// the reports (src/report/report.hpp) print; no I/O.
 #pragma once
 
 #include <array>

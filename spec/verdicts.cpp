@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "spec/limits.hpp"
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 #include "spec/quant/order.hpp"
 
 namespace safespec {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates spec/python_unicode_printable.cpp: the code points for which
+"""Generates spec/python/python_unicode_printable.cpp: the code points for which
 CPython's str.isprintable() is False, as sorted inclusive ranges.
 
 CPython's str.__repr__ escapes a non-ASCII character exactly when it is not
@@ -9,7 +9,7 @@ byte for byte. The answer depends on the interpreter's Unicode database:
 the generated file records the Python and Unicode versions it came from.
 Regenerate with the interpreter whose messages are to be matched:
 
-    python3 tools/gen_unicode_printable.py > spec/python_unicode_printable.cpp
+    python3 tools/gen_unicode_printable.py > spec/python/python_unicode_printable.cpp
 
 With --test-vector it instead prints the sample of code points that
 props/unit_python_repr_test.cpp checks the table against (range edges and
@@ -42,7 +42,7 @@ def emit_table(ranges):
               " code points where str.isprintable() is False\n")
     out.write("// (categories Cc Cf Cs Co Cn Zl Zp, and Zs except U+0020), as inclusive ranges.\n")
     out.write('#include <algorithm>\n#include <array>\n#include <cstdint>\n#include <string_view>\n\n'
-              '#include "spec/python_repr.hpp"\n\nnamespace safespec::py {\n\nnamespace {\n\n')
+              '#include "spec/python/python_repr.hpp"\n\nnamespace safespec::py {\n\nnamespace {\n\n')
     out.write("struct Range {\n  std::uint32_t first;\n  std::uint32_t last;\n};\n\n")
     out.write(f"constexpr std::array<Range, {len(ranges)}> kNonPrintable{{{{\n")
     for i in range(0, len(ranges), 4):

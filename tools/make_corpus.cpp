@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 #include "tools/corpus_seeds.hpp"
 #include "tools/fuzz_seeds.hpp"
 #include "tools/quant_examples.hpp"
@@ -59,7 +59,7 @@ void put(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
 
 void put_text(const fs::path& path, const std::string& text) { put(path, {text.begin(), text.end()}); }
 
-// linear_fuzzer seeds (src/oracles_w4a8.cpp, w4a8_fast_differs(bytes)): four
+// linear_fuzzer seeds (src/oracles/oracles_w4a8.cpp, w4a8_fast_differs(bytes)): four
 // header bytes (flags, shape, dtypes, run) and a deterministic payload from
 // a linear congruential generator; payload byte 0 of a value is its tag.
 std::vector<tools::NamedFile> linear_seeds() {

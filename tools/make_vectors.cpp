@@ -4,7 +4,7 @@
 // size the CUDA kernel has), y_cuda.safetensors (y [M, N] in x's dtype), all
 // computed by the reference (spec/numerics/w4a8_reference.hpp) with its
 // default options; and index.txt, one line per vector. Each vector is
-// src/vectors.hpp's, as `safespec vectors` writes one, with seed 1000 + i.
+// src/commands/vectors.hpp's, as `safespec vectors` writes one, with seed 1000 + i.
 // CTest regenerates and diffs.
 #include <cstdint>
 #include <cstdio>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "spec/numerics/float_type.hpp"
-#include "src/vectors.hpp"
+#include "src/commands/vectors.hpp"
 
 using namespace safespec;
 using numerics::FloatType;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "src/writer.hpp"
+#include "src/io/writer.hpp"
 
 namespace safespec::tools {
 

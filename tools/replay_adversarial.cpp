@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "src/byte_file.hpp"
-#include "src/check.hpp"
-#include "src/report.hpp"
+#include "src/io/byte_file.hpp"
+#include "src/commands/check.hpp"
+#include "src/report/report.hpp"
 #include "tools/memory_limit.hpp"
 
 using namespace safespec;

@@ -19,7 +19,7 @@
 
 #include "spec/checked_math.hpp"
 #include "spec/quant/data_scan.hpp"
-#include "spec/python_repr.hpp"
+#include "spec/python/python_repr.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quant/render.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "spec/python_json.hpp"
-#include "spec/python_repr.hpp"
+#include "spec/python/python_json.hpp"
+#include "spec/python/python_repr.hpp"
 #include "spec/result.hpp"
 
 namespace safespec::quant {

@@ -7,7 +7,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "spec/python_json.hpp"
+#include "spec/python/python_json.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
 #include "spec/quant/render.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "spec/python_repr.hpp"
+#include "spec/python/python_repr.hpp"
 
 namespace safespec::quant {
 

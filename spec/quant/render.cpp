@@ -1,6 +1,6 @@
 #include "spec/quant/render.hpp"
 
-#include "spec/python_repr.hpp"
+#include "spec/python/python_repr.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec::quant {

@@ -67,7 +67,7 @@ Answer read_header(std::uint64_t n, std::string_view text, std::uint64_t file_si
 // is that text read (in document order). For such a text the
 // deserialization cannot fail and keeps every tensor, so only
 // Metadata::validate is left to run, and it needs no second reading of the
-// text (src/plain_header.hpp reads plain texts; src/oracles.cpp checks that
+// text (src/parse/plain_header.hpp reads plain texts; src/oracles/oracles.cpp checks that
 // the two answers agree).
 Answer read_plain_header(const Header& h, std::uint64_t n, std::uint64_t file_size);
 

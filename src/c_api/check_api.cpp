@@ -1,5 +1,5 @@
 // The C API's calls that make and free reports (include/safespec/safespec.h):
-// the same pipeline and options as `safespec check`, through src/check.hpp.
+// the same pipeline and options as `safespec check`, through src/commands/check.hpp.
 #include <exception>
 #include <optional>
 #include <span>
@@ -9,9 +9,9 @@
 #include "safespec/safespec.h"
 #include "spec/profile_choice.hpp"
 #include "src/c_api/handle.hpp"
-#include "src/check.hpp"
-#include "src/layer_kinds_option.hpp"
-#include "src/report.hpp"
+#include "src/commands/check.hpp"
+#include "src/commands/layer_kinds_option.hpp"
+#include "src/report/report.hpp"
 
 #ifndef SAFESPEC_VERSION
 #error "SAFESPEC_VERSION is defined by the build (CMakeLists.txt), as for the command"

@@ -1,5 +1,5 @@
 // The C API's comparison of two tensors (include/safespec/numerics.h): the
-// comparison `safespec compare` makes of one pair (src/compare.hpp), plus
+// comparison `safespec compare` makes of one pair (src/commands/compare.hpp), plus
 // the count of elements at each exact distance, which the command's
 // buckets fold together.
 #include <algorithm>
@@ -17,7 +17,7 @@
 #include "spec/dtype.hpp"
 #include "src/c_api/handle.hpp"
 #include "src/c_api/numerics_support.hpp"
-#include "src/compare.hpp"
+#include "src/commands/compare.hpp"
 
 // A comparison, and every string its accessors hand out.
 struct safespec_comparison {

@@ -1,8 +1,8 @@
 // The C API's int8_tensorwise and convrot_w4a4 linears
 // (include/safespec/numerics.h): each operand checked as `safespec linear`'s
-// readers (src/layer_io.cpp: read_int8, read_w4a4, read_bias) check the
+// readers (src/parse/layer_io.cpp: read_int8, read_w4a4, read_bias) check the
 // checkpoint tensor it stands for, then the very reference `linear_int` in
-// src/linear_command.cpp calls (spec/numerics/int_linear.hpp), with the same
+// src/commands/linear.cpp calls (spec/numerics/int_linear.hpp), with the same
 // device, backend and intermediates, so the two give the same bits.
 #include <cstring>
 #include <optional>
@@ -13,7 +13,7 @@
 #include "spec/checked_math.hpp"
 #include "spec/numerics/int_linear.hpp"
 #include "src/c_api/numerics_support.hpp"
-#include "src/layer_io.hpp"
+#include "src/parse/layer_io.hpp"
 
 namespace {
 

@@ -10,8 +10,8 @@
 #include "safespec/safespec.h"
 #include "spec/number_formats.hpp"
 #include "src/c_api/numerics_support.hpp"
-#include "src/layer_io.hpp"
-#include "src/linear_command.hpp"
+#include "src/parse/layer_io.hpp"
+#include "src/commands/linear.hpp"
 #include "src/numerics/w4a8_fast.hpp"
 
 namespace {

@@ -20,8 +20,8 @@
 #include "spec/numerics/matrix.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 #include "spec/result.hpp"
-#include "src/compare.hpp"
-#include "src/linear_command.hpp"
+#include "src/commands/compare.hpp"
+#include "src/commands/linear.hpp"
 
 // The intermediates of one call (safespec_tensors in numerics.h). The views
 // point into `tensors`, which is never resized after they are made.

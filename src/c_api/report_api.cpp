@@ -10,7 +10,7 @@
 #include "spec/place.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/c_api/handle.hpp"
-#include "src/place_json.hpp"
+#include "src/report/place_json.hpp"
 
 namespace {
 

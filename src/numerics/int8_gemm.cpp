@@ -1,7 +1,7 @@
 #include "src/numerics/int8_gemm.hpp"
 
-#include "src/header_memory.hpp"
-#include "src/parallel.hpp"
+#include "src/io/header_memory.hpp"
+#include "src/io/parallel.hpp"
 
 #include <algorithm>
 #include <array>
@@ -214,7 +214,7 @@ void run_blocked(const Kernel<TA, TB, MR, NR>& kernel, const TA* a, const TB* b,
                     [&](std::size_t m0, std::size_t m1) { block_range(kernel, a, b, c, m0, m1, 0, n, n, kp, init); });
 }
 
-// A packed operand, in huge pages (src/header_memory.hpp): on these VMs each
+// A packed operand, in huge pages (src/io/header_memory.hpp): on these VMs each
 // first touch of a 4 KiB page costs about 13 µs, and B widened to int16 at
 // N = K = 3072 is 18 MiB, 4,600 pages: more time in page faults than in
 // widening. Filled by pack_rows, so never read uninitialised.

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "spec/numerics/exact_sum.hpp"
-#include "src/header_memory.hpp"
+#include "src/io/header_memory.hpp"
 #include "src/numerics/epilogue_lanes.hpp"
 #include "src/numerics/hadamard_fast.hpp"
 #include "src/numerics/rotate_cuda_fast.hpp"
@@ -129,7 +129,7 @@ class PhaseClock {
 };
 
 // One untraced call's intermediates (Wq, xq, the int32 sums) in huge pages
-// (src/header_memory.hpp): on these VMs each first touch of a 4 KiB page
+// (src/io/header_memory.hpp): on these VMs each first touch of a 4 KiB page
 // costs about 13 µs, and at M = 512, K = N = 3072 these are 22 MiB, 5,600
 // pages, more time than decoding or quantizing them. Every element is
 // written before it is read (decode, quantization and the GEMM fill them).
