@@ -1,6 +1,6 @@
 // The consumer profiles (each consumer's verdict as a profile) end to end:
 // check_memory over whole files, judged per consumer, seen through each
-// profile (src/verdicts.cpp).
+// profile (spec/verdicts.cpp).
 #include <cstring>
 
 #include "props/catch.hpp"
