@@ -176,7 +176,7 @@ void BM_Check(benchmark::State& state) {
 BENCHMARK(BM_PerFile)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_IndexFile)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Check)
-    ->ArgsProduct({{0, 1}, {1, static_cast<std::int64_t>(default_check_jobs())}})
+    ->ArgsProduct({{0, 1}, {1, static_cast<std::int64_t>(default_check_jobs().count())}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   WallReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
-  const unsigned cores = default_check_jobs();
+  const unsigned cores = default_check_jobs().count();
   std::printf("\n%u files a set, %zu tensors a file, %u cores (std::thread::hardware_concurrency)\n", unsigned{kFiles},
               kTensorsPerFile, cores);
   std::printf("%-14s %8s %12s %12s %22s %22s\n", "set", "sum ms", "jobs 1 ms", "jobs N ms", "jobs 1 / sum",
