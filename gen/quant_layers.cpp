@@ -182,6 +182,37 @@ QLayer awq_layer() {
   return l;
 }
 
+// svdquant_w4a4 (L20), comfy-quants' names: natural, or tile-packed under
+// "layout": "kitchen_tile_packed_w4a4" (N a multiple of 128, K of 64).
+QLayer svdquant_layer() {
+  QLayer l;
+  l.format = Format::Svdquant;
+  const bool tiled = *rc::gen::arbitrary<bool>();
+  const std::uint64_t rank = *inRange<std::uint64_t>(1, 9);
+  l.n = tiled ? 128 * *inRange<std::uint64_t>(1, 3) : *inRange<std::uint64_t>(1, 33);
+  l.k = 64 * *inRange<std::uint64_t>(1, 4);
+  const std::string p(kPrefix);
+  const Dtype side = *element(Dtype::BF16, Dtype::F16, Dtype::F32);
+  const Dtype scale = tiled ? *element(Dtype::BF16, Dtype::F16) : side;
+  if (tiled) {
+    l.tensors.push_back(T(p, "weight", Dtype::I8, {l.n / 128, l.k / 64, 32, 128}));
+    l.tensors.push_back(T(p, "weight_scale", scale, {l.n / 128, l.k / 64, 128}));
+  } else {
+    l.tensors.push_back(T(p, "weight", Dtype::I8, {l.n, l.k / 2}));
+    l.tensors.push_back(T(p, "weight_scale", scale, {l.k / 64, l.n}));
+  }
+  l.tensors.push_back(T(p, "smooth_factor", side, {l.k}));
+  l.tensors.push_back(T(p, "proj_down", side, {l.k, rank}));
+  l.tensors.push_back(T(p, "proj_up", side, tiled ? std::vector<std::uint64_t>{l.n / 128, rank, 128} : std::vector<std::uint64_t>{l.n, rank}));
+  if (coin(30)) l.tensors.push_back(T(p, "bias", side, {l.n}));
+  l.marker.push_back({"format", quoted("svdquant_w4a4")});
+  if (tiled) l.marker.push_back({"layout", quoted("kitchen_tile_packed_w4a4")});
+  if (coin(30)) l.marker.push_back({"act_unsigned", "true"});
+  if (coin(30)) l.marker.push_back({"lowrank_branch_input_basis", quoted(*element<std::string>("raw", "post_smoothing"))});
+  if (coin(30)) l.marker.push_back({"proj_down_smooth_folded", *element<std::string>("true", "false")});
+  return l;
+}
+
 void set_prefix(QLayer& l, const std::string& prefix) {
   for (QTensor& t : l.tensors) t.name = prefix + t.name.substr(l.prefix.size());
   l.prefix = prefix;
@@ -296,6 +327,7 @@ rc::Gen<QLayer> layer(Format f, Validity v, Int8Role role) {
       case Format::W4a4: l = w4a4_layer(); break;
       case Format::W4a8: l = w4a8_layer(v); break;
       case Format::Awq: l = awq_layer(); break;
+      case Format::Svdquant: l = svdquant_layer(); break;
     }
     l.prefix = std::string(kPrefix);
     return l;
@@ -331,6 +363,10 @@ rc::Gen<QCheckpoint> comfy_checkpoint_with(Format f) {
     for (std::size_t i = 0; i < more; ++i) formats.push_back(*rc::gen::elementOf(all));
     return assemble(formats, Validity::ComfyOnly, Int8Role::Plain, true);
   });
+}
+
+rc::Gen<QCheckpoint> producer_checkpoint_with(Format f) {
+  return rc::gen::exec([f] { return assemble({f}, Validity::ComfyOnly, Int8Role::Plain, false); });
 }
 
 rc::Gen<QCheckpoint> comfy_checkpoint() {

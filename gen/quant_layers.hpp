@@ -171,6 +171,10 @@ rc::Gen<QCheckpoint> valid_checkpoint();
 rc::Gen<QCheckpoint> valid_checkpoint_with(Format f);
 // Exactly the format set `formats` (one row of S11's table, in any order).
 rc::Gen<QCheckpoint> valid_checkpoint_of(std::vector<Format> formats);
+// Checkpoints of one format that ComfyUI does not register (svdquant_w4a4),
+// valid under the format's producer contract: ComfyUI and sglang refuse the
+// format by name, and nothing else is wrong.
+rc::Gen<QCheckpoint> producer_checkpoint_with(Format f);
 // A checkpoint valid for ComfyUI and comfy-kitchen but not for sglang: any mix
 // of formats, including float8_e5m2 and awq_w4a16, and the per-format ComfyUI
 // variants (G1, G2, G3, G13, G16).

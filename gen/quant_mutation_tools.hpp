@@ -237,5 +237,10 @@ Applied w4a8_hadamard(QCheckpoint& c, std::set<std::string>& used);
 Applied w4a8_cuda_groupsize(QCheckpoint& c, std::set<std::string>& used);
 Applied awq_tensors(QCheckpoint& c, std::set<std::string>& used);
 Applied awq_shapes(QCheckpoint& c, std::set<std::string>& used);
+Applied awq_zero_spelling(QCheckpoint& c, std::set<std::string>& used);
+Applied svdquant_tensors(QCheckpoint& c, std::set<std::string>& used);
+Applied svdquant_layout(QCheckpoint& c, std::set<std::string>& used);
+Applied svdquant_shapes(QCheckpoint& c, std::set<std::string>& used);
+Applied svdquant_keys(QCheckpoint& c, std::set<std::string>& used);
 
 }  // namespace safespec::gen::quant::mut

@@ -32,6 +32,7 @@ rc::Gen<QCheckpoint> w4a8_or_w4a4() {
 // KitchenInt8Config runs S17 only for an int8-only checkpoint.
 rc::Gen<QCheckpoint> int8_only() { return valid_checkpoint_of({Format::Int8}); }
 rc::Gen<QCheckpoint> awq() { return comfy_checkpoint_with(Format::Awq); }
+rc::Gen<QCheckpoint> svdquant() { return producer_checkpoint_with(Format::Svdquant); }
 
 using R = RuleId;
 
@@ -103,8 +104,14 @@ const QuantMutation kCatalogue[] = {
     {"awq-companions-missing", R::QuantAwqTensors, awq, awq_tensors, kAlone},
     {"awq-scale-shape", R::QuantAwqShapes, awq, awq_shapes, kAlone},
     {"int8-k-past-int32", R::QuantKInt32, valid_with<Format::Int8>, k_int32, kAlone},
-    // Last, so the seeds of the mutations above (by catalogue index) stay.
+    // Last of the first set, so the seeds of the mutations above (by catalogue index) stay.
     {"marker-over-1mib-valid", R::QuantMarkerTooLarge, any_valid, marker_padded, kAlone},
+    // Added after the seeds above were fixed: appended, so theirs stay.
+    {"awq-zero-spelling", R::QuantAwqZeroSpelling, awq, awq_zero_spelling, kAlone},
+    {"svdquant-tensor-missing", R::QuantSvdquantTensors, svdquant, svdquant_tensors, kAlone},
+    {"svdquant-layout-unknown", R::QuantSvdquantLayout, svdquant, svdquant_layout, kAlone},
+    {"svdquant-shape", R::QuantSvdquantShapes, svdquant, svdquant_shapes, kAlone},
+    {"svdquant-key-value", R::QuantSvdquantKeys, svdquant, svdquant_keys, kAlone},
 };
 
 }  // namespace

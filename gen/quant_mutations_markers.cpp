@@ -129,18 +129,7 @@ std::vector<std::string> s91_required(Format f) {
   }
 }
 
-RuleId tensors_rule(Format f) {
-  switch (f) {
-    case Format::Fp8E4m3: case Format::Fp8E5m2: return RuleId::QuantFp8Tensors;
-    case Format::Nvfp4: return RuleId::QuantNvfp4Tensors;
-    case Format::Mxfp8: return RuleId::QuantMxfp8Tensors;
-    case Format::Int8: return RuleId::QuantInt8Tensors;
-    case Format::W4a4: return RuleId::QuantW4a4Tensors;
-    case Format::W4a8: return RuleId::QuantW4a8Tensors;
-    case Format::Awq: return RuleId::QuantAwqTensors;
-  }
-  return RuleId::QuantFp8Tensors;
-}
+RuleId tensors_rule(Format f) { return safespec::quant::format_spec(f).tensors_rule; }
 
 Applied marker_orphan(QCheckpoint& c, std::set<std::string>&) {
   std::vector<const QLayer*> ok;

@@ -55,6 +55,11 @@ const std::map<std::string_view, std::string_view> kNeverAlone{
     {"CQ-W4A8-HADAMARD", "a C that is not a power of 4 is not 256 (CQ-W4A8-CUDA-GROUPSIZE)"},
     {"CQ-AWQ-TENSORS", "sglang has no awq_w4a16 config (CQ-SGLANG-FORMATS)"},
     {"CQ-AWQ-SHAPES", "sglang has no awq_w4a16 config (CQ-SGLANG-FORMATS)"},
+    {"CQ-AWQ-ZERO-SPELLING", "sglang has no awq_w4a16 config (CQ-SGLANG-FORMATS)"},
+    {"CQ-SVDQUANT-TENSORS", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
+    {"CQ-SVDQUANT-LAYOUT", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
+    {"CQ-SVDQUANT-SHAPES", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
+    {"CQ-SVDQUANT-KEYS", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
 };
 
 std::vector<std::string> strict_findings(const Case& c) {

@@ -160,6 +160,10 @@ constexpr std::string_view kW4a8 =
 // What ComfyUI's own writer emits for W4A8: no "convrot" (G1).
 constexpr std::string_view kW4a8Comfy = R"({"format": "asym_w4a8_int8", "group_size": 16, "convrot_groupsize": 256})";
 constexpr std::string_view kAwq = R"({"format": "awq_w4a16", "group_size": 64})";
+constexpr std::string_view kSvdNatural = R"({"format": "svdquant_w4a4"})";
+// What comfy-quants' exporter writes (svdquant_w4a4_checkpoint_quant_config).
+constexpr std::string_view kSvdTiled =
+    R"({"format": "svdquant_w4a4", "layout": "kitchen_tile_packed_w4a4", "lowrank_branch_input_basis": "raw", "proj_down_smooth_folded": true})";
 
 // L10/L11: weight [4, 64], scalar F32 scale.
 void fp8_layer(Checkpoint& c, const std::string& p, bool e5m2 = false, float scale = 0.0125f) {
@@ -232,6 +236,58 @@ void awq_layer(Checkpoint& c, const std::string& p) {
   c.add(p + ".weight_zeros", Dtype::F16, {2, 4}, half_bits(8, 0x4800));  // 8.0
 }
 
+// comfy-quants' AWQ: the zeros named weight_zero (docs/formats/awq_w4a16.md).
+void awq_zero_layer(Checkpoint& c, const std::string& p) {
+  c.add(p + ".weight", Dtype::I8, {4, 64}, pattern(4 * 64, 15));
+  c.add(p + ".weight_scale", Dtype::F16, {2, 4}, half_bits(8, 0x2000));
+  c.add(p + ".weight_zero", Dtype::F16, {2, 4}, half_bits(8, 0x4800));
+}
+
+// BF16 values base * (1 + j/8), j = (3i mod 8): distinct per position.
+Bytes bf16_varied(std::uint64_t n, std::uint16_t base) {
+  Bytes out;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const auto bits = static_cast<std::uint16_t>(base + (((3 * i) % 8) << 4));
+    out.push_back(static_cast<std::uint8_t>(bits & 0xFF));
+    out.push_back(static_cast<std::uint8_t>(bits >> 8));
+  }
+  return out;
+}
+
+// L20 with N = 128, K = 64, R = 4, as comfy-quants writes it: natural, or the
+// same layer tile-packed. The tiling is written here as comfy-quants'
+// pack_weight_tile states it, a view (N/128, 32, 4, K/64, 64) permuted to
+// (0, 3, 1, 2, 4); the scale and proj_up move N/128 blocks of 128 rows last.
+void svdquant_layer(Checkpoint& c, const std::string& p, bool tiled) {
+  constexpr std::uint64_t n = 128, k = 64, rank = 4;
+  Bytes codes(n * k / 2);
+  for (std::uint64_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::uint8_t>(i * 37 + (i >> 5) * 11 + 17);
+  const Bytes scale = bf16_varied(n, 0x3C00);  // [K/64 = 1, N]
+  const Bytes up = bf16_varied(n * rank, 0x3D00);  // [N, R]
+  if (!tiled) {
+    c.add(p + ".weight", Dtype::I8, {n, k / 2}, codes);
+    c.add(p + ".weight_scale", Dtype::BF16, {1, n}, scale);
+    c.add(p + ".proj_up", Dtype::BF16, {n, rank}, up);
+  } else {
+    Bytes tile(codes.size());
+    std::uint64_t at = 0;
+    for (std::uint64_t g = 0; g < k / 64; ++g)          // (0, 3, ...): tile block 0 of N, then the K group
+      for (std::uint64_t r = 0; r < 32; ++r)            // rows of four
+        for (std::uint64_t q = 0; q < 4; ++q)           // interleave 4
+          for (std::uint64_t b = 0; b < 32; ++b)        // 64 codes, two a byte
+            tile[at++] = codes[(r * 4 + q) * (k / 2) + g * 32 + b];
+    Bytes up_tiled(up.size());
+    for (std::uint64_t row = 0; row < n; ++row)
+      for (std::uint64_t j = 0; j < rank; ++j)
+        for (std::uint64_t h = 0; h < 2; ++h) up_tiled[(j * n + row) * 2 + h] = up[(row * rank + j) * 2 + h];
+    c.add(p + ".weight", Dtype::I8, {1, 1, 32, 128}, tile);
+    c.add(p + ".weight_scale", Dtype::BF16, {1, 1, n}, scale);  // (1, N) transposed and tiled is itself
+    c.add(p + ".proj_up", Dtype::BF16, {1, rank, n}, up_tiled);
+  }
+  c.add(p + ".smooth_factor", Dtype::BF16, {k}, half_bits(k, 0x3F80));  // 1.0
+  c.add(p + ".proj_down", Dtype::BF16, {k, rank}, bf16_varied(k * rank, 0x3C80));
+}
+
 // A plain layer beside the quantized ones, as in a real model.
 void plain(Checkpoint& c) { c.add("model.norm.weight", Dtype::BF16, {64}, half_bits(64, 0x3F80)); }
 
@@ -240,6 +296,7 @@ const std::string kAttn = "model.layers.0.self_attn.o_proj";
 
 constexpr std::array<bool, 4> kAll{true, true, true, true};
 constexpr std::array<bool, 4> kNotSglang{true, false, true, true};
+constexpr std::array<bool, 4> kNotSglangComfy{true, false, false, true};
 
 QuantExample example(std::string name, const Checkpoint& c, std::vector<std::string> rules,
                      std::array<bool, 4> loads) {
@@ -276,6 +333,17 @@ std::vector<QuantExample> quant_examples() {
   out.push_back(example("w4a4_valid.safetensors", one_layer(w4a4_layer, kW4a4), {}, kAll));
   out.push_back(example("w4a8_valid.safetensors", one_layer(w4a8, kW4a8), {}, kAll));
   out.push_back(example("awq_w4a16_valid.safetensors", one_layer(awq_layer, kAwq), {"CQ-SGLANG-FORMATS"}, kNotSglang));
+  // Formats only their producer defines: valid by its contract, refused by
+  // name by ComfyUI and sglang (L20, CQ-FORMAT-UNKNOWN).
+  auto svd_natural = [](Checkpoint& c, const std::string& p) { svdquant_layer(c, p, false); };
+  auto svd_tiled = [](Checkpoint& c, const std::string& p) { svdquant_layer(c, p, true); };
+  out.push_back(example("svdquant_w4a4_natural.safetensors", one_layer(svd_natural, kSvdNatural),
+                        {"CQ-FORMAT-UNKNOWN", "CQ-SGLANG-FORMATS"}, kNotSglangComfy));
+  out.push_back(example("svdquant_w4a4_tilepack.safetensors", one_layer(svd_tiled, kSvdTiled),
+                        {"CQ-FORMAT-UNKNOWN", "CQ-SGLANG-FORMATS"}, kNotSglangComfy));
+  // comfy-quants' AWQ spelling: ComfyUI pops weight_zeros and finds none.
+  out.push_back(example("awq_w4a16_weight_zero.safetensors", one_layer(awq_zero_layer, kAwq),
+                        {"CQ-AWQ-ZERO-SPELLING", "CQ-SGLANG-FORMATS"}, kNotSglangComfy));
   {
     // The markers in __metadata__ instead of tensors (M5), as the MiniMax-H3
     // sglang test writes them (§3.12).

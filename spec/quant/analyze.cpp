@@ -39,7 +39,8 @@ void check_format(const Layer& l, Sink& out) {
     return;
   }
   const auto* s = std::get_if<std::string>(&f->data);
-  if (s && find_format(*s)) return;  // every row is in ComfyUI's QUANT_ALGOS
+  const FormatSpec* known = s ? find_format(*s) : nullptr;
+  if (known && known->comfyui_registers) return;
   const std::string_view type = type_name(*f);
   const bool unhashable = type == "list" || type == "dict";
   out.add(l.file, RuleId::QuantFormatUnknown, Place::layer(l.prefix),

@@ -34,7 +34,21 @@ void tensors_rule(const LayerCheck& c) {
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (c.weight())
     comfy.push_back(verdict(Msg::AwqCuMissingScales, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  check_required_tensors(c, missing_tensors(c), std::move(comfy));
+  std::vector<std::string> missing = missing_tensors(c);
+  // comfy-quants writes the zeros as weight_zero (docs/formats/awq_w4a16.md);
+  // ComfyUI pops weight_zeros only, so the file fails there all the same, for
+  // a reason of its own: the spelling.
+  const bool misspelled = !c.tensor("weight_zeros") && c.tensor("weight_zero");
+  if (misspelled && missing.size() == 1) {
+    c.add(RuleId::QuantAwqZeroSpelling, Place::tensor(tensor_name(c.l, "weight_zero")),
+          "expected the zeros as " + quote_name(tensor_name(c.l, "weight_zeros")) + ", the name ComfyUI reads, found " +
+              quote_name(tensor_name(c.l, "weight_zero")) + " (comfy-quants' spelling)",
+          std::move(comfy));
+    return;
+  }
+  check_required_tensors(c, missing, std::move(comfy),
+                         misspelled ? "; found " + quote_name(tensor_name(c.l, "weight_zero")) + " (comfy-quants' spelling)"
+                                    : std::string());
 }
 
 // ComfyUI's int(group_size).
@@ -87,9 +101,10 @@ void shapes_rule(const LayerCheck& c) {
       else
         problems.push_back("K/G for K=" + times2_str(packed) + " exceeds any tensor dimension");
     }
-    for (const TensorRef* s : {c.tensor("weight_scale"), c.tensor("weight_zeros")}) {
+    const std::string zeros = c.tensor("weight_zeros") || !c.tensor("weight_zero") ? "weight_zeros" : "weight_zero";
+    for (const TensorRef* s : {c.tensor("weight_scale"), c.tensor(zeros)}) {
       if (!s) continue;
-      const std::string name = s == c.tensor("weight_scale") ? "weight_scale" : "weight_zeros";
+      const std::string name = s == c.tensor("weight_scale") ? "weight_scale" : zeros;
       if (!float_dtype(s->entry->dtype)) problems.push_back(name + " is " + dtype_str(*s) + ", not a float");
       if (expected && s->entry->shape != *expected)
         problems.push_back(name + " shape " + shape_str(*s) + " is not " + shape_repr(*expected));

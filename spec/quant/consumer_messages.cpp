@@ -340,7 +340,7 @@ constexpr MessageRow kRows[] = {
       "tensor/w4a8_int8.py:142-176"}, 22, {R::QuantW4a8K}},
     {Msg::AwqCuMissingScales, Site::CuLayer, {C::Comfyui, E::Rejects, "ValueError",
       "Missing AWQ W4A16 scale/zeros for layer {layer_name}",
-      "CL comfy/ops.py, awq branch"}, 2, {R::QuantAwqTensors}},
+      "CL comfy/ops.py, awq branch"}, 2, {R::QuantAwqTensors, R::QuantAwqZeroSpelling}},
 };
 
 constexpr bool rows_in_enum_order() {

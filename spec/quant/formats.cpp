@@ -38,6 +38,13 @@ constexpr FormatTensor kW4a8[] = {{"weight", true, true, D::I8, 2, {4, 128}},
 constexpr FormatTensor kAwq[] = {{"weight", true, true, D::I8, 2, {4, 64}},
                                  {"weight_scale", true, true, D::F16, 2, {2, 4}},
                                  {"weight_zeros", true, true, D::F16, 2, {2, 4}}};
+// comfy-quants' spelling (docs/formats/svdquant_w4a4_kitchen_tilepack.md, L20):
+// the natural layout; the tile-packed one is chosen by the marker's "layout".
+constexpr FormatTensor kSvdquant[] = {{"weight", true, true, D::I8, 2, {128, 32}},
+                                      {"weight_scale", true, true, D::BF16, 2, {1, 128}},
+                                      {"smooth_factor", true, true, D::BF16, 1, {64}},
+                                      {"proj_down", true, true, D::BF16, 2, {64, 4}},
+                                      {"proj_up", true, true, D::BF16, 2, {128, 4}}};
 
 // The dtypes whose bits survive ComfyUI's .to(torch dtype) of the weight.
 constexpr Dtype kKeepE4m3[] = {D::F8_E4M3};
@@ -47,25 +54,30 @@ constexpr Dtype kKeepInt8[] = {D::I8, D::U8};
 
 // In the order of QuantFormat.
 constexpr FormatSpec kFormats[] = {
-    {QuantFormat::Fp8E4m3, "float8_e4m3fn", kFp8E4m3, kKeepE4m3, "float8_e4m3fn", "ComfyFp8Config", true,
+    {QuantFormat::Fp8E4m3, "float8_e4m3fn", true, kFp8E4m3, kKeepE4m3, "float8_e4m3fn", "ComfyFp8Config", true,
      RuleId::QuantFp8Tensors, false, check_fp8_layer, data_fp8, nullptr},
     // sglang skips float8_e5m2 in phase 3 and refuses it at resolution (G11).
-    {QuantFormat::Fp8E5m2, "float8_e5m2", kFp8E5m2, kKeepE5m2, "float8_e5m2", "", false, RuleId::QuantFp8Tensors, false,
+    {QuantFormat::Fp8E5m2, "float8_e5m2", true, kFp8E5m2, kKeepE5m2, "float8_e5m2", "", false, RuleId::QuantFp8Tensors, false,
      check_fp8_layer, data_fp8, nullptr},
-    {QuantFormat::Nvfp4, "nvfp4", kNvfp4, kKeepBytes, "uint8", "ComfyNvfp4Config", true, RuleId::QuantNvfp4Tensors,
+    {QuantFormat::Nvfp4, "nvfp4", true, kNvfp4, kKeepBytes, "uint8", "ComfyNvfp4Config", true, RuleId::QuantNvfp4Tensors,
      true, check_nvfp4_layer, data_nvfp4, nullptr},
     // sglang's phase 3 does not validate mxfp8 (S9.0); MXFP8Config loads it.
-    {QuantFormat::Mxfp8, "mxfp8", kMxfp8, kKeepE4m3, "float8_e4m3fn", "MXFP8Config", false, RuleId::QuantMxfp8Tensors,
+    {QuantFormat::Mxfp8, "mxfp8", true, kMxfp8, kKeepE4m3, "float8_e4m3fn", "MXFP8Config", false, RuleId::QuantMxfp8Tensors,
      false, check_mxfp8_layer, data_mxfp8, nullptr},
-    {QuantFormat::Int8, "int8_tensorwise", kInt8, kKeepInt8, "int8", "KitchenInt8Config", true, RuleId::QuantInt8Tensors,
+    {QuantFormat::Int8, "int8_tensorwise", true, kInt8, kKeepInt8, "int8", "KitchenInt8Config", true, RuleId::QuantInt8Tensors,
      false, check_int8_layer, data_int8, k_bound_int8},
-    {QuantFormat::W4a4, "convrot_w4a4", kW4a4, kKeepInt8, "int8", "KitchenW4A4Config", true, RuleId::QuantW4a4Tensors,
+    {QuantFormat::W4a4, "convrot_w4a4", true, kW4a4, kKeepInt8, "int8", "KitchenW4A4Config", true, RuleId::QuantW4a4Tensors,
      true, check_w4a4_layer, data_w4a4, k_bound_w4a4},
-    {QuantFormat::W4a8, "asym_w4a8_int8", kW4a8, kKeepInt8, "int8", "KitchenW4A8Config", true, RuleId::QuantW4a8Tensors,
+    {QuantFormat::W4a8, "asym_w4a8_int8", true, kW4a8, kKeepInt8, "int8", "KitchenW4A8Config", true, RuleId::QuantW4a8Tensors,
      true, check_w4a8_layer, data_w4a8, k_bound_w4a8},
     // awq_w4a16 (L17) is ComfyUI's only; its values have no rules (outside L10-L16).
-    {QuantFormat::Awq, "awq_w4a16", kAwq, kKeepInt8, "int8", "", false, RuleId::QuantAwqTensors, true, check_awq_layer,
+    {QuantFormat::Awq, "awq_w4a16", true, kAwq, kKeepInt8, "int8", "", false, RuleId::QuantAwqTensors, true, check_awq_layer,
      nullptr, nullptr},
+    // Written by comfy-quants and laid out by comfy-kitchen; ComfyUI (CU, CL)
+    // does not register it and sglang refuses it at resolution. No value rules:
+    // every nibble is a valid signed code.
+    {QuantFormat::Svdquant, "svdquant_w4a4", false, kSvdquant, kKeepInt8, "int8", "", false,
+     RuleId::QuantSvdquantTensors, true, check_svdquant_layer, nullptr, nullptr},
 };
 static_assert(std::size(kFormats) == kQuantFormatCount);
 

@@ -21,8 +21,8 @@ namespace safespec::quant {
 struct LayerCheck;
 class TensorData;
 
-enum class QuantFormat : unsigned char { Fp8E4m3, Fp8E5m2, Nvfp4, Mxfp8, Int8, W4a4, W4a8, Awq };
-inline constexpr std::size_t kQuantFormatCount = 8;
+enum class QuantFormat : unsigned char { Fp8E4m3, Fp8E5m2, Nvfp4, Mxfp8, Int8, W4a4, W4a8, Awq, Svdquant };
+inline constexpr std::size_t kQuantFormatCount = 9;
 
 // One tensor of a layer, named by its suffix ("weight_scale" of "P.weight_scale").
 struct FormatTensor {
@@ -47,6 +47,10 @@ struct KBound {
 struct FormatSpec {
   QuantFormat format;
   std::string_view name;  // the marker's "format" value
+  // ComfyUI has the format in QUANT_ALGOS (C11): false for a format only a
+  // producer and comfy-kitchen define, which ComfyUI refuses by name
+  // (CQ-FORMAT-UNKNOWN) before any of the format's own rules.
+  bool comfyui_registers;
   std::span<const FormatTensor> tensors;
   // CQ-WEIGHT-CAST: the weight dtypes that keep the stored bits through
   // ComfyUI's .to(torch dtype), and that torch dtype.

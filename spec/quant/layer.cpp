@@ -67,7 +67,8 @@ std::vector<std::string> missing_tensors(const LayerCheck& c) {
   return out;
 }
 
-void check_required_tensors(const LayerCheck& c, const std::vector<std::string>& missing, std::vector<Verdict> others) {
+void check_required_tensors(const LayerCheck& c, const std::vector<std::string>& missing, std::vector<Verdict> others,
+                            std::string_view note) {
   if (missing.empty()) return;
   std::vector<Verdict> v;
   if (c.format.sglang_validates)
@@ -82,7 +83,8 @@ void check_required_tensors(const LayerCheck& c, const std::vector<std::string>&
     required += std::string(i == 0 ? "" : i + 1 == req.size() ? " and " : ", ") + std::string(req[i]);
   for (const std::string& m : missing) found += (found.empty() ? "" : ", ") + quote_name(m);
   c.add(c.format.tensors_rule,
-        "expected the " + std::string(c.format.name) + " tensors " + required + ", missing " + found, std::move(v));
+        "expected the " + std::string(c.format.name) + " tensors " + required + ", missing " + found + std::string(note),
+        std::move(v));
 }
 
 void check_weight_cast(const LayerCheck& c, std::vector<Verdict> comfy) {

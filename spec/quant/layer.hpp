@@ -125,8 +125,9 @@ std::vector<std::string> missing_tensors(const LayerCheck& c);
 // The format's "required tensors missing" rule (its row's tensors_rule), when
 // `missing` is not empty. sglang's S9.1 verdict is added where sglang
 // validates the format; `others` are the other consumers' verdicts, which
-// depend on which tensor is missing.
-void check_required_tensors(const LayerCheck& c, const std::vector<std::string>& missing, std::vector<Verdict> others);
+// depend on which tensor is missing. `note` ends the message.
+void check_required_tensors(const LayerCheck& c, const std::vector<std::string>& missing, std::vector<Verdict> others,
+                            std::string_view note = {});
 
 // CQ-WEIGHT-CAST (§2.1, C13): ComfyUI converts a quantized weight with
 // .to(torch dtype), which keeps the stored bits only for the row's
@@ -163,5 +164,6 @@ void check_int8_layer(const LayerCheck& c);   // int8_tensorwise
 void check_w4a4_layer(const LayerCheck& c);   // convrot_w4a4
 void check_w4a8_layer(const LayerCheck& c);   // asym_w4a8_int8
 void check_awq_layer(const LayerCheck& c);    // awq_w4a16
+void check_svdquant_layer(const LayerCheck& c);  // svdquant_w4a4
 
 }  // namespace safespec::quant

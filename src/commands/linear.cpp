@@ -390,6 +390,8 @@ Result<deq::Mat<float>> nvfp4_f32(const deq::Nvfp4Weight& s) { return numerics::
 Result<deq::Mat<float>> mxfp8_f32(const deq::Mxfp8Weight& s) { return numerics::dequant_mxfp8_fast(s, Dtype::F32); }
 // awq computes in its scale dtype S (§11); the S values are written as F32.
 Result<deq::Mat<float>> awq_f32(const deq::AwqWeight& s) { return numerics::dequant_awq_w4a16_fast(s); }
+// The reference itself: no fast path yet (a layer is at most a few MB of codes).
+Result<deq::Mat<float>> svdquant_f32(const deq::SvdquantWeight& s) { return deq::dequant_svdquant_w4a4(s, Dtype::F32); }
 
 // The numerics column of the format table (spec/quant/formats.hpp): it reads
 // tensor bytes, so it lives here, one row per QuantFormat in its order.
@@ -410,6 +412,7 @@ constexpr FormatNumerics kNumerics[] = {
     {Q::W4a4, dequant_as<deq::W4a4Weight, read_w4a4, w4a4_f32>, linear_int},
     {Q::W4a8, dequant_w4a8_streamed, linear_w4a8},
     {Q::Awq, dequant_as<deq::AwqWeight, read_awq, awq_f32>, nullptr},
+    {Q::Svdquant, dequant_as<deq::SvdquantWeight, read_svdquant, svdquant_f32>, nullptr},
 };
 static_assert(std::size(kNumerics) == quant::kQuantFormatCount);
 

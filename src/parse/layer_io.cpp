@@ -193,10 +193,17 @@ LayerResult<Unit> CheckpointReader::refuse_invalid(const quant::Layer& l, bool c
     return (at.kind == PlaceKind::Layer && at.name == l.prefix) ||
            (at.kind == PlaceKind::Tensor && at.name.starts_with(companion));
   };
+  // A format ComfyUI does not register has one contract, its producer's: any
+  // error of the layer refuses it, and ComfyUI's refusal of the name does not.
+  const quant::FormatSpec* format = quant::find_format(l.format);
+  const bool producer_only = format && !format->comfyui_registers;
   for (const quant::LocatedFinding& lf : analysis_.findings) {
     const Finding& f = lf.finding;
     if (f.severity != Severity::Error || (f.rule == RuleId::QuantW4a8CudaGroupsize && !cuda_kernel)) continue;
     if (!about_layer(f.where)) continue;
+    if (producer_only && f.rule != RuleId::QuantFormatUnknown && is_quant_rule(f.rule))
+      return LayerError{path_ + ": " + std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message, true};
+    if (producer_only) continue;
     for (const Verdict& v : f.verdicts) {
       if (v.effect != Effect::Rejects || (v.consumer != Consumer::Comfyui && v.consumer != Consumer::Kitchen)) continue;
       return LayerError{path_ + ": " + std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message + " (" +
@@ -428,6 +435,57 @@ LayerResult<deq::AwqWeight> read_awq(const CheckpointReader& c, const quant::Lay
   return deq::AwqWeight{mat(*w.value()->entry, std::move(b).value()),
                         deq::Mat<float>(se.shape[0], se.shape[1], std::move(s).value()),
                         deq::Mat<float>(se.shape[0], se.shape[1], std::move(z).value()), g.value(), se.dtype};
+}
+
+LayerResult<deq::SvdquantWeight> read_svdquant(const CheckpointReader& c, const quant::Layer& l) {
+  const py::Value* layout = quant::get(*l.marker, "layout");
+  const auto* layout_name = layout ? std::get_if<std::string>(&layout->data) : nullptr;
+  if (layout && (!layout_name || *layout_name != "kitchen_tile_packed_w4a4"))
+    return fail(Place::layer(l.prefix).text() + ": expected no layout or 'kitchen_tile_packed_w4a4', found " + py::repr(*layout));
+  const bool tiled = layout != nullptr;
+  auto w = need(c, quant::tensor_name(l, "weight"), {Dtype::I8});
+  if (!w) return w.error();
+  std::vector<const quant::TensorRef*> floats_in;
+  for (const char* suffix : {"weight_scale", "proj_down", "proj_up"}) {
+    auto t = need(c, quant::tensor_name(l, suffix), {Dtype::F32, Dtype::BF16, Dtype::F16});
+    if (!t) return t.error();
+    floats_in.push_back(t.value());
+  }
+  auto wb = raw(c, *w.value());
+  if (!wb) return wb.error();
+  std::vector<std::vector<float>> v;
+  for (const quant::TensorRef* t : floats_in) {
+    auto f = floats(c, *t);
+    if (!f) return f.error();
+    v.push_back(std::move(f).value());
+  }
+  const auto refused_by = [&](const Error& e) { return fail(Place::tensor(quant::tensor_name(l, e.where.name)).text() + ": " + e.message); };
+  const TensorEntry& we = *w.value()->entry;
+  const TensorEntry& se = *floats_in[0]->entry;
+  const TensorEntry& de = *floats_in[1]->entry;
+  const TensorEntry& ue = *floats_in[2]->entry;
+  if (de.shape.size() != 2) return fail(Place::tensor(de.name).text() + ": expected a 2-D (K, R) tensor, found shape " + shape_text(de.shape));
+  deq::SvdquantWeight out;
+  out.proj_down = deq::Mat<float>(de.shape[0], de.shape[1], std::move(v[1]));
+  if (tiled) {
+    auto packed = deq::svdquant_untile_weight(we.shape, wb.value());
+    if (!packed) return refused_by(packed.error());
+    auto scale = deq::svdquant_untile_scale(se.shape, v[0]);
+    if (!scale) return refused_by(scale.error());
+    auto up = deq::svdquant_untile_proj_up(ue.shape, v[2]);
+    if (!up) return refused_by(up.error());
+    out.packed = std::move(packed).value();
+    out.scale = std::move(scale).value();
+    out.proj_up = std::move(up).value();
+    return out;
+  }
+  if (auto s = two_d(*w.value()); !s) return s.error();
+  if (auto s = two_d(*floats_in[0]); !s) return s.error();
+  if (auto s = two_d(*floats_in[2]); !s) return s.error();
+  out.packed = mat(we, std::move(wb).value());
+  out.scale = deq::Mat<float>(se.shape[0], se.shape[1], std::move(v[0]));
+  out.proj_up = deq::Mat<float>(ue.shape[0], ue.shape[1], std::move(v[2]));
+  return out;
 }
 
 }  // namespace safespec

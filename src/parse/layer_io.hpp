@@ -15,6 +15,7 @@
 #include "spec/numerics/dequant.hpp"
 #include "spec/numerics/float_type.hpp"
 #include "spec/numerics/int_linear.hpp"
+#include "spec/numerics/svdquant.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 #include "spec/quant/analyze.hpp"
 #include "spec/quant/markers.hpp"
@@ -92,6 +93,9 @@ LayerResult<deq::W4a4Weight> read_w4a4(const CheckpointReader& c, const quant::L
 LayerResult<deq::Nvfp4Weight> read_nvfp4(const CheckpointReader& c, const quant::Layer& l);
 LayerResult<deq::Mxfp8Weight> read_mxfp8(const CheckpointReader& c, const quant::Layer& l);
 LayerResult<deq::AwqWeight> read_awq(const CheckpointReader& c, const quant::Layer& l);
+// svdquant_w4a4 (L20), natural or tile-packed (un-tiled here): weight I8,
+// weight_scale, proj_down, proj_up F32/BF16/F16.
+LayerResult<deq::SvdquantWeight> read_svdquant(const CheckpointReader& c, const quant::Layer& l);
 // `P.bias` when present: F32, BF16 or F16, exactly `n` values.
 LayerResult<std::optional<std::vector<float>>> read_bias(const CheckpointReader& c, const quant::Layer& l,
                                                          std::uint64_t n);
