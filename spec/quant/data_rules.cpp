@@ -19,6 +19,7 @@
 
 #include "spec/checked_math.hpp"
 #include "spec/quant/data_scan.hpp"
+#include "spec/quant/logical_size.hpp"
 #include "spec/python/python_repr.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
@@ -356,12 +357,12 @@ void check_layer_k_bound(const LayerCheck& c) {
   const auto bound = c.format.k_bound(c);
   if (!bound) return;
   const TensorRef* w = c.weight();
-  if (!w || w->entry->shape.size() < 2) return;
-  const std::uint64_t last = w->entry->shape.back();
-  const bool packed = c.format.packed_k;
-  std::optional<std::uint64_t> k = packed ? times2(last) : std::optional(last);
+  if (!w) return;
+  const std::optional<std::uint64_t> k = logical_k(layer_packing(c.format, *c.l.marker), w->entry->shape);
   if (k && *k <= bound->max_k) return;
-  const std::string k_text = packed ? times2_str(last) : py::repr_uint(last);
+  // Exact past 2^64, as Python's K; empty when the weight has no K to bound.
+  const std::string k_text = logical_k_text(layer_packing(c.format, *c.l.marker), w->entry->shape);
+  if (k_text.empty()) return;
   // No verdicts: overflow needs operands near both range ends over the whole
   // row, which the header cannot show; beyond the bound the CUDA MMA
   // saturates and the eager result is library-defined (§5.13 U9).

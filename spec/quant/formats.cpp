@@ -5,6 +5,7 @@
 
 #include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"
+#include "spec/quant/marker_values.hpp"
 
 namespace safespec::quant {
 
@@ -55,29 +56,30 @@ constexpr Dtype kKeepInt8[] = {D::I8, D::U8};
 // In the order of QuantFormat.
 constexpr FormatSpec kFormats[] = {
     {QuantFormat::Fp8E4m3, "float8_e4m3fn", true, kFp8E4m3, kKeepE4m3, "float8_e4m3fn", "ComfyFp8Config", true,
-     RuleId::QuantFp8Tensors, false, check_fp8_layer, data_fp8, nullptr},
+     RuleId::QuantFp8Tensors, WeightPacking::Plain, check_fp8_layer, data_fp8, nullptr},
     // sglang skips float8_e5m2 in phase 3 and refuses it at resolution (G11).
-    {QuantFormat::Fp8E5m2, "float8_e5m2", true, kFp8E5m2, kKeepE5m2, "float8_e5m2", "", false, RuleId::QuantFp8Tensors, false,
-     check_fp8_layer, data_fp8, nullptr},
+    {QuantFormat::Fp8E5m2, "float8_e5m2", true, kFp8E5m2, kKeepE5m2, "float8_e5m2", "", false, RuleId::QuantFp8Tensors,
+     WeightPacking::Plain, check_fp8_layer, data_fp8, nullptr},
     {QuantFormat::Nvfp4, "nvfp4", true, kNvfp4, kKeepBytes, "uint8", "ComfyNvfp4Config", true, RuleId::QuantNvfp4Tensors,
-     true, check_nvfp4_layer, data_nvfp4, nullptr},
+     WeightPacking::Nibbles, check_nvfp4_layer, data_nvfp4, nullptr},
     // sglang's phase 3 does not validate mxfp8 (S9.0); MXFP8Config loads it.
     {QuantFormat::Mxfp8, "mxfp8", true, kMxfp8, kKeepE4m3, "float8_e4m3fn", "MXFP8Config", false, RuleId::QuantMxfp8Tensors,
-     false, check_mxfp8_layer, data_mxfp8, nullptr},
+     WeightPacking::Plain, check_mxfp8_layer, data_mxfp8, nullptr},
     {QuantFormat::Int8, "int8_tensorwise", true, kInt8, kKeepInt8, "int8", "KitchenInt8Config", true, RuleId::QuantInt8Tensors,
-     false, check_int8_layer, data_int8, k_bound_int8},
+     WeightPacking::Plain, check_int8_layer, data_int8, k_bound_int8},
     {QuantFormat::W4a4, "convrot_w4a4", true, kW4a4, kKeepInt8, "int8", "KitchenW4A4Config", true, RuleId::QuantW4a4Tensors,
-     true, check_w4a4_layer, data_w4a4, k_bound_w4a4},
+     WeightPacking::Nibbles, check_w4a4_layer, data_w4a4, k_bound_w4a4},
     {QuantFormat::W4a8, "asym_w4a8_int8", true, kW4a8, kKeepInt8, "int8", "KitchenW4A8Config", true, RuleId::QuantW4a8Tensors,
-     true, check_w4a8_layer, data_w4a8, k_bound_w4a8},
+     WeightPacking::Nibbles, check_w4a8_layer, data_w4a8, k_bound_w4a8},
     // awq_w4a16 (L17) is ComfyUI's only; its values have no rules (outside L10-L16).
-    {QuantFormat::Awq, "awq_w4a16", true, kAwq, kKeepInt8, "int8", "", false, RuleId::QuantAwqTensors, true, check_awq_layer,
-     nullptr, nullptr},
+    {QuantFormat::Awq, "awq_w4a16", true, kAwq, kKeepInt8, "int8", "", false, RuleId::QuantAwqTensors,
+     WeightPacking::Nibbles, check_awq_layer, nullptr, nullptr},
     // Written by comfy-quants and laid out by comfy-kitchen; ComfyUI (CU, CL)
     // does not register it and sglang refuses it at resolution. No value rules:
-    // every nibble is a valid signed code.
+    // every nibble is a valid signed code. Tile-packed under its layout key.
     {QuantFormat::Svdquant, "svdquant_w4a4", false, kSvdquant, kKeepInt8, "int8", "", false,
-     RuleId::QuantSvdquantTensors, true, check_svdquant_layer, nullptr, nullptr},
+     RuleId::QuantSvdquantTensors, WeightPacking::Nibbles, check_svdquant_layer, nullptr, nullptr,
+     "kitchen_tile_packed_w4a4"},
 };
 static_assert(std::size(kFormats) == kQuantFormatCount);
 
@@ -93,6 +95,13 @@ static_assert(in_enum_order(), "kFormats rows follow QuantFormat");
 std::span<const FormatSpec> all_formats() { return kFormats; }
 
 const FormatSpec& format_spec(QuantFormat f) { return kFormats[static_cast<std::size_t>(f)]; }
+
+WeightPacking layer_packing(const FormatSpec& f, const py::Value& marker) {
+  if (f.tiled_layout.empty()) return f.packing;
+  const py::Value* layout = get(marker, "layout");
+  const auto* name = layout ? std::get_if<std::string>(&layout->data) : nullptr;
+  return name && *name == f.tiled_layout ? WeightPacking::TilePacked4 : f.packing;
+}
 
 const FormatSpec* find_format(std::string_view name) {
   for (const FormatSpec& f : kFormats)

@@ -16,6 +16,10 @@
 #include "spec/dtype.hpp"
 #include "spec/rule_catalogue.hpp"
 
+namespace safespec::py {
+struct Value;
+}
+
 namespace safespec::quant {
 
 struct LayerCheck;
@@ -34,6 +38,16 @@ struct FormatTensor {
   // layers; rank 0 is a scalar.
   std::size_t rank;
   std::uint64_t example[2];
+};
+
+// How a format's weight tensor holds its values, which turns the stored
+// shape into the logical [N, K] (logical_size.hpp). A value per layout, not
+// a flag, so a new layout is a new value and its formula in one place.
+enum class WeightPacking : unsigned char {
+  Plain,        // one stored element per weight value: [N, K]
+  Nibbles,      // two 4-bit codes per byte along K: [N, K/2]
+  Bits6,        // 6-bit codes packed along K: [N, K*6/8], K = bytes * 8 / 6
+  TilePacked4,  // int4 tiles: [N/128, K/64, 32, 128], N = d0 * 128, K = d1 * 64
 };
 
 // The int32 accumulator bound of a format's integer GEMM (NUM-K-INT32-OVERFLOW):
@@ -61,13 +75,16 @@ struct FormatSpec {
   std::string_view sglang_config;
   bool sglang_validates;  // phase 3 (S9.0) checks the layer's tensors
   RuleId tensors_rule;    // the format's "required tensors missing" rule
-  bool packed_k;          // the weight's last dim holds two 4-bit codes per byte (logical K = 2 * last)
+  WeightPacking packing;  // how the weight's stored shape gives [N, K]
   // The format's rules over the header (one call per layer) and over tensor
   // values (--data); data is null for a format without value rules.
   void (*header_rules)(const LayerCheck&);
   void (*data_rules)(const LayerCheck&, const TensorData&);
   // null for a format without an integer GEMM.
   std::optional<KBound> (*k_bound)(const LayerCheck&);
+  // The marker's "layout" value under which the weight is tile-packed
+  // (WeightPacking::TilePacked4) instead of `packing`; empty when none.
+  std::string_view tiled_layout = {};
 };
 
 std::span<const FormatSpec> all_formats();
@@ -75,5 +92,8 @@ const FormatSpec& format_spec(QuantFormat f);
 // The row whose name is `name`, exactly; null for a format no consumer knows.
 const FormatSpec* find_format(std::string_view name);
 inline std::string_view format_name(QuantFormat f) { return format_spec(f).name; }
+// The packing of one layer's weight: the row's, or TilePacked4 when the
+// marker's top-level "layout" is the row's tiled_layout.
+WeightPacking layer_packing(const FormatSpec& f, const py::Value& marker);
 
 }  // namespace safespec::quant
