@@ -10,6 +10,7 @@
 #include "spec/dtype.hpp"
 #include "spec/format_rules.hpp"
 #include "spec/python/python_repr.hpp"
+#include "spec/quant/logical_size.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/markers.hpp"
 #include "spec/quant/tensor_table.hpp"
@@ -154,6 +155,28 @@ LayerConsumer judge_layer(Consumer c, const std::vector<const Finding*>& at_laye
   return out;
 }
 
+// The layer's logical size, and its share of the checkpoint's totals: the
+// weight's stored elements give way to N * K.
+void add_size(const quant::Layer& l, const quant::TensorTable& table, QuantLayerSummary& q, InspectSummary& s) {
+  const quant::FormatSpec* f = quant::find_format(l.format);
+  if (!f) {
+    q.logical_shape_error = "unknown format";
+    return;
+  }
+  const quant::LayerSize size = quant::layer_size(l, table, *f);
+  q.packing = std::string(quant::packing_name(f->packing));
+  if (size.shape) q.logical_shape.emplace(size.shape.value().n, size.shape.value().k);
+  else q.logical_shape_error = size.shape.error();
+  q.logical_parameters = size.parameters;
+  q.stored_bytes = size.stored_bytes;
+  add(s.quantized_bytes, size.stored_bytes);
+  if (!size.parameters || !size.stored_weight) return;
+  // The weight is one of the tensors `parameters` counted, so its count is
+  // not above the total.
+  if (s.logical_parameters) *s.logical_parameters -= *size.stored_weight;
+  add(s.logical_parameters, size.parameters);
+}
+
 void quantized_layers(const std::vector<SummaryFile>& files, const std::vector<FileReport>& reports,
                       InspectSummary& s) {
   std::vector<quant::CheckpointFile> cfiles;
@@ -161,11 +184,13 @@ void quantized_layers(const std::vector<SummaryFile>& files, const std::vector<F
     auto file = ByteFile::open(f.path);
     if (!file) {
       s.check_error = f.path + ": " + file.error().message;
+      s.logical_parameters = s.quantized_bytes = std::nullopt;
       return;
     }
     auto markers = read_markers(file.value(), *f.model);
     if (!markers) {
       s.check_error = f.path + ": " + markers.error().message;
+      s.logical_parameters = s.quantized_bytes = std::nullopt;
       return;
     }
     cfiles.push_back(quant::CheckpointFile{f.path, f.model, std::move(markers).value()});
@@ -177,12 +202,13 @@ void quantized_layers(const std::vector<SummaryFile>& files, const std::vector<F
 
   for (const quant::Layer& l : collected.layers) {
     QuantLayerSummary q{l.prefix, l.format, std::string(site_name(l.site)), marker_text(l), cfiles[l.file].path,
-                        {}, {}, py::repr(*l.marker)};
+                        {}, {}, py::repr(*l.marker), "", std::nullopt, "", std::nullopt, std::nullopt};
     for (std::string_view key : {"group_size", "convrot_groupsize"}) {
       if (const py::Value* v = quant::get(*l.marker, key)) q.group_sizes.emplace_back(key, py::repr(*v));
       else if (const py::Value* p = quant::comfy_get(*l.marker, key))
         q.group_sizes.emplace_back("params." + std::string(key), py::repr(*p));
     }
+    add_size(l, table, q, s);
     std::vector<const Finding*> at_layer;
     const FileReport* own = nullptr;
     for (const FileReport& r : reports) {
@@ -238,6 +264,7 @@ CheckpointVerdict judge_checkpoint(const std::vector<FileReport>& reports, Consu
 InspectSummary summarize(const std::vector<SummaryFile>& files, const std::vector<FileReport>& reports) {
   InspectSummary s;
   count_tensors(files, s);
+  s.logical_parameters = s.parameters;
   quantized_layers(files, reports, s);
   for (Consumer c : kConsumers) s.verdicts.push_back(judge_checkpoint(reports, c));
   return s;

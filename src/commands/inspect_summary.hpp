@@ -68,6 +68,15 @@ struct QuantLayerSummary {
   std::vector<std::pair<std::string, std::string>> group_sizes;
   std::vector<LayerConsumer> consumers;  // sglang, comfyui, kitchen
   std::string marker_value;              // the marker as Python's repr (diff compares it)
+  // The layer's logical size (spec/quant/logical_size.hpp): its format's
+  // packing ("nibbles"; "" for a format no consumer knows), the [N, K] its
+  // weight stands for or why there is none, N * K, and the bytes of its
+  // tensors (the format's, P.bias and the marker tensor).
+  std::string packing;
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> logical_shape;
+  std::string logical_shape_error;
+  Total logical_parameters;
+  Total stored_bytes;
 };
 
 // A consumer's verdict on the whole checkpoint: it loads when it loads every
@@ -86,8 +95,13 @@ struct CheckpointVerdict {
 
 struct InspectSummary {
   std::uint64_t tensors = 0;
-  Total parameters = 0;
+  Total parameters = 0;  // elements as stored: a packed int4 byte counts once
   Total bytes = 0;
+  // `parameters` with each quantized weight's stored elements replaced by its
+  // logical N * K (a layer without one keeps its stored count); and the bytes
+  // of the quantized layers. Both null when the markers could not be read.
+  Total logical_parameters = 0;
+  Total quantized_bytes = 0;
   std::vector<DtypeTotal> dtypes;  // in dtype_table() order, only those present
   std::vector<TensorGroup> groups;
   std::vector<QuantLayerSummary> layers;

@@ -69,6 +69,39 @@ std::string verdict_text(const CheckpointVerdict& v) {
   return out + "\n";
 }
 
+std::string logical_shape_json(const QuantLayerSummary& l) {
+  return l.logical_shape ? fmt::format("[{},{}]", l.logical_shape->first, l.logical_shape->second) : "null";
+}
+
+// One aligned line per quantized layer: name, format, logical shape, N * K
+// and stored bytes, under the checkpoint's totals counted both ways.
+std::string layer_sizes_text(const InspectSummary& s) {
+  struct Row {
+    std::string name, format, shape, parameters, bytes, why;
+  };
+  std::vector<Row> rows;
+  std::size_t w[5] = {0, 0, 0, 0, 0};
+  for (const QuantLayerSummary& l : s.layers) {
+    Row r{quote_name(l.prefix), l.format, l.logical_shape ? logical_shape_json(l) : "unknown",
+          l.logical_shape ? total_text(l.logical_parameters) : "-",
+          l.packing.empty() ? "-" : total_text(l.stored_bytes),  // a format no consumer knows lists no tensors
+          l.logical_shape_error.empty() ? "" : " (" + l.logical_shape_error + ")"};
+    w[0] = std::max(w[0], r.name.size());
+    w[1] = std::max(w[1], r.format.size());
+    w[2] = std::max(w[2], r.shape.size());
+    w[3] = std::max(w[3], r.parameters.size());
+    w[4] = std::max(w[4], r.bytes.size());
+    rows.push_back(std::move(r));
+  }
+  std::string out = fmt::format("logical sizes: {} parameters ({} as stored), quantized layers {} of {} bytes\n",
+                                total_text(s.logical_parameters), total_text(s.parameters),
+                                total_text(s.quantized_bytes), total_text(s.bytes));
+  for (const Row& r : rows)
+    out += fmt::format("  {:<{}}  {:<{}}  {:<{}}  {:>{}} parameters  {:>{}} bytes{}\n", r.name, w[0], r.format, w[1],
+                       r.shape, w[2], r.parameters, w[3], r.bytes, w[4], r.why);
+  return out;
+}
+
 }  // namespace
 
 std::string render_summary_text(const InspectSummary& s, bool verbose) {
@@ -87,6 +120,7 @@ std::string render_summary_text(const InspectSummary& s, bool verbose) {
   if (!s.check_error.empty()) {
     out += "quantized layers: not read (" + s.check_error + ")\n";
   } else if (!s.layers.empty()) {
+    out += layer_sizes_text(s);
     out += fmt::format("quantized layers: {} (verdicts from the header rules only)\n", s.layers.size());
     // A checkpoint rejected before its layers are read says so for every
     // layer in the same words: after the first few, one line with the count.
@@ -145,8 +179,10 @@ std::string render_summary_text(const InspectSummary& s, bool verbose) {
 }
 
 std::string render_summary_json(const InspectSummary& s) {
-  std::string out = fmt::format("{{\"tensors\":{},\"parameters\":{},\"bytes\":{},\"dtypes\":[", s.tensors,
-                                total_json(s.parameters), total_json(s.bytes));
+  std::string out = fmt::format(
+      "{{\"tensors\":{},\"parameters\":{},\"bytes\":{},\"logical_parameters\":{},\"quantized_bytes\":{},\"dtypes\":[",
+      s.tensors, total_json(s.parameters), total_json(s.bytes), total_json(s.logical_parameters),
+      total_json(s.quantized_bytes));
   for (std::size_t i = 0; i < s.dtypes.size(); ++i)
     out += fmt::format("{}{{\"dtype\":\"{}\",\"tensors\":{},\"parameters\":{},\"bytes\":{}}}", i ? "," : "",
                        dtype_name(s.dtypes[i].dtype), s.dtypes[i].tensors, total_json(s.dtypes[i].parameters),
@@ -163,9 +199,12 @@ std::string render_summary_json(const InspectSummary& s) {
     out += "[";
     for (std::size_t i = 0; i < s.layers.size(); ++i) {
       const QuantLayerSummary& l = s.layers[i];
-      out += fmt::format("{}{{\"prefix\":{},\"format\":{},\"site\":\"{}\",\"marker\":{},\"file\":{},\"group_sizes\":{{",
+      out += fmt::format("{}{{\"prefix\":{},\"format\":{},\"site\":\"{}\",\"marker\":{},\"file\":{},\"packing\":{},"
+                         "\"logical_shape\":{},\"logical_shape_error\":{},\"logical_parameters\":{},"
+                         "\"stored_bytes\":{},\"group_sizes\":{{",
                          i ? "," : "", json_string(l.prefix), json_string(l.format), l.site, json_string(l.marker),
-                         json_string(l.file));
+                         json_string(l.file), nullable(l.packing), logical_shape_json(l),
+                         nullable(l.logical_shape_error), total_json(l.logical_parameters), total_json(l.stored_bytes));
       for (std::size_t k = 0; k < l.group_sizes.size(); ++k)
         out += fmt::format("{}{}:{}", k ? "," : "", json_string(l.group_sizes[k].first),
                            marker_value_json(l.group_sizes[k].second));
