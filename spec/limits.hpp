@@ -70,6 +70,11 @@ inline constexpr std::uint64_t kMaxLayersFileBytes = std::uint64_t{16} << 20;
 // accepts 995 nested containers and raises RecursionError at 996; the figure
 // depends on the caller's stack depth, and this is the one safespec uses.
 inline constexpr std::size_t kPythonJsonDepth = 995;
+
+// Ours: a config.json beside a checkpoint over this is not read (its legacy
+// INT8 declaration, spec/quant/model_config.hpp, is then unchecked). Real ones
+// are a few kilobytes; the bound keeps a stray large file out of memory.
+inline constexpr std::uint64_t kMaxModelConfigBytes = std::uint64_t{16} << 20;
 // Ours: the most a caller may ask for (the scanner recurses, two stack
 // frames a level).
 inline constexpr std::size_t kPythonJsonDepthCap = 2000;

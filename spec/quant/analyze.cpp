@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "spec/quant/legacy_int8_rules.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/markers.hpp"
 #include "spec/quant/order.hpp"
@@ -136,15 +137,24 @@ ModelSigns model_signs(const Model& model) {
   return s;
 }
 
-Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, const LayerKinds& kinds) {
-  if (nothing_quantized(files)) {
+Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, const LayerKinds& kinds,
+                 const ModelConfig* model_config) {
+  // A config.json that says something of quantization is read even beside a
+  // checkpoint without a quantized tensor (LI2, LI6).
+  const ModelConfig* mc = model_config;
+  const bool config_speaks =
+      mc && (!mc->unread.empty() || !mc->type_error_source.empty() || mc->declares_legacy_int8());
+  if (!config_speaks && nothing_quantized(files)) {
     Analysis none;
     none.sglang_config = std::string(resolve_config({}));
     return none;
   }
+  const bool legacy = mc && mc->legacy_int8();
   Sink sink;
+  if (mc) check_legacy_int8_config(*mc, sink);
   const TensorTable table(files);
-  Collected collected = collect_markers(files, table, sink);
+  Collected collected = collect_markers(files, table, sink, legacy);
+  if (legacy) check_legacy_int8_tensors(files, collected, *mc, sink);
   std::set<std::string> format_set;
   for (const Layer& l : collected.layers) format_set.insert(l.format);
   const std::vector<std::string> formats(format_set.begin(), format_set.end());
@@ -183,7 +193,7 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
   check_layer_kinds(collected.layers, table, kinds, sink, a.assumptions);
   a.findings = sink.findings();
   a.unchecked = std::move(sink.unchecked());
-  if (sglang_accepts(a.findings)) a.sglang_config = std::string(config);
+  if (sglang_accepts(a.findings)) a.sglang_config = std::string(legacy ? kLegacyInt8Config : config);
   a.formats = formats;
   return a;
 }

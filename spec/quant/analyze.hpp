@@ -12,6 +12,7 @@
 #include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"
 #include "spec/quant/layer_kinds.hpp"
+#include "spec/quant/model_config.hpp"
 
 namespace safespec::quant {
 
@@ -37,7 +38,9 @@ ModelSigns model_signs(const Model& model);
 
 // data: the tensor bytes for the --data rules, or nullptr to skip them.
 // kinds: what the user said of the model's layers (Linear or embedding).
+// config: the config.json beside the checkpoint, or nullptr when it has none
+// (its legacy INT8 declaration, legacy_int8_rules.hpp).
 Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data = nullptr,
-                 const LayerKinds& kinds = {});
+                 const LayerKinds& kinds = {}, const ModelConfig* config = nullptr);
 
 }  // namespace safespec::quant

@@ -58,6 +58,27 @@ constexpr MessageRow kRows[] = {
     {Msg::MarkerSgMissing, Site::SgMissingMarkers, {C::Sglang, E::Rejects, "ValueError",
       "Quantized weights are missing comfy_quant metadata: {sorted(missing)[:5]}",
       "quantization_utils.py:198-203 (S8)"}, 0, {R::QuantMarkerMissing}},
+    // sglang's MiniMax-H3 loader, legacy INT8 (vivym/sglang b8b85d66
+    // runtime/loader/minimax_h3_weights.py, search-index id 69267248320; LI2-LI6).
+    {Msg::LegacySgConvrot, Site::Computed, {C::Sglang, E::Rejects, "ValueError",
+      "Legacy MiniMax-H3 quant_method='int8' requires convrot=true",
+      "minimax_h3_weights.py is_legacy_minimax_h3_int8_config (LI2)"}, 0, {R::QuantLegacyInt8Config}},
+    {Msg::LegacySgConfigType, Site::Computed, {C::Sglang, E::Rejects, "TypeError",
+      "{source} must be a mapping or transformers.PretrainedConfig, got {type(value).__name__}",
+      "srt/model_loader/checkpoint_quantization.py _as_config_mapping (LI2)"}, 0, {R::QuantLegacyInt8Config}},
+    {Msg::LegacySgMixMarkers, Site::Computed, {C::Sglang, E::Rejects, "ValueError",
+      "Legacy MiniMax-H3 INT8 checkpoints cannot mix .comfy_quant markers",
+      "minimax_h3_weights.py inspect_minimax_h3_safetensors (LI3)"}, 0, {R::QuantLegacyInt8Markers}},
+    {Msg::LegacySgMissingScale, Site::Computed, {C::Sglang, E::Rejects, "ValueError",
+      "Legacy MiniMax-H3 INT8 tensor {key!r} is missing {scale_key!r}",
+      "minimax_h3_weights.py _validate_legacy_int8_tensors (LI4)"}, 0, {R::QuantLegacyInt8ScaleMissing}},
+    {Msg::LegacySgScaleMeta, Site::Computed, {C::Sglang, E::Rejects, "ValueError",
+      "Legacy MiniMax-H3 INT8 weight/scale metadata mismatch for {key!r}: weight={weight.get_dtype()}{weight_shape}, "
+      "scale={scale.get_dtype()}{tuple(scale.get_shape())}",
+      "minimax_h3_weights.py _validate_legacy_int8_tensors (LI5)"}, 0, {R::QuantLegacyInt8ScaleMeta}},
+    {Msg::LegacySgNoWeights, Site::Computed, {C::Sglang, E::Rejects, "ValueError",
+      "Legacy MiniMax-H3 INT8 checkpoint contains no I8 weights",
+      "minimax_h3_weights.py _validate_legacy_int8_tensors (LI6)"}, 0, {R::QuantLegacyInt8NoWeights}},
     // ComfyUI (C2.1, C7) raises Python's own exceptions: their messages are
     // CPython 3.11's and are not part of ComfyUI's contract (§6.12).
     {Msg::MarkerCuNoLayers, Site::CuConvert, {C::Comfyui, E::Rejects, "KeyError",

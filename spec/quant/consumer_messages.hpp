@@ -52,6 +52,12 @@ std::string_view site_name(Site s);  // "sg_layer", as order.hpp names it
   X(MarkerSgMarkerObject) \
   X(MarkerSgMxfp8) \
   X(MarkerSgMissing) \
+  X(LegacySgConvrot) \
+  X(LegacySgConfigType) \
+  X(LegacySgMixMarkers) \
+  X(LegacySgMissingScale) \
+  X(LegacySgScaleMeta) \
+  X(LegacySgNoWeights) \
   X(MarkerCuNoLayers) \
   X(MarkerCuAttribute) \
   X(MarkerCuAttributeLayer) \

@@ -87,8 +87,8 @@ Verdict python_error(C consumer, const py::JsonLoadError& e, CheckOrder order) {
 
 class Collector {
  public:
-  Collector(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out)
-      : files_(files), tensors_(tensors), out_(out) {}
+  Collector(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out, bool allow_missing)
+      : files_(files), tensors_(tensors), out_(out), allow_missing_(allow_missing) {}
 
   Collected run() {
     for (std::size_t f = 0; f < files_.size(); ++f) scan_file(f);
@@ -101,6 +101,7 @@ class Collector {
   std::span<const CheckpointFile> files_;
   const TensorTable& tensors_;
   Sink& out_;
+  bool allow_missing_;
   Collected c_;
   std::unordered_map<std::string, std::size_t> by_prefix_;
   std::unordered_map<std::string, py::Value*> stored_;  // the marker sglang holds for each stored prefix
@@ -373,7 +374,7 @@ class Collector {
       const TensorRef* w = tensors_.find(p + ".weight");
       std::vector<Verdict> v;
       const bool sg = std::binary_search(missing.begin(), missing.end(), p);
-      if (sg && first) {
+      if (sg && first && !allow_missing_) {
         v.push_back(verdict(Msg::MarkerSgMissing, At{}, {{"sorted(missing)[:5]", sorted_list_repr(missing, 5)}}));
         first = false;
       }
@@ -388,8 +389,9 @@ class Collector {
 
 }  // namespace
 
-Collected collect_markers(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out) {
-  return Collector(files, tensors, out).run();
+Collected collect_markers(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out,
+                          bool allow_missing_markers) {
+  return Collector(files, tensors, out, allow_missing_markers).run();
 }
 
 }  // namespace safespec::quant

@@ -18,6 +18,11 @@ struct Collected {
   std::vector<Layer> layers;     // sglang's insertion order (§3.1)
 };
 
-Collected collect_markers(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out);
+// allow_missing_markers: sglang's MiniMax-H3 loader reads a legacy INT8
+// checkpoint (LI1) with inspect_comfy_quant_markers(paths,
+// allow_missing_markers=True), which lets unmarked quantized weights through
+// S8; ComfyUI's reading of them (C8) is unchanged.
+Collected collect_markers(std::span<const CheckpointFile> files, const TensorTable& tensors, Sink& out,
+                          bool allow_missing_markers = false);
 
 }  // namespace safespec::quant

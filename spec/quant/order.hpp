@@ -37,6 +37,17 @@ inline CheckOrder sg_companion_config(std::size_t marker, std::uint32_t step) {
 }
 inline CheckOrder sg_method(std::size_t marker, std::uint32_t step) { return {5, 2, u32(marker), step}; }
 
+// sglang's MiniMax-H3 loader on a legacy INT8 checkpoint (minimax_h3_weights.py,
+// docs/spec/quant-layers.md LI1-LI6). Position: it reads config.json before it
+// opens a checkpoint file (the caller was not seen). The inspector (phases 1-2)
+// runs with allow_missing_markers, then "cannot mix", then the tensors file by
+// file (within a file a Python set's order, which the hash seed picks; sorted
+// here), then the count of I8 weights.
+inline CheckOrder sg_legacy_config() { return {0, 0, 0, 0}; }
+inline CheckOrder sg_legacy_markers() { return {2, 2, 0, 0}; }
+inline CheckOrder sg_legacy_tensor(std::size_t file, std::size_t i) { return {2, 3, u32(file), u32(i)}; }
+inline CheckOrder sg_legacy_count() { return {2, 4, 0, 0}; }
+
 // ComfyUI, §4: the reference reader per file, convert_old_quants per file,
 // then _load_quantized_module layer by layer (safespec takes the marker
 // insertion order as the module order; the real order is the model's).
