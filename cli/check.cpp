@@ -109,6 +109,10 @@ Command register_check(CLI::App& app) {
                     "verdict on int8 embedding markers beside W4A8/NVFP4 layers depends on it");
   check->add_option("--layers", a->layers_file, "a JSON object mapping layer names to \"linear\" or \"embedding\"");
   check->add_flag("--all-linear", a->all_linear, "every marked layer not named by --layer/--layers is a Linear layer");
+  check->add_option("--config", a->options.config,
+                    "the model's config.json, whose quantization_config sglang's MiniMax-H3 loader reads (a legacy "
+                    "INT8 ConvRot checkpoint declares quant_method int8 and convrot true); default: the config.json "
+                    "beside each checkpoint's first file, when there is one");
   a->jobs = default_check_jobs().count();
   check->add_option("--jobs,-j", a->jobs,
                     "threads that read and parse the files (default: one per CPU); 1 reads them one at a time. The "

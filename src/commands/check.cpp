@@ -26,6 +26,7 @@
 #include "src/commands/check_files.hpp"
 #include "src/parse/load.hpp"
 #include "src/parse/marker_reader.hpp"
+#include "src/parse/model_config_file.hpp"
 #include "src/parse/checkpoint_collisions.hpp"
 #include "src/commands/checkpoint_plan.hpp"
 #include "src/parse/name_repeats.hpp"
@@ -196,7 +197,14 @@ void check_checkpoint(std::vector<FileReport>& reports, const std::vector<std::s
                          n, n == 1 ? "" : "s");
     });
   }
-  quant::Analysis a = quant::analyze(files, data.get(), o.kinds);
+  std::optional<quant::ModelConfig> config;
+  if (!o.config.empty()) {
+    config = read_model_config_file(o.config);
+    if (!config) config = quant::ModelConfig{.path = o.config, .unread = "no such file"};
+  } else if (o.config_beside && !group.empty()) {
+    if (auto beside = config_path_beside(reports[group.front()].path)) config = read_model_config_file(*beside);
+  }
+  quant::Analysis a = quant::analyze(files, data.get(), o.kinds, config ? &*config : nullptr);
   progress.reset();
   for (quant::LocatedFinding& lf : a.findings) {
     // A finding about the whole checkpoint names it, not the file it is listed under.
@@ -426,6 +434,7 @@ std::vector<FileReport> check_memory(std::span<const MemoryFile> files, const Ch
   // FileTensorData reads files by path, which these names are not.
   CheckOptions o = options;
   o.data = false;
+  o.config_beside = false;  // the names are not paths: only a --config file is read
   check_checkpoint(reports, group, o, from_memory);
   for (FileReport& r : reports) finish_report(r, profile, options.fail_on);
   return reports;

@@ -40,6 +40,11 @@ struct CheckOptions {
   // A progress line on standard error while --data reads tensors, when it is
   // a terminal (src/io/progress.hpp); the CLI sets it for text reports only.
   bool progress = false;
+  // The config.json whose quantization declaration the checkpoints are read
+  // with (--config; spec/quant/model_config.hpp). Empty: each checkpoint's
+  // own, in the folder of its first file, when config_beside.
+  std::string config{};
+  bool config_beside = true;
 };
 
 // `safespec check`: every path's reports (check_path), with the files of one
