@@ -55,10 +55,10 @@ Marked& Marked::marker(std::string prefix, std::string bytes) {
   return *this;
 }
 
-quant::Analysis Marked::run(const quant::LayerKinds& kinds) {
+quant::Analysis Marked::run(const quant::LayerKinds& kinds, const quant::ModelConfig* config) {
   auto files = fx.files();
   files[0].markers = markers;
-  return quant::analyze(files, nullptr, kinds);
+  return quant::analyze(files, nullptr, kinds, config);
 }
 
 LayerHolder make_layer(std::string prefix, std::string_view marker_json, std::string_view sglang_config,

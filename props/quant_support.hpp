@@ -57,7 +57,8 @@ struct Marked {
   std::vector<quant::MarkerBytes> markers;
 
   Marked& marker(std::string prefix, std::string bytes);
-  quant::Analysis run(const quant::LayerKinds& kinds = {});
+  // config: the checkpoint's config.json (spec/quant/model_config.hpp), if any.
+  quant::Analysis run(const quant::LayerKinds& kinds = {}, const quant::ModelConfig* config = nullptr);
 };
 
 // The header rules' findings for the layer at `prefix` of fx, marked with

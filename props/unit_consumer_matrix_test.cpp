@@ -136,6 +136,28 @@ std::vector<std::pair<std::string_view, quant::Analysis>> witnesses() {
     w4a8(m, "a", std::string(kW4a8) + "}", Dtype::I8, 64);
     out.emplace_back("W4a8KtCudaK", m.run());
   }
+  // Legacy INT8 (LI2-LI6) needs a config.json, which no conformance case has.
+  const auto legacy = [&out](std::string_view row, std::string_view config_json, bool marker, Dtype scale,
+                             std::vector<std::uint64_t> scale_shape, bool with_scale = true) {
+    test::Marked m;
+    m.fx.tensor("a.weight", Dtype::I8, {4, 16});
+    if (with_scale) m.fx.tensor("a.weight_scale", scale, std::move(scale_shape));
+    if (marker) m.marker("a", R"({"format": "int8_tensorwise", "convrot": true})");
+    const quant::ModelConfig config = quant::read_model_config("config.json", config_json);
+    out.emplace_back(row, m.run({}, &config));
+  };
+  constexpr std::string_view kLegacy = R"({"quantization_config": {"quant_method": "int8", "convrot": true}})";
+  legacy("LegacySgConvrot", R"({"quantization_config": {"quant_method": "int8"}})", false, Dtype::F32, {4, 1});
+  legacy("LegacySgConfigType", R"({"quantization_config": "int8"})", false, Dtype::F32, {4, 1});
+  legacy("LegacySgMixMarkers", kLegacy, true, Dtype::F32, {4, 1});
+  legacy("LegacySgMissingScale", kLegacy, false, Dtype::F32, {}, false);
+  legacy("LegacySgScaleMeta", kLegacy, false, Dtype::F32, {4});
+  {
+    test::Marked m;
+    m.fx.tensor("a.weight", Dtype::BF16, {4, 16});
+    const quant::ModelConfig config = quant::read_model_config("config.json", kLegacy);
+    out.emplace_back("LegacySgNoWeights", m.run({}, &config));
+  }
   return out;
 }
 
