@@ -71,6 +71,35 @@ Result<Mat<float>> dequant_svdquant_w4a4(const SvdquantWeight& w, Dtype t) {
   return out;
 }
 
+Result<SvdquantLinear> linear_svdquant_w4a4(const Mat<float>& x, std::span<const float> smooth, const SvdquantWeight& w,
+                                           const std::vector<float>* bias) {
+  auto weight = dequant_svdquant_w4a4(w, Dtype::F32);
+  if (!weight) return weight.error();
+  const Mat<float>& wm = weight.value();
+  if (!x.shape_ok() || x.cols != wm.cols)
+    return svd_error("x", "expected [M, K] with K = " + std::to_string(wm.cols) + ", found " + shape_str(x.rows, x.cols));
+  if (smooth.size() != wm.cols)
+    return svd_error("smooth_factor", "expected " + std::to_string(wm.cols) + " values (K), found " + std::to_string(smooth.size()));
+  for (float f : smooth)
+    if (f == 0.0f) return svd_error("smooth_factor", "expected no zero values (comfy-quants: smooth_factor must not contain zero values)");
+  if (bias && bias->size() != wm.rows)
+    return svd_error("bias", "expected " + std::to_string(wm.rows) + " values (N), found " + std::to_string(bias->size()));
+  SvdquantLinear out;
+  out.xs = Mat<float>::zeros(x.rows, x.cols);
+  for (std::uint64_t m = 0; m < x.rows; ++m)
+    for (std::uint64_t k = 0; k < x.cols; ++k) out.xs.at(m, k) = x.at(m, k) / smooth[static_cast<std::size_t>(k)];
+  out.y = Mat<float>::zeros(x.rows, wm.rows);
+  for (std::uint64_t m = 0; m < x.rows; ++m)
+    for (std::uint64_t n = 0; n < wm.rows; ++n) {
+      numerics::ExactSum sum;
+      for (std::uint64_t k = 0; k < x.cols; ++k) sum.add_product(out.xs.at(m, k), wm.at(n, k));
+      const float y = x.cols == 0 ? 0.0f : sum.rounded(numerics::FloatType::F32);
+      out.y.at(m, n) = bias ? y + (*bias)[static_cast<std::size_t>(n)] : y;
+    }
+  out.w = std::move(weight).value();
+  return out;
+}
+
 Result<Mat<std::uint8_t>> svdquant_untile_weight(std::span<const std::uint64_t> shape, std::span<const std::uint8_t> bytes) {
   if (shape.size() != 4 || shape[2] != kSvdquantTileN / 4 || shape[3] != 4 * kSvdquantGroup / 2 ||
       !svd_size_is(shape, bytes.size()))

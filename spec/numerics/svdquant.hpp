@@ -38,6 +38,19 @@ struct SvdquantWeight {
 Status check_svdquant_w4a4(const SvdquantWeight& w, Dtype t);
 Result<Mat<float>> dequant_svdquant_w4a4(const SvdquantWeight& w, Dtype t);
 
+// comfy-quants' reference_svdquant_w4a4_linear, all binary32:
+// xs[m, k] = f32(x[m, k] / smooth[k]); y[m, n] = the exact sum over k of
+// xs[m, k] * W[n, k] rounded once to binary32 (W = the effective weight
+// above; the U1 position), then f32(y + bias[n]). A zero smoothing factor is
+// an Error, as there. Its `xs` and `w` are kept for --dump.
+struct SvdquantLinear {
+  Mat<float> xs;
+  Mat<float> w;
+  Mat<float> y;
+};
+Result<SvdquantLinear> linear_svdquant_w4a4(const Mat<float>& x, std::span<const float> smooth, const SvdquantWeight& w,
+                                           const std::vector<float>* bias);
+
 // The tile-packed layout back to natural: a weight stored as
 // (N/128, K/64, 32, 128) bytes, where natural code (n, k) sits in byte
 // [n/128, k/64, (n%128)/4, (n%4)*32 + (k%64)/2], low nibble for even k;

@@ -216,6 +216,29 @@ CommandOutcome linear_int(const LinearRequest& r, const CheckpointReader& c, con
   return finish(r, float_tensor("y", x.t, {x.m, n}, tr.y.v), more);
 }
 
+// comfy-quants' reference linear (numerics §5, quant-layers.md L20): the
+// fused runtime's int4 activations are not modelled, so there is one
+// semantics, and the output is binary32 as the reference returns it.
+CommandOutcome linear_svdquant(const LinearRequest& r, const CheckpointReader& c, const quant::Layer& l, const Input& x) {
+  auto w = read_svdquant(c, l);
+  if (!w) return from(w.error());
+  const std::uint64_t n = w.value().packed.rows, k = 2 * w.value().packed.cols;
+  if (x.k != k) return usage_error("input has shape " + dims(x.m, x.k) + ", layer expects [M, " + std::to_string(k) + "]");
+  auto smooth = read_svdquant_smooth(c, l, k);
+  if (!smooth) return from(smooth.error());
+  auto b = read_bias(c, l, n);
+  if (!b) return from(b.error());
+  const auto y = deq::linear_svdquant_w4a4(deq::Mat<float>(x.m, x.k, x.values), smooth.value(), w.value(),
+                                           b.value() ? &*b.value() : nullptr);
+  if (!y) return refused(r.layer, y.error());
+  const deq::SvdquantLinear& v = y.value();
+  std::vector<NamedTensor> more;
+  more.push_back(float_tensor("xs", FloatType::F32, {v.xs.rows, v.xs.cols}, v.xs.v));
+  more.push_back(float_tensor("w", FloatType::F32, {v.w.rows, v.w.cols}, v.w.v));
+  more.push_back(float_tensor("y", FloatType::F32, {v.y.rows, v.y.cols}, v.y.v));
+  return finish(r, float_tensor("y", FloatType::F32, {x.m, n}, v.y.v), more);
+}
+
 }  // namespace
 
 std::optional<std::string> write_tensors(const std::string& path, const std::vector<NamedTensor>& tensors) {
@@ -412,7 +435,7 @@ constexpr FormatNumerics kNumerics[] = {
     {Q::W4a4, dequant_as<deq::W4a4Weight, read_w4a4, w4a4_f32>, linear_int},
     {Q::W4a8, dequant_w4a8_streamed, linear_w4a8},
     {Q::Awq, dequant_as<deq::AwqWeight, read_awq, awq_f32>, nullptr},
-    {Q::Svdquant, dequant_as<deq::SvdquantWeight, read_svdquant, svdquant_f32>, nullptr},
+    {Q::Svdquant, dequant_as<deq::SvdquantWeight, read_svdquant, svdquant_f32>, linear_svdquant},
 };
 static_assert(std::size(kNumerics) == quant::kQuantFormatCount);
 

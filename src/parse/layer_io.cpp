@@ -488,4 +488,11 @@ LayerResult<deq::SvdquantWeight> read_svdquant(const CheckpointReader& c, const 
   return out;
 }
 
+LayerResult<std::vector<float>> read_svdquant_smooth(const CheckpointReader& c, const quant::Layer& l, std::uint64_t k) {
+  auto t = need(c, quant::tensor_name(l, "smooth_factor"), {Dtype::F32, Dtype::BF16, Dtype::F16});
+  if (!t) return t.error();
+  if (auto s = shape_is(*t.value(), {k}); !s) return s.error();
+  return floats(c, *t.value());
+}
+
 }  // namespace safespec

@@ -96,6 +96,8 @@ LayerResult<deq::AwqWeight> read_awq(const CheckpointReader& c, const quant::Lay
 // svdquant_w4a4 (L20), natural or tile-packed (un-tiled here): weight I8,
 // weight_scale, proj_down, proj_up F32/BF16/F16.
 LayerResult<deq::SvdquantWeight> read_svdquant(const CheckpointReader& c, const quant::Layer& l);
+// Its smooth_factor: F32, BF16 or F16, K values.
+LayerResult<std::vector<float>> read_svdquant_smooth(const CheckpointReader& c, const quant::Layer& l, std::uint64_t k);
 // `P.bias` when present: F32, BF16 or F16, exactly `n` values.
 LayerResult<std::optional<std::vector<float>>> read_bias(const CheckpointReader& c, const quant::Layer& l,
                                                          std::uint64_t n);
