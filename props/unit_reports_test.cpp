@@ -38,7 +38,7 @@ std::string all_load() {
          R"(,"consumer_versions":{"safetensors":"24b0b28","sglang":"1bb249c","comfyui":"safe-open","kitchen":"0.2.27"})" +
          R"(,"versions":{"sglang":[)" + v("1bb249c") + "," + v("4422cbf") + "," + v("pr36037") + "," + v("321f98d") +
          R"(],"comfyui":[)" + v("safe-open") + "," + v("dynamic-vram") + "," + v("dynamic-vram-6db4fa2") +
-         R"(],"kitchen":[)" + v("0.2.27") + "," + v("0.2.31") + "]}";
+         R"(],"kitchen":[)" + v("0.2.27") + "," + v("0.2.31") + "," + v("2a6f4ef") + "]}";
 }
 
 std::vector<std::string> keys(const Json& o) {

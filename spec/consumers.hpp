@@ -113,11 +113,19 @@ inline constexpr std::array<ConsumerVersion, 3> kComfyui{{
      ContainerReader::ComfyuiOwnPin, "ComfyUI releases with DynamicVRAM from before PR #15722"},
 }};
 
-inline constexpr std::array<ConsumerVersion, 2> kKitchen{{
+// 2a6f4ef reads 6-bit W4A8 storage (W6A8); only its eager backend and
+// stream packer are stored, so on every other layer it is taken to answer as
+// 7d86acf (quant-layers.md L16, W6A8).
+inline constexpr std::array<ConsumerVersion, 3> kKitchen{{
     {"0.2.27", "comfy-kitchen v0.2.27 (5aab6c4), as ComfyUI pins it", ContainerReader::NotAReader,
      "ComfyUI's requirements.txt"},
     {"0.2.31", "comfy-kitchen v0.2.31 (7c6ca3a) and main at 7d86acf", ContainerReader::NotAReader,
      "pip install -U comfy-kitchen"},
+    {"2a6f4ef",
+     "comfy-kitchen main with W6A8 storage: backends/eager/w4a8_int8.py 2a6f4ef9 and tensor/w4a8_stream.py "
+     "2b710abb (search-index copies; its tensor layout is in no stored copy, so a 4-bit layer is judged as "
+     "7d86acf judges it)",
+     ContainerReader::NotAReader, "comfy-kitchen built from main for W6A8 checkpoints"},
 }};
 
 }  // namespace consumer_rows

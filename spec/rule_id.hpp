@@ -125,6 +125,8 @@ enum class RuleId : std::uint16_t {
   QuantW4a8K,
   QuantW4a8Hadamard,
   QuantW4a8CudaGroupsize,
+  QuantW6a8Geometry,
+  QuantW6a8Codebook,
   QuantAwqTensors,
   QuantAwqShapes,
   QuantAwqZeroSpelling,

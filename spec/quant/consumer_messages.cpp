@@ -359,6 +359,18 @@ constexpr MessageRow kRows[] = {
       "K={k} must be divisible by 16, group_size={g}, and convrot_groupsize={c}; group_size must be >=4 and "
       "divide 16 or be a multiple of 16",
       "tensor/w4a8_int8.py:142-176"}, 22, {R::QuantW4a8K}},
+    // comfy-kitchen 2a6f4ef9's eager operand checks on a 6-bit layer
+    // (validate_w4a8_operands, _w4a8_geometry, _check_six_bit_layout), in
+    // its order and before K7: verdicts of kitchen 2a6f4ef only.
+    {Msg::W6a8KtGroupSize, Site::KtOperands, {C::Kitchen, E::Rejects, "ValueError",
+      "group_size={group_size} must be >=4 and divide 16 or be a multiple of 16",
+      "backends/eager/w4a8_int8.py (2a6f4ef9) validate_w4a8_operands"}, 61, {R::QuantW6a8Geometry}},
+    {Msg::W6a8KtLayout, Site::KtOperands, {C::Kitchen, E::Rejects, "ValueError",
+      "6-bit storage needs K divisible by 32 and group_size a multiple of 16, got K={k}, group_size={group_size}",
+      "backends/eager/w4a8_int8.py (2a6f4ef9) _check_six_bit_layout"}, 62, {R::QuantW6a8Geometry}},
+    {Msg::W6a8KtCodebook, Site::KtOperands, {C::Kitchen, E::Rejects, "ValueError",
+      "6-bit storage is uniform and symmetric: no codebook or correction",
+      "backends/eager/w4a8_int8.py (2a6f4ef9) validate_w4a8_operands"}, 63, {R::QuantW6a8Codebook}},
     {Msg::AwqCuMissingScales, Site::CuLayer, {C::Comfyui, E::Rejects, "ValueError",
       "Missing AWQ W4A16 scale/zeros for layer {layer_name}",
       "CL comfy/ops.py, awq branch"}, 2, {R::QuantAwqTensors, R::QuantAwqZeroSpelling}},

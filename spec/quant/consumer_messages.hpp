@@ -134,6 +134,9 @@ std::string_view site_name(Site s);  // "sg_layer", as order.hpp names it
   X(W4a8CuParamsCodebook) \
   X(W4a8CuParamsZeroDivision) \
   X(W4a8CuParamsKRule) \
+  X(W6a8KtGroupSize) \
+  X(W6a8KtLayout) \
+  X(W6a8KtCodebook) \
   X(AwqCuMissingScales)
 
 enum class Msg : std::uint16_t {

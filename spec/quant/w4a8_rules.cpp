@@ -18,6 +18,12 @@
 //   in torch or kitchen with text the reference does not record).
 // - safespec's own reading of group_size/convrot_groupsize is sglang's
 //   (top-level int()); a value nested in params only is CQ-MARKER-PARAMS.
+// - A weight 3K/4 wide, K = s_rel columns * group_size (w4a8_geometry.hpp),
+//   is 6-bit storage (W6A8), which only comfy-kitchen 2a6f4ef reads. sglang,
+//   ComfyUI at its pin and the pinned kitchen keep the 2 * cols reading above
+//   (so they reject it). kitchen 2a6f4ef's Params are in no stored copy: its
+//   verdicts are 7d86acf's with K from the scale grid (the module's K, which
+//   its eager geometry agrees with), then its 6-bit operand checks.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -28,6 +34,7 @@
 #include "spec/quant/order.hpp"
 #include "spec/quant/py_number.hpp"
 #include "spec/quant/render.hpp"
+#include "spec/quant/w4a8_geometry.hpp"
 #include "spec/quote.hpp"
 
 namespace safespec::quant {
@@ -42,6 +49,24 @@ namespace {
 // Params K1.n at n; at run time CUDA's K7 before the eager-only K6.
 constexpr std::uint32_t kA1 = 1;
 constexpr std::uint32_t kS13Int = 4;
+
+// kitchen's versions (consumers.hpp): the one that reads 6-bit storage, last,
+// and the ones before it, which read every weight as 4-bit.
+constexpr std::size_t w6_kitchen_version() {
+  const auto& rows = consumer_rows::kKitchen;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (rows[i].id == "2a6f4ef") return i;
+  return rows.size();
+}
+constexpr std::size_t kW6Kitchen = w6_kitchen_version();
+static_assert(kW6Kitchen + 1 == consumer_rows::kKitchen.size(), "the 6-bit kitchen version is the last row");
+constexpr VersionMask kW6Only = version_bit(kW6Kitchen);
+constexpr VersionMask kFourBitOnly = static_cast<VersionMask>(version_bit(kW6Kitchen) - 1);
+
+Verdict for_kitchen(Verdict v, VersionMask versions) {
+  v.versions = versions;
+  return v;
+}
 
 // 16 % g == 0 or g % 16 == 0, for g >= 4.
 bool group_shape_ok(const Num& g) { return (!g.huge && 16 % g.mag == 0) || g.mod16 == 0; }
@@ -66,6 +91,7 @@ struct Ctx : LayerCheck {
   std::optional<Num> cu_g, cu_c;                         // ComfyUI's values, when int or bool
   bool cu_params = false;                                // ComfyUI gets to C13 (weight and weight_s_rel present)
   bool sg_config = false;                                // sglang resolved to KitchenW4A8Config
+  std::optional<u128> k6;  // K of 6-bit storage, as kitchen 2a6f4ef reads the layer (ComfyUI's G)
 
   explicit Ctx(const LayerCheck& base)
       : LayerCheck(base),
@@ -83,11 +109,19 @@ struct Ctx : LayerCheck {
     if (w && w->entry->shape.size() == 2) d = Dims{w->entry->shape[0], static_cast<u128>(w->entry->shape[1]) * 2};
     if (sg_g.ok()) g = num_of(sg_g.value());
     if (sg_c.ok()) c = num_of(sg_c.value());
+    if (w && s_rel && cu_g && !cu_g->neg && !cu_g->huge && cu_g->mag <= UINT64_MAX)
+      if (auto k = six_bit_k(w->entry->shape, s_rel->entry->shape, static_cast<std::uint64_t>(cu_g->mag))) k6 = *k;
   }
-  // A K1 Params check, raised by ComfyUI (C13) and by kitchen.
-  void params(std::vector<Verdict>& v, Msg kitchen, Msg comfy, std::initializer_list<Arg> args) const {
-    v.push_back(verdict(kitchen, At{l.index}, args));
+  // A K1 Params check, raised by ComfyUI (C13) and by kitchen. One that reads
+  // K holds for the 4-bit kitchens only on a 6-bit layer (2a6f4ef's is w6()).
+  void params(std::vector<Verdict>& v, Msg kitchen, Msg comfy, std::initializer_list<Arg> args,
+              bool reads_k = false) const {
+    v.push_back(for_kitchen(verdict(kitchen, At{l.index}, args), reads_k && k6 ? kFourBitOnly : 0));
     v.push_back(verdict(comfy, At{l.index}, args));
+  }
+  // kitchen 2a6f4ef's verdict on a 6-bit layer.
+  void w6(std::vector<Verdict>& v, Msg kitchen, std::initializer_list<Arg> args) const {
+    v.push_back(for_kitchen(verdict(kitchen, At{l.index}, args), kW6Only));
   }
 };
 
@@ -198,16 +232,29 @@ void check_shapes(Ctx& c) {
       if (expected.empty())
         expected = "(N, K // group_size) = " + tuple2(d.n, groups) + " with K = " + dec(d.k) +
                    ", group_size = " + c.cu_g->text;
-      c.params(v, Msg::W4a8KtScale, Msg::W4a8CuParamsScale, {{"(n,groups)", tuple2(d.n, groups)}, {"…", shape_str(*c.s_rel)}});
+      c.params(v, Msg::W4a8KtScale, Msg::W4a8CuParamsScale, {{"(n,groups)", tuple2(d.n, groups)}, {"…", shape_str(*c.s_rel)}},
+               true);
     } else if (!ch_ok) {
-      c.params(v, Msg::W4a8KtChannel, Msg::W4a8CuParamsChannel, {{"(n,)", tuple1(d.n)}, {"…", shape_str(*c.s_ch)}});
+      c.params(v, Msg::W4a8KtChannel, Msg::W4a8CuParamsChannel, {{"(n,)", tuple1(d.n)}, {"…", shape_str(*c.s_ch)}},
+               true);
     }
+  }
+  if (c.k6) {  // 2a6f4ef: K1.3, K1.4 with K from the scale grid
+    const u128 groups = floor_div(*c.k6, *c.cu_g);
+    if (!shape_is(*c.s_rel, {d.n, groups}))
+      c.w6(v, Msg::W4a8KtScale, {{"(n,groups)", tuple2(d.n, groups)}, {"…", shape_str(*c.s_rel)}});
+    else if (!ch_ok)
+      c.w6(v, Msg::W4a8KtChannel, {{"(n,)", tuple1(d.n)}, {"…", shape_str(*c.s_ch)}});
   }
   if (v.empty()) return;
   if (expected.empty()) expected = "(N, K // group_size)";
+  std::string six;
+  if (c.k6)
+    six = " (the weight is 3K/4 wide for K = " + dec(*c.k6) +
+          ": 6-bit storage, which only comfy-kitchen 2a6f4ef reads; the others read K = 2 * columns)";
   c.add(RuleId::QuantW4a8Shapes, Place::layer(c.l.prefix),
         "for weight " + shape_str(*c.w) + ", weight_s_rel must be " + expected + " and weight_s_channel (N,) = " +
-            tuple1(d.n) + "; found " + shape_str(*c.s_rel) + " and " + shape_str(*c.s_ch),
+            tuple1(d.n) + "; found " + shape_str(*c.s_rel) + " and " + shape_str(*c.s_ch) + six,
         std::move(v));
 }
 
@@ -306,9 +353,20 @@ void check_k(Ctx& c) {
       found = "K=" + dec(k) + ", group_size=" + c.cu_g->text + ", convrot_groupsize=" + c.cu_c->text +
               " (as ComfyUI reads them)";
     if (o == KOutcome::ZeroDivision)
-      c.params(v, Msg::W4a8KtZeroDivision, Msg::W4a8CuParamsZeroDivision, {});
+      c.params(v, Msg::W4a8KtZeroDivision, Msg::W4a8CuParamsZeroDivision, {}, true);
     else if (o == KOutcome::Fails)
-      c.params(v, Msg::W4a8KtKRule, Msg::W4a8CuParamsKRule, {{"k", dec(k)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}});
+      c.params(v, Msg::W4a8KtKRule, Msg::W4a8CuParamsKRule, {{"k", dec(k)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}},
+               true);
+  }
+  if (c.k6 && c.cu_c) {  // 2a6f4ef: K1.2 with K from the scale grid
+    const KOutcome o = kitchen_k(*c.k6, *c.cu_g, *c.cu_c);
+    if (o != KOutcome::Ok && found.empty())
+      found = "K=" + dec(*c.k6) + ", group_size=" + c.cu_g->text + ", convrot_groupsize=" + c.cu_c->text +
+              " (as comfy-kitchen 2a6f4ef reads a 6-bit weight)";
+    if (o == KOutcome::ZeroDivision)
+      c.w6(v, Msg::W4a8KtZeroDivision, {});
+    else if (o == KOutcome::Fails)
+      c.w6(v, Msg::W4a8KtKRule, {{"k", dec(*c.k6)}, {"g", c.cu_g->text}, {"c", c.cu_c->text}});
   }
   if (found.empty()) return;
   c.add(RuleId::QuantW4a8K, Place::layer(c.l.prefix),
@@ -333,20 +391,57 @@ void check_hadamard(Ctx& c) {
 // CQ-W4A8-CUDA-GROUPSIZE (K7, G5).
 void check_cuda_groupsize(Ctx& c) {
   const bool k_bad = c.d && c.d->k % 256 != 0;
+  const bool k6_bad = c.k6 && *c.k6 % 256 != 0;
   std::vector<Verdict> v;
   if (c.cu_params && c.cu_c) {
-    if (!equals(*c.cu_c, 256))
+    if (!equals(*c.cu_c, 256)) {
       v.push_back(verdict(Msg::W4a8KtCudaGroup, At{c.l.index}, {}));
-    else if (k_bad)
-      v.push_back(verdict(Msg::W4a8KtCudaK, At{c.l.index}, {}));
+    } else {  // the 4-bit kitchens read K = 2 * columns, 2a6f4ef a 6-bit weight's K
+      if (k_bad) v.push_back(for_kitchen(verdict(Msg::W4a8KtCudaK, At{c.l.index}, {}), c.k6 ? kFourBitOnly : 0));
+      if (k6_bad) c.w6(v, Msg::W4a8KtCudaK, {});
+    }
   }
-  const bool spec_bad = (c.c && !equals(*c.c, 256)) || k_bad;
+  const bool spec_bad = (c.c && !equals(*c.c, 256)) || k_bad || k6_bad;
   if (!spec_bad && v.empty()) return;
   std::string found;
   if (c.c || c.cu_c) found = "convrot_groupsize=" + (c.c ? c.c->text : c.cu_c->text);
   if (c.d) found += (found.empty() ? "K=" : ", K=") + dec(c.d->k);
+  if (c.k6) found += " (6-bit storage: K=" + dec(*c.k6) + ")";
   c.add(RuleId::QuantW4a8CudaGroupsize, Place::layer(c.l.prefix),
         "comfy-kitchen's CUDA kernel needs convrot_groupsize 256 and K divisible by 256; found " + found,
+        std::move(v));
+}
+
+// CQ-W6A8-GEOMETRY (K14): _check_six_bit_layout, after the group_size check
+// of validate_w4a8_operands.
+void check_w6a8_geometry(Ctx& c) {
+  if (!c.k6) return;
+  const Num& g = *c.cu_g;
+  const u128 k = *c.k6;
+  const bool g_bad = !at_least(g, 4) || !group_shape_ok(g);
+  if (!g_bad && k % 32 == 0 && at_least(g, 16) && g.mod16 == 0) return;
+  std::vector<Verdict> v;
+  if (g_bad)
+    c.w6(v, Msg::W6a8KtGroupSize, {{"group_size", g.text}});
+  else
+    c.w6(v, Msg::W6a8KtLayout, {{"k", dec(k)}, {"group_size", g.text}});
+  c.add(RuleId::QuantW6a8Geometry, Place::layer(c.l.prefix),
+        "a 6-bit W4A8 weight (" + shape_str(*c.w) + ", 3K/4 wide for K = " + dec(k) +
+            ") needs K divisible by 32 and group_size a multiple of 16; found K=" + dec(k) + ", group_size=" + g.text,
+        std::move(v));
+}
+
+// CQ-W6A8-CODEBOOK (K14). ComfyUI drops the correction (G3), so only a
+// codebook reaches kitchen.
+void check_w6a8_codebook(Ctx& c) {
+  if (!c.k6 || (!c.codebook && !c.correction)) return;
+  std::vector<Verdict> v;
+  if (c.codebook) c.w6(v, Msg::W6a8KtCodebook, {});
+  const TensorRef& t = c.codebook ? *c.codebook : *c.correction;
+  std::string found = c.codebook ? "weight_codebook" : "";
+  if (c.correction) found += found.empty() ? "weight_correction" : " and weight_correction";
+  c.add(RuleId::QuantW6a8Codebook, Place::tensor(t.entry->name),
+        "a 6-bit W4A8 layer decodes uniform codes (code - 32) and has no codebook or correction; found " + found,
         std::move(v));
 }
 
@@ -369,6 +464,8 @@ void check_w4a8_layer(const LayerCheck& base) {
   check_k(c);
   check_hadamard(c);
   check_cuda_groupsize(c);
+  check_w6a8_geometry(c);
+  check_w6a8_codebook(c);
 }
 
 }  // namespace safespec::quant
