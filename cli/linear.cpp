@@ -7,6 +7,19 @@
 
 namespace safespec::cli {
 
+namespace {
+// asym_w4a8_int8 without a weight_codebook: uniform codes (the eager
+// reference), or comfy-kitchen's frozen Lloyd-Max table, which its CUDA
+// stream kernel is said to have built in (unverified: docs/spec/numerics.md).
+void add_codebook_option(CLI::App* cmd, bool& frozen) {
+  cmd->add_option_function<std::string>(
+         "--codebook", [&frozen](const std::string& v) { frozen = v == "frozen"; },
+         "a W4A8 layer without weight_codebook: uniform (codes - 8, the eager backend; the default) or frozen "
+         "(comfy-kitchen's built-in 16-level table)")
+      ->check(CLI::IsMember({"uniform", "frozen"}));
+}
+}  // namespace
+
 Command register_linear(CLI::App& app) {
   auto req = std::make_shared<LinearRequest>();
   CLI::App* linear = app.add_subcommand(
@@ -31,6 +44,7 @@ Command register_linear(CLI::App& app) {
       ->required();
   add_semantics_option(linear, req->semantics, "cuda (comfy-kitchen's CUDA kernels, the default) or eager");
   linear->add_option("--dump", req->dump_dir, "write every intermediate as NAME.safetensors into this directory");
+  add_codebook_option(linear, req->frozen_codebook);
   return Command{linear, [req] { return run_linear(*req); }};
 }
 
@@ -40,6 +54,7 @@ Command register_dequant(CLI::App& app) {
   dequant->add_option("checkpoint", req->checkpoint, "a safetensors checkpoint file")->required();
   dequant->add_option("--layer", req->layer, "the layer prefix P")->required();
   dequant->add_option("--out", req->out, "where to write `weight` [N, K] F32: safetensors, or .npy ('<f4')")->required();
+  add_codebook_option(dequant, req->frozen_codebook);
   return Command{dequant, [req] { return run_dequant(*req); }};
 }
 

@@ -18,7 +18,7 @@ CommandOutcome run(const VectorSpec& s, const std::string& out) {
   if (!written) return {kExitUsage, "", "safespec vectors: " + written.error() + "\n", 0};
   std::string text = out + ": layer '" + s.layer + "' asym_w4a8_int8 N=" + std::to_string(s.n) +
                      " K=" + std::to_string(s.k) + " G=" + std::to_string(s.group_size) +
-                     " C=" + std::to_string(s.convrot_groupsize) + ", x [" + std::to_string(s.m) + ", " +
+                     " C=" + std::to_string(s.convrot_groupsize) + (s.bits == 6 ? " 6-bit (W6A8)" : "") + ", x [" + std::to_string(s.m) + ", " +
                      std::to_string(s.k) + "] " + std::string(numerics::name(s.dtype)) + ", outputs:";
   for (const std::string& o : written.value().outputs) text += " " + o;
   if (s.convrot_groupsize != 256) text += " (no y_cuda: the CUDA kernel takes only C = 256)";
@@ -55,6 +55,7 @@ Command register_vectors(CLI::App& app) {
       ->check(CLI::IsMember({"F32", "BF16", "F16"}, CLI::ignore_case));
   v->add_option("--seed", a->spec.seed, "the generator's seed (default 0)")->check(whole_number());
   v->add_option("--layer", a->spec.layer, "the layer prefix (default lin)");
+  v->add_option("--bits", a->spec.bits, "4 (default) or 6 (W6A8: a 3K/4-wide weight, uniform codes)");
   v->add_flag("--codebook", a->spec.codebook, "add a weight_codebook");
   v->add_flag("--correction", a->spec.correction, "add a weight_correction");
   v->add_flag("--bias", a->spec.bias, "add a bias");

@@ -55,20 +55,22 @@ W4a8Layer gen_layer(std::size_t c) {
   W4a8Layer l;
   l.convrot_groupsize = c;
   l.group_size = one_of<std::size_t>(4, 8, 16, 32, 64, 128);
-  const std::size_t unit = std::lcm(std::lcm(std::size_t{16}, l.group_size), c);
+  // W6A8 (6-bit storage): G a multiple of 16, K of 32, no codebook or correction.
+  l.bits = l.group_size % 16 == 0 && pick(0, 3) == 0 ? 6 : 4;
+  const std::size_t unit = std::lcm(std::lcm(std::size_t{l.bits == 6 ? 32u : 16u}, l.group_size), c);
   l.k = unit * pick<std::size_t>(1, unit >= 256 ? 3 : 5);
   l.n = pick<std::size_t>(1, c >= 256 ? 12 : 20);  // the references' rotations are O(C²) per block
-  for (std::size_t i = 0; i < l.n * l.k / 2; ++i) l.weight.push_back(any_byte());
+  for (std::size_t i = 0; i < l.n * l.k * l.bits / 8; ++i) l.weight.push_back(any_byte());
   const bool e4m3 = coin();
   for (std::size_t i = 0; i < l.n * (l.k / l.group_size); ++i)
     l.s_rel.push_back(e4m3 ? num::decode_e4m3fn(any_byte()) : gen_dump_scale(2.0f));
   for (std::size_t i = 0; i < l.n; ++i) l.s_channel.push_back(gen_dump_scale(1.0f / 512));
-  if (coin()) {
+  if (l.bits == 4 && coin()) {
     std::array<float, 16> cb{};
     for (float& v : cb) v = gen_dump_scale(1.0f);
     l.codebook = cb;
   }
-  if (coin()) {
+  if (l.bits == 4 && coin()) {
     l.correction.emplace();
     // Corrections near the scaled weights keep most blocks exact in
     // binary64; far ones (and NaN) send blocks to the reference's rotation.

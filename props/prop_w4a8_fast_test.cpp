@@ -3,7 +3,8 @@
 // in for the reference: random layers and inputs in both semantics, every
 // T_x / T_o, with and without codebook, correction and bias, M including 1,
 // K beyond and not a multiple of the GEMM's K block, scales and inputs of any
-// bit pattern (NaN, infinities, subnormals), every kernel and thread count.
+// bit pattern (NaN, infinities, subnormals), every kernel and thread count,
+// 4-bit and 6-bit (W6A8) storage.
 // A NaN matches any NaN (src/oracles/oracles_w4a8.hpp, w4a8_fast_differs).
 // Also its two building blocks: the int8 GEMM against a naive sum, and the
 // binary64-to-T rounding against ExactSum.
@@ -68,23 +69,26 @@ FastCase gen_case(Semantics semantics) {
   l.convrot_groupsize =
       semantics == Semantics::Cuda && !o.cuda_any_block_size ? 256 : *rc::gen::element<std::size_t>(4, 16, 64, 256);
   l.group_size = *rc::gen::element<std::size_t>(4, 8, 16, 32, 64);
+  // W6A8 needs G a multiple of 16 and K of 32, and takes no codebook or correction.
+  l.bits = l.group_size % 16 == 0 && *rc::gen::inRange(0, 3) == 0 ? 6 : 4;
   // K up to 5 · 256 = 1280: past the GEMM's 1024-wide K block and not a multiple of it.
-  const std::size_t unit = std::lcm(std::lcm(std::size_t{16}, l.group_size), l.convrot_groupsize);
+  const std::size_t unit =
+      std::lcm(std::lcm(std::size_t{l.bits == 6 ? 32u : 16u}, l.group_size), l.convrot_groupsize);
   const std::size_t k_limit = semantics == Semantics::Eager && unit == 256 ? 3 : 6;  // the reference's eager rotation is O(C²)
   l.k = unit * *rc::gen::inRange<std::size_t>(1, unit >= 256 ? k_limit : 9);
   l.n = *rc::gen::inRange<std::size_t>(1, 10);
   c.x.m = *rc::gen::element<std::size_t>(1, 1, 2, 3, 4, 5, 7);
-  for (std::size_t i = 0; i < l.n * l.k / 2; ++i) l.weight.push_back(*rc::gen::arbitrary<std::uint8_t>());
+  for (std::size_t i = 0; i < l.n * l.k * l.bits / 8; ++i) l.weight.push_back(*rc::gen::arbitrary<std::uint8_t>());
   const bool e4m3 = *rc::gen::arbitrary<bool>();
   for (std::size_t i = 0; i < l.n * (l.k / l.group_size); ++i)
     l.s_rel.push_back(e4m3 ? num::decode_e4m3fn(*rc::gen::arbitrary<std::uint8_t>()) : gen_scale(2.0f));
   for (std::size_t i = 0; i < l.n; ++i) l.s_channel.push_back(gen_scale(1.0f / 512));
-  if (*rc::gen::arbitrary<bool>()) {
+  if (l.bits == 4 && *rc::gen::arbitrary<bool>()) {
     std::array<float, 16> cb{};
     for (float& v : cb) v = gen_scale(1.0f);
     l.codebook = cb;
   }
-  if (*rc::gen::arbitrary<bool>()) {
+  if (l.bits == 4 && *rc::gen::arbitrary<bool>()) {
     l.correction.emplace();
     for (std::size_t i = 0; i < (l.k / l.group_size) * l.n; ++i) l.correction->push_back(gen_scale(1.0f / 64));
   }

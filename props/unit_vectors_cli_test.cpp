@@ -115,3 +115,51 @@ TEST_CASE("vectors: shapes the layer cannot have are usage errors naming the opt
         "819200000 bytes\n");
   CHECK(err("--m 2 --n 8 --k 256 --dtype F64").find("--dtype") != std::string::npos);
 }
+
+TEST_CASE("vectors --bits 6: a W6A8 vector that linear and --dump replay bit for bit; dequant's --codebook",
+          "[vectors]") {
+  const test::CliScratch s("safespec_vectors_cli");
+  Run r = s.run("vectors --m 3 --n 8 --k 256 --bits 6 --bias " + test::shell_word(at(s, "w6")));
+  REQUIRE(r.code == 0);
+  CHECK(r.out == at(s, "w6") + ": layer 'lin' asym_w4a8_int8 N=8 K=256 G=16 C=256 6-bit (W6A8), x [3, 256] BF16, "
+                 "outputs: y_eager y_cuda\n");
+  const std::string linear = test::shell_word(test::cli_path()) + kLinear;
+  for (const char* sem : {"cuda", "eager"}) {
+    r = s.run("conformance numeric --vectors " + test::shell_word(at(s, "w6")) + " --semantics " + std::string(sem) +
+              " --impl " + test::shell_word(linear + " --semantics " + sem));
+    INFO(r.err);
+    CHECK(r.code == 0);
+  }
+  const std::string layer = test::shell_word(at(s, "w6/layer.safetensors"));
+  r = s.run("linear " + layer + " --layer lin --input " + test::shell_word(at(s, "w6/x.safetensors")) + " --out " +
+            test::shell_word(at(s, "y.safetensors")) + " --dump " + test::shell_word(at(s, "dump")));
+  CHECK(r.code == 0);
+  CHECK(fs::is_regular_file(s.dir / "dump" / "wq.safetensors"));
+  CHECK(s.run("dequant " + layer + " --layer lin --out " + test::shell_word(at(s, "w.safetensors"))).code == 0);
+  r = s.run("dequant " + layer + " --layer lin --codebook frozen --out " + test::shell_word(at(s, "w.safetensors")));
+  CHECK(r.code == 2);
+  CHECK(r.err == "safespec: layer 'lin': --codebook frozen: a 6-bit layer decodes uniform codes (code - 32) and takes "
+                 "no codebook\n");
+  r = s.run("vectors --m 1 --n 1 --k 256 --group-size 8 --bits 6 " + test::shell_word(at(s, "bad")));
+  CHECK(r.code == 2);
+  CHECK(r.err == "safespec vectors: --bits 6: expected --k a multiple of 32 and --group-size a multiple of 16, found "
+                 "K = 256, G = 8\n");
+}
+
+TEST_CASE("dequant --codebook frozen: a 4-bit layer without a codebook decodes through kitchen's frozen table",
+          "[vectors]") {
+  const test::CliScratch s("safespec_vectors_cli");
+  REQUIRE(s.run("vectors --m 1 --n 4 --k 256 " + test::shell_word(at(s, "v4"))).code == 0);
+  const std::string layer = test::shell_word(at(s, "v4/layer.safetensors"));
+  REQUIRE(s.run("dequant " + layer + " --layer lin --out " + test::shell_word(at(s, "u.safetensors"))).code == 0);
+  REQUIRE(s.run("dequant " + layer + " --layer lin --codebook frozen --out " + test::shell_word(at(s, "f.safetensors")))
+              .code == 0);
+  CHECK(file_chars(s.dir / "u.safetensors") != file_chars(s.dir / "f.safetensors"));
+  // A stored codebook wins: with one, frozen changes nothing.
+  REQUIRE(s.run("vectors --m 1 --n 4 --k 256 --codebook " + test::shell_word(at(s, "cb"))).code == 0);
+  const std::string with_cb = test::shell_word(at(s, "cb/layer.safetensors"));
+  REQUIRE(s.run("dequant " + with_cb + " --layer lin --out " + test::shell_word(at(s, "a.safetensors"))).code == 0);
+  REQUIRE(s.run("dequant " + with_cb + " --layer lin --codebook frozen --out " + test::shell_word(at(s, "b.safetensors")))
+              .code == 0);
+  CHECK(file_chars(s.dir / "a.safetensors") == file_chars(s.dir / "b.safetensors"));
+}

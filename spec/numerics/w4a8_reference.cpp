@@ -55,6 +55,8 @@ Status check_size(const std::string& what, std::optional<std::uint64_t> expected
 Status validate(const W4a8Layer& l, const Activations& x, const W4a8Options& o) {
   const std::size_t K = l.k, G = l.group_size, C = l.convrot_groupsize;
   const std::string k_text = "K = " + size_text(K);
+  if (l.bits != 4 && l.bits != 6)
+    return Error{RuleId::QuantW4a8Shapes, Place::argument("bits"), "expected 4 or 6, found " + size_text(l.bits)};
   if (G < 4)
     return Error{RuleId::QuantW4a8GroupSize, Place::argument("group_size"), "expected G >= 4, found " + size_text(G)};
   if (!(16 % G == 0 || G % 16 == 0))
@@ -64,6 +66,13 @@ Status validate(const W4a8Layer& l, const Activations& x, const W4a8Options& o) 
     return Error{RuleId::QuantW4a8Hadamard, Place::argument("convrot_groupsize"),
                  "expected a power of 4 that is at least 4 (Regular Hadamard size must be a power of 4), found " +
                      size_text(C)};
+  if (l.bits == 6 && (K % 32 != 0 || G < 16 || G % 16 != 0))
+    return Error{RuleId::QuantW6a8Geometry, Place::argument("K"),
+                 "expected K divisible by 32 and G a multiple of 16 for 6-bit storage, found " + k_text + ", G = " +
+                     size_text(G)};
+  if (l.bits == 6 && (l.codebook || l.correction))
+    return Error{RuleId::QuantW6a8Codebook, Place::argument(l.codebook ? "codebook" : "correction"),
+                 "expected none for 6-bit storage (uniform and symmetric codes), found one"};
   if (K % 16 != 0 || K % G != 0 || K % C != 0)
     return Error{RuleId::QuantW4a8K, Place::argument("K"),
                  "expected K divisible by 16, G = " + size_text(G) + " and C = " + size_text(C) + ", found " +
@@ -76,7 +85,8 @@ Status validate(const W4a8Layer& l, const Activations& x, const W4a8Options& o) 
     return Error{RuleId::QuantW4a8CudaGroupsize, Place::argument("convrot_groupsize"),
                  "expected 256 (the CUDA activation kernel's only size), found " + size_text(C)};
   const std::uint64_t groups = K / G;
-  for (const Status& s : {check_size("weight [N, K/2]", count(l.n, K / 2), l.weight.size()),
+  for (const Status& s : {check_size(l.bits == 6 ? "weight [N, 3K/4]" : "weight [N, K/2]",
+                                     count(l.n, K * l.bits / 8), l.weight.size()),
                           check_size("s_rel [N, K/G]", count(l.n, groups), l.s_rel.size()),
                           check_size("s_channel [N]", l.n, l.s_channel.size()),
                           check_size("x [M, K]", count(x.m, K), x.values.size())})
@@ -106,8 +116,18 @@ std::uint8_t pack_codes(std::uint8_t even, std::uint8_t odd) {
   return static_cast<std::uint8_t>((even & 0xF) | (odd & 0xF) << 4);
 }
 
-std::int8_t decode_weight_element(std::uint8_t code, float s, const std::optional<std::array<float, 16>>& codebook) {
-  const float level = codebook ? (*codebook)[code & 0xF] : static_cast<float>((code & 0xF) - 8);
+std::uint8_t weight_code(std::span<const std::uint8_t> row, std::size_t k, std::size_t col, std::size_t bits) {
+  const auto [even, odd] = unpack_codes(row[col / 2]);
+  const std::uint8_t low = col % 2 == 0 ? even : odd;
+  if (bits != 6) return low;
+  const std::uint8_t high = static_cast<std::uint8_t>((row[k / 2 + col / 4] >> (2 * (col % 4))) & 0x3);
+  return static_cast<std::uint8_t>(low | high << 4);
+}
+
+std::int8_t decode_weight_element(std::uint8_t code, float s, const std::optional<std::array<float, 16>>& codebook,
+                                  std::size_t bits) {
+  const int mask = bits == 6 ? 0x3F : 0xF, zero = bits == 6 ? 32 : 8;  // uniform, zero point mid-range
+  const float level = codebook ? (*codebook)[code & 0xF] : static_cast<float>((code & mask) - zero);
   const float p = mul32(level, s);
   if (std::isnan(p)) return 0;  // U8 / §5.2 undetermined: safespec codes NaN as 0
   return clamp_round(p, -127.0f, 127.0f);
@@ -116,11 +136,12 @@ std::int8_t decode_weight_element(std::uint8_t code, float s, const std::optiona
 std::vector<std::int8_t> decode_weight(const W4a8Layer& l) {
   std::vector<std::int8_t> wq(l.n * l.k);
   const std::size_t groups = l.k / l.group_size;
+  const std::size_t row_bytes = l.k * l.bits / 8;
   for (std::size_t n = 0; n < l.n; ++n)
     for (std::size_t k = 0; k < l.k; ++k) {
-      const auto [even, odd] = unpack_codes(l.weight[n * (l.k / 2) + k / 2]);
+      const std::span<const std::uint8_t> row(l.weight.data() + n * row_bytes, row_bytes);
       const float s = l.s_rel[n * groups + k / l.group_size];
-      wq[n * l.k + k] = decode_weight_element(k % 2 == 0 ? even : odd, s, l.codebook);
+      wq[n * l.k + k] = decode_weight_element(weight_code(row, l.k, k, l.bits), s, l.codebook, l.bits);
     }
   return wq;
 }

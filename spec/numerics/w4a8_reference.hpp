@@ -32,7 +32,13 @@ struct W4a8Layer {
   std::size_t k = 0;                  // input features K (logical, unpacked)
   std::size_t group_size = 0;         // G
   std::size_t convrot_groupsize = 0;  // C
-  std::vector<std::uint8_t> weight;   // [N, K/2]; low nibble = column 2j (§2.5)
+  // 4, or 6 (W6A8): comfy-kitchen 2a6f4ef's reading of a row K * 6 / 8 bytes
+  // wide (spec/quant/w4a8_geometry.hpp). Its codes are uniform, no codebook.
+  std::size_t bits = 4;
+  // [N, K * bits / 8]: a K/2-byte nibble plane, low nibble = column 2j
+  // (§2.5); at 6 bits then a K/4-byte plane of each code's top 2 bits,
+  // column c in byte c / 4 at bit 2 * (c % 4) (weight_code).
+  std::vector<std::uint8_t> weight;
   std::vector<float> s_rel;           // [N, K/G], decode_e4m3fn of the stored bytes (or F32 values)
   std::vector<float> s_channel;       // [N]
   std::optional<std::array<float, 16>> codebook;
@@ -118,15 +124,37 @@ Result<std::vector<double>> w4a8_ideal(const W4a8Layer& layer, const Activations
 // eager backend's result, computed on the GPU (reciprocal scale, eager.4).
 W4a8Options cuda_entry_point(const W4a8Layer& layer, W4a8Options options, FloatType x_dtype);
 
+// The frozen 16-level Lloyd-Max table of comfy-kitchen (_FIXED_LUT,
+// tensor/w4a8_stream.py 2b710abb; backends/eager/w4a8_int8.py 7d86acf:13-16):
+// what its quantizer stores as weight_codebook when a layer's rotated groups
+// are not heavy-tailed, and "the CUDA streamed decode kernel's built-in LUT".
+// torch.tensor(_FIXED_LUT, dtype=float32) rounds each Python float (binary64)
+// to binary32, so each entry is the binary64 literal rounded once more. Not
+// symmetric: -0.980602 against 0.980671. `dequant`/`linear --codebook frozen`
+// decode a layer without a weight_codebook through it (numerics.md §W6A8).
+inline constexpr std::array<float, 16> kW4a8FrozenCodebook = {
+    static_cast<float>(-0.980602), static_cast<float>(-0.794529), static_cast<float>(-0.638165),
+    static_cast<float>(-0.500986), static_cast<float>(-0.377321), static_cast<float>(-0.263187),
+    static_cast<float>(-0.155210), static_cast<float>(-0.050720), static_cast<float>(0.052541),
+    static_cast<float>(0.156985),  static_cast<float>(0.265284),  static_cast<float>(0.379533),
+    static_cast<float>(0.502636),  static_cast<float>(0.638953),  static_cast<float>(0.794876),
+    static_cast<float>(0.980671)};
+
 // ---- The steps, exposed for tests and for a fast path to reuse ----
 
 // §2.5: byte = even code | odd code << 4.
 std::pair<std::uint8_t, std::uint8_t> unpack_codes(std::uint8_t byte);  // (column 2j, column 2j+1)
 std::uint8_t pack_codes(std::uint8_t even, std::uint8_t odd);
 
-// W4A8.1 (§5.2) for one element: level = codebook[c] or c - 8, p = f32(level · s),
-// clamp(rne_int(p), -127, 127). NaN p (NaN scale or codebook entry, or 0 · inf) gives 0 (U8, safespec's choice).
-std::int8_t decode_weight_element(std::uint8_t code, float s, const std::optional<std::array<float, 16>>& codebook);
+// The code of column `col` of a packed row of K columns at `bits` (4 or 6):
+// nibble(row[col / 2], col % 2), at 6 bits | ((row[K/2 + col/4] >> 2(col % 4)) & 3) << 4.
+std::uint8_t weight_code(std::span<const std::uint8_t> row, std::size_t k, std::size_t col, std::size_t bits);
+
+// W4A8.1 (§5.2) for one element: level = codebook[c] or c - 2^(bits-1)
+// (c - 8; c - 32 at 6 bits), p = f32(level · s), clamp(rne_int(p), -127, 127).
+// NaN p (NaN scale or codebook entry, or 0 · inf) gives 0 (U8, safespec's choice).
+std::int8_t decode_weight_element(std::uint8_t code, float s, const std::optional<std::array<float, 16>>& codebook,
+                                  std::size_t bits = 4);
 std::vector<std::int8_t> decode_weight(const W4a8Layer& layer);  // [N, K]
 
 // cuda.4: max |r| over binary32 values, from 0 with fmaxf (NaN skipped).

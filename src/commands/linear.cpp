@@ -142,8 +142,22 @@ CommandOutcome finish(const LinearRequest& r, const NamedTensor& y, const std::v
   return {kExitOk, "", ""};
 }
 
+// --codebook frozen: kitchen's frozen table where the layer stores no
+// codebook (a stored one is what every backend decodes with). 6-bit codes are
+// uniform and take none.
+LayerResult<numerics::W4a8Layer> read_w4a8_frozen(const CheckpointReader& c, const quant::Layer& l) {
+  auto w = read_w4a8(c, l);
+  if (!w || w.value().codebook) return w;
+  if (w.value().bits == 6)
+    return LayerError{Place::layer(l.prefix).text() +
+                          ": --codebook frozen: a 6-bit layer decodes uniform codes (code - 32) and takes no codebook",
+                      false};
+  w.value().codebook = numerics::kW4a8FrozenCodebook;
+  return w;
+}
+
 CommandOutcome linear_w4a8(const LinearRequest& r, const CheckpointReader& c, const quant::Layer& l, const Input& x) {
-  auto layer = read_w4a8(c, l);
+  auto layer = r.frozen_codebook ? read_w4a8_frozen(c, l) : read_w4a8(c, l);
   if (!layer) return from(layer.error());
   const numerics::W4a8Layer& w = layer.value();
   if (x.k != w.k)
@@ -376,8 +390,9 @@ CommandOutcome dequant_as(const DequantRequest& r, const CheckpointReader& c, co
 // w4a8_dequant_fast's rows).
 CommandOutcome dequant_w4a8_streamed(const DequantRequest& r, const CheckpointReader& c, const quant::Layer& l) {
   if (std::endian::native != std::endian::little || is_npy_path(r.out))
-    return dequant_as<numerics::W4a8Layer, read_w4a8, w4a8_dequant_f32>(r, c, l);
-  auto stored = read_w4a8(c, l);
+    return r.frozen_codebook ? dequant_as<numerics::W4a8Layer, read_w4a8_frozen, w4a8_dequant_f32>(r, c, l)
+                             : dequant_as<numerics::W4a8Layer, read_w4a8, w4a8_dequant_f32>(r, c, l);
+  auto stored = r.frozen_codebook ? read_w4a8_frozen(c, l) : read_w4a8(c, l);
   if (!stored) return from(stored.error());
   const numerics::W4a8Layer& w = stored.value();
   auto rows = numerics::W4a8DequantRows::make(w);

@@ -28,6 +28,9 @@ struct LinearRequest {
   std::string out;
   numerics::Semantics semantics = numerics::Semantics::Cuda;
   std::string dump_dir;  // empty: no dump
+  // A W4A8 layer without weight_codebook decodes through
+  // numerics::kW4a8FrozenCodebook instead of uniform codes (--codebook frozen).
+  bool frozen_codebook = false;
 };
 
 CommandOutcome run_linear(const LinearRequest& r);
@@ -36,6 +39,7 @@ struct DequantRequest {
   std::string checkpoint;
   std::string layer;
   std::string out;
+  bool frozen_codebook = false;  // as LinearRequest's
 };
 
 CommandOutcome run_dequant(const DequantRequest& r);

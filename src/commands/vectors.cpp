@@ -66,9 +66,16 @@ std::optional<std::string> vector_spec_error(const VectorSpec& s) {
   if (K > numerics::kW4a8MaxK)
     return "--k: expected at most " + text(numerics::kW4a8MaxK) +
            " (beyond it int32 accumulation can overflow, cuda.7), found " + text(K);
+  if (s.bits != 4 && s.bits != 6) return "--bits: expected 4 or 6, found " + text(s.bits);
+  if (s.bits == 6) {  // _check_six_bit_layout and validate_w4a8_operands (numerics.md, W6A8)
+    if (K % 32 != 0 || G % 16 != 0)
+      return "--bits 6: expected --k a multiple of 32 and --group-size a multiple of 16, found K = " + text(K) +
+             ", G = " + text(G);
+    if (s.codebook || s.correction) return "--bits 6: expected no --codebook or --correction (6-bit codes are uniform)";
+  }
   if (auto e = too_big("x [M, K]", s.m, K, float_bytes(s.dtype))) return e;
   if (auto e = too_big("y [M, N]", s.m, s.n, float_bytes(s.dtype))) return e;
-  if (auto e = too_big("weight [N, K/2]", s.n, K / 2, 1)) return e;
+  if (auto e = too_big(s.bits == 6 ? "weight [N, 3K/4]" : "weight [N, K/2]", s.n, K * s.bits / 8, 1)) return e;
   if (s.correction)
     if (auto e = too_big("correction [K/G, N]", K / G, s.n, 4)) return e;
   return std::nullopt;
@@ -79,8 +86,8 @@ Result<WrittenVector, std::string> write_vector(const fs::path& dir, const Vecto
   Rng rng{s.seed};
   const std::size_t M = s.m, N = s.n, K = s.k, G = s.group_size;
   numerics::W4a8Layer l;
-  l.n = N, l.k = K, l.group_size = G, l.convrot_groupsize = s.convrot_groupsize;
-  for (std::size_t i = 0; i < N * K / 2; ++i) l.weight.push_back(static_cast<std::uint8_t>(rng.next()));
+  l.n = N, l.k = K, l.group_size = G, l.convrot_groupsize = s.convrot_groupsize, l.bits = s.bits;
+  for (std::size_t i = 0; i < N * K * s.bits / 8; ++i) l.weight.push_back(static_cast<std::uint8_t>(rng.next()));
   std::vector<std::uint8_t> s_rel;  // E4M3 codes 0x30..0x40: 0.5 to 2
   for (std::size_t i = 0; i < N * (K / G); ++i) s_rel.push_back(static_cast<std::uint8_t>(0x30 + rng.next() % 17));
   for (std::uint8_t b : s_rel) l.s_rel.push_back(num::decode_e4m3fn(b));
@@ -115,7 +122,7 @@ Result<WrittenVector, std::string> write_vector(const fs::path& dir, const Vecto
   const std::string& p = s.layer;
   std::vector<NamedTensor> layer{
       {p + ".comfy_quant", Dtype::U8, {marker.size()}, std::vector<std::uint8_t>(marker.begin(), marker.end())},
-      {p + ".weight", Dtype::I8, {N, K / 2}, l.weight},
+      {p + ".weight", Dtype::I8, {N, K * s.bits / 8}, l.weight},
       {p + ".weight_s_rel", Dtype::F8_E4M3, {N, K / G}, s_rel},
       {p + ".weight_s_channel", Dtype::F32, {N}, f32_bytes(l.s_channel)}};
   if (l.codebook)

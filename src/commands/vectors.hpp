@@ -24,6 +24,9 @@ struct VectorSpec {
   std::size_t convrot_groupsize = 256;  // C
   numerics::FloatType dtype = numerics::FloatType::BF16;
   bool codebook = false, correction = false, bias = false;
+  // 6: W6A8 storage (weight [N, 3K/4], uniform codes - 32), which needs
+  // K % 32 == 0, G a multiple of 16 and no codebook or correction.
+  std::size_t bits = 4;
   // The golden vectors make every third one's last row zero, the case where
   // eager replaces a zero scale; a chosen-shape vector has no such row.
   bool zero_last_row = false;

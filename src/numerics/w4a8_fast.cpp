@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <span>
 
 #include "spec/numerics/exact_sum.hpp"
 #include "src/io/header_memory.hpp"
@@ -76,20 +77,24 @@ float correct(float y, std::span<const float> u, const std::vector<float>& corr_
   return sum.rounded(to);
 }
 
-// W4A8.1: Wq = decode_weight_element(code, s, codebook), a pure function of
-// its arguments; the codebook is the layer's, so the 16 values for one scale
-// bit pattern are computed once (by that function) and kept in a small
-// direct-mapped cache. Each byte holds columns 2j (low nibble) and 2j + 1
-// (high), as unpack_codes; G is even, so both are in one group.
+// W4A8.1: Wq = decode_weight_element(code, s, codebook, bits), a pure
+// function of its arguments; the codebook and bits are the layer's, so the
+// 16 (64 at 6 bits) values for one scale bit pattern are computed once (by
+// that function) and kept in a small direct-mapped cache. Each byte holds
+// columns 2j (low nibble) and 2j + 1 (high), as unpack_codes; G is even, so
+// both are in one group.
 class DecodeCache {
  public:
-  explicit DecodeCache(const std::optional<std::array<float, 16>>& codebook) : codebook_(codebook) {}
+  DecodeCache(const std::optional<std::array<float, 16>>& codebook, std::size_t bits)
+      : codebook_(codebook), bits_(bits) {}
   const std::int8_t* table(float s) {
     const std::uint32_t key = std::bit_cast<std::uint32_t>(s);
     const std::size_t slot = (key * 2654435761u) >> 24;  // Fibonacci hash to 8 bits
     Entry& e = entries_[slot];
     if (!e.valid || e.key != key) {
-      for (std::uint8_t code = 0; code < 16; ++code) e.values[code] = decode_weight_element(code, s, codebook_);
+      const unsigned codes = 1u << bits_;
+      for (unsigned code = 0; code < codes; ++code)
+        e.values[code] = decode_weight_element(static_cast<std::uint8_t>(code), s, codebook_, bits_);
       e.key = key;
       e.valid = true;
     }
@@ -100,9 +105,10 @@ class DecodeCache {
   struct Entry {
     std::uint32_t key = 0;
     bool valid = false;
-    std::int8_t values[16] = {};
+    std::int8_t values[64] = {};
   };
   const std::optional<std::array<float, 16>>& codebook_;
+  std::size_t bits_;
   Entry entries_[256];
 };
 
@@ -162,7 +168,19 @@ Status validate_fast(const W4a8Layer& l, const Activations& x, const W4a8Options
 void decode_weight_rows(const W4a8Layer& l, std::size_t n0, std::size_t n1, std::int8_t* wq, GemmKernel kernel) {
   const std::size_t g_size = l.group_size, groups = l.k / g_size, half = l.k / 2;
   const auto decode_group = lanes::use_avx2(kernel) ? lanes::decode_group_avx2 : lanes::decode_group_scalar;
-  DecodeCache cache(l.codebook);
+  DecodeCache cache(l.codebook, l.bits);
+  if (l.bits == 6) {  // W6A8: the reference's weight_code per element, behind the cache
+    const std::size_t row_bytes = l.k * 6 / 8;
+    for (std::size_t n = n0; n < n1; ++n) {
+      const std::span<const std::uint8_t> row(l.weight.data() + n * row_bytes, row_bytes);
+      std::int8_t* out = wq + (n - n0) * l.k;
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);
+        for (std::size_t k = g * g_size; k < (g + 1) * g_size; ++k) out[k] = table[weight_code(row, l.k, k, 6)];
+      }
+    }
+    return;
+  }
   for (std::size_t n = n0; n < n1; ++n)
     for (std::size_t g = 0; g < groups; ++g) {
       const std::int8_t* table = cache.table(l.s_rel[n * groups + g]);

@@ -8,6 +8,7 @@
 #include "spec/number_formats.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/render.hpp"
+#include "spec/quant/w4a8_geometry.hpp"
 #include "spec/quote.hpp"
 #include "spec/rule_catalogue.hpp"
 #include "src/parse/load.hpp"
@@ -187,7 +188,18 @@ LayerResult<const quant::TensorRef*> CheckpointReader::only_tensor() const {
   return table_->find(names[0]);
 }
 
+bool CheckpointReader::six_bit(const quant::Layer& l) const {
+  if (!l.is(quant::QuantFormat::W4a8)) return false;
+  const quant::TensorRef* w = find(quant::tensor_name(l, "weight"));
+  const quant::TensorRef* s_rel = find(quant::tensor_name(l, "weight_s_rel"));
+  auto g = marker_uint(l, "group_size", 16);
+  return w && s_rel && g && quant::six_bit_k(w->entry->shape, s_rel->entry->shape, g.value());
+}
+
 LayerResult<Unit> CheckpointReader::refuse_invalid(const quant::Layer& l, bool cuda_kernel) const {
+  // Only comfy-kitchen 2a6f4ef reads 6-bit storage, and the numerics follow
+  // it: only its verdicts refuse such a layer.
+  const std::optional<std::size_t> w6 = six_bit(l) ? version_by_id(Consumer::Kitchen, "2a6f4ef") : std::nullopt;
   const std::string companion = l.prefix + ".";  // any tensor of P
   const auto about_layer = [&](const Place& at) {
     return (at.kind == PlaceKind::Layer && at.name == l.prefix) ||
@@ -206,6 +218,7 @@ LayerResult<Unit> CheckpointReader::refuse_invalid(const quant::Layer& l, bool c
     if (producer_only) continue;
     for (const Verdict& v : f.verdicts) {
       if (v.effect != Effect::Rejects || (v.consumer != Consumer::Comfyui && v.consumer != Consumer::Kitchen)) continue;
+      if (w6 && (v.consumer != Consumer::Kitchen || !v.holds_for(*w6))) continue;
       return LayerError{path_ + ": " + std::string(rule_name(f.rule)) + " at " + f.where.text() + ": " + f.message + " (" +
                             std::string(consumer_name(v.consumer)) + ": " + v.error + ": " + v.message + ")",
                         true};
@@ -256,12 +269,14 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
   if (!w) return w.error();
   if (auto s = two_d(*w.value()); !s) return s.error();
   const std::uint64_t n = w.value()->entry->shape[0];
-  const auto k = quant::times2(w.value()->entry->shape[1]);
-  if (!k) return fail(Place::tensor(w.value()->entry->name).text() + ": K = 2 * packed columns overflows 64 bits");
-  const std::uint64_t groups = *k / g.value();
-
   auto s_rel = need(c, quant::tensor_name(l, "weight_s_rel"), {Dtype::F8_E4M3, Dtype::U8, Dtype::F32});
   if (!s_rel) return s_rel.error();
+  // A row 3K/4 wide for K = s_rel columns * G is 6-bit storage, as kitchen
+  // 2a6f4ef reads it (the rules read it the same way); else K = 2 * columns.
+  const auto k6 = quant::six_bit_k(w.value()->entry->shape, s_rel.value()->entry->shape, g.value());
+  const auto k = k6 ? k6 : quant::times2(w.value()->entry->shape[1]);
+  if (!k) return fail(Place::tensor(w.value()->entry->name).text() + ": K = 2 * packed columns overflows 64 bits");
+  const std::uint64_t groups = *k / g.value();
   if (auto s = shape_is(*s_rel.value(), {n, groups}); !s) return s.error();
   auto s_ch = need(c, quant::tensor_name(l, "weight_s_channel"), {Dtype::F32});
   if (!s_ch) return s_ch.error();
@@ -270,6 +285,7 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
   numerics::W4a8Layer out;
   out.n = static_cast<std::size_t>(n);
   out.k = static_cast<std::size_t>(*k);
+  out.bits = k6 ? 6 : 4;
   out.group_size = static_cast<std::size_t>(g.value());
   out.convrot_groupsize = static_cast<std::size_t>(conv.value());
   auto wb = raw(c, *w.value());

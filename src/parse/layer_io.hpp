@@ -55,7 +55,11 @@ class CheckpointReader {
   // computation; the reader's own checks below still hold. CQ-W4A8-CUDA-
   // GROUPSIZE (K7) concerns only the CUDA kernel: it refuses only when
   // `cuda_kernel` (the eager backend and the dequantization take any C = 4^k).
+  // A 6-bit (W6A8) layer, read by comfy-kitchen 2a6f4ef only, is judged by
+  // that version's verdicts alone.
   LayerResult<Unit> refuse_invalid(const quant::Layer& l, bool cuda_kernel) const;
+  // An asym_w4a8_int8 layer whose weight is 3K/4 wide (spec/quant/w4a8_geometry.hpp).
+  bool six_bit(const quant::Layer& l) const;
 
   const quant::TensorRef* find(const std::string& name) const { return table_->find(name); }
   const std::vector<std::string_view>& tensor_names() const { return table_->names(); }
