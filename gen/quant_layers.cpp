@@ -289,6 +289,17 @@ rc::Gen<QCheckpoint> valid_from(std::vector<FormatSet> sets) {
 
 }  // namespace
 
+void to_w6a8(QLayer& l, std::uint64_t g, bool codebook) {
+  l.find("weight")->shape = {l.n, l.k * 3 / 4};
+  l.find("weight_s_rel")->shape = {l.n, l.k / g};
+  std::erase_if(l.tensors, [&](const QTensor& t) {
+    return t.name == l.name("weight_codebook") || t.name == l.name("weight_correction");
+  });
+  if (codebook) l.tensors.push_back(T(l.prefix, "weight_codebook", Dtype::F32, {16}));
+  std::erase_if(l.marker, [](const MarkerEntry& e) { return e.key == "group_size"; });
+  l.marker.push_back({"group_size", json_int(static_cast<std::int64_t>(g))});
+}
+
 QTensor* QLayer::find(std::string_view suffix) {
   const std::string n = name(suffix);
   for (QTensor& t : tensors)

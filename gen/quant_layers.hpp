@@ -182,6 +182,13 @@ rc::Gen<QCheckpoint> comfy_checkpoint();
 // comfy_checkpoint with at least one layer of `f`.
 rc::Gen<QCheckpoint> comfy_checkpoint_with(Format f);
 
+// Rewrites an asym_w4a8_int8 layer (K = l.k) into 6-bit storage (W6A8, L16):
+// weight I8 [N, 3K/4], weight_s_rel [N, K/g], group_size g in the marker, no
+// correction, and a weight_codebook F32 (16,) only when `codebook` (which
+// breaks CQ-W6A8-CODEBOOK). Only comfy-kitchen 2a6f4ef reads such a layer:
+// sglang, ComfyUI and the 4-bit kitchens read K = 2 * columns and reject it.
+void to_w6a8(QLayer& l, std::uint64_t g, bool codebook);
+
 // Whether sglang's resolution (S11) takes this sorted format list.
 bool sglang_resolves(const std::vector<std::string>& sorted_formats);
 

@@ -235,6 +235,8 @@ Applied w4a8_convrot(QCheckpoint& c, std::set<std::string>& used);
 Applied w4a8_k(QCheckpoint& c, std::set<std::string>& used);
 Applied w4a8_hadamard(QCheckpoint& c, std::set<std::string>& used);
 Applied w4a8_cuda_groupsize(QCheckpoint& c, std::set<std::string>& used);
+Applied w6a8_geometry(QCheckpoint& c, std::set<std::string>& used);
+Applied w6a8_codebook(QCheckpoint& c, std::set<std::string>& used);
 Applied awq_tensors(QCheckpoint& c, std::set<std::string>& used);
 Applied awq_shapes(QCheckpoint& c, std::set<std::string>& used);
 Applied awq_zero_spelling(QCheckpoint& c, std::set<std::string>& used);

@@ -112,6 +112,8 @@ const QuantMutation kCatalogue[] = {
     {"svdquant-layout-unknown", R::QuantSvdquantLayout, svdquant, svdquant_layout, kAlone},
     {"svdquant-shape", R::QuantSvdquantShapes, svdquant, svdquant_shapes, kAlone},
     {"svdquant-key-value", R::QuantSvdquantKeys, svdquant, svdquant_keys, kAlone},
+    {"w6a8-group-size-not-16", R::QuantW6a8Geometry, valid_with<Format::W4a8>, w6a8_geometry, kAlone},
+    {"w6a8-codebook", R::QuantW6a8Codebook, valid_with<Format::W4a8>, w6a8_codebook, kAlone},
 };
 
 }  // namespace

@@ -53,6 +53,8 @@ const std::map<std::string_view, std::string_view> kNeverAlone{
     {"CQ-W4A8-GROUP-SIZE", "the K predicate requires G >= 4 (CQ-W4A8-K)"},
     {"CQ-W4A8-CORRECTION", "a bad correction is still a correction (CQ-W4A8-CORRECTION-IGNORED warns)"},
     {"CQ-W4A8-HADAMARD", "a C that is not a power of 4 is not 256 (CQ-W4A8-CUDA-GROUPSIZE)"},
+    {"CQ-W6A8-GEOMETRY", "only kitchen 2a6f4ef reads 6-bit storage; the rest refuse its scale grid (CQ-W4A8-SHAPES)"},
+    {"CQ-W6A8-CODEBOOK", "only kitchen 2a6f4ef reads 6-bit storage; the rest refuse its scale grid (CQ-W4A8-SHAPES)"},
     {"CQ-AWQ-TENSORS", "sglang has no awq_w4a16 config (CQ-SGLANG-FORMATS)"},
     {"CQ-AWQ-SHAPES", "sglang has no awq_w4a16 config (CQ-SGLANG-FORMATS)"},
     {"CQ-AWQ-ZERO-SPELLING", "sglang has no awq_w4a16 config (CQ-SGLANG-FORMATS)"},

@@ -158,6 +158,15 @@ std::vector<std::pair<std::string_view, quant::Analysis>> witnesses() {
     const quant::ModelConfig config = quant::read_model_config("config.json", kLegacy);
     out.emplace_back("LegacySgNoWeights", m.run({}, &config));
   }
+  {  // 6-bit storage (K = 4 * 24 = 96, the weight 72 wide) with a group size
+     // kitchen takes at no bit depth
+    test::Marked m;
+    m.marker("a", std::string(kW4a8) + R"(, "group_size": 24})");
+    m.fx.tensor("a.weight", Dtype::I8, {4, 72})
+        .tensor("a.weight_s_rel", Dtype::F8_E4M3, {4, 4})
+        .tensor("a.weight_s_channel", Dtype::F32, {4});
+    out.emplace_back("W6a8KtGroupSize", m.run());
+  }
   return out;
 }
 

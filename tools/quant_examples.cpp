@@ -229,6 +229,15 @@ void w4a8_layer(Checkpoint& c, const std::string& p, const W4a8Options& o = {}) 
   }
 }
 
+// L16 at 6 bits (W6A8) with N = 4, K = 512, G = 16: weight [4, 3K/4 = 384]
+// (nibble plane, then the top-bits plane), s_rel [4, 32], s_channel [4].
+void w6a8_layer(Checkpoint& c, const std::string& p, bool codebook) {
+  c.add(p + ".weight", Dtype::I8, {4, 384}, pattern(4 * 384, 17));
+  c.add(p + ".weight_s_rel", Dtype::F8_E4M3, {4, 32}, e4m3_scales(128));
+  c.add(p + ".weight_s_channel", Dtype::F32, {4}, f32s(4, 0.05f, 0.01f));
+  if (codebook) c.add(p + ".weight_codebook", Dtype::F32, {16}, f32s(16, -7.5f, 1.0f, 16));
+}
+
 // L17 with N = 4, K = 128, G = 64: weight [4, 64], scale and zeros [K/G, N].
 void awq_layer(Checkpoint& c, const std::string& p) {
   c.add(p + ".weight", Dtype::I8, {4, 64}, pattern(4 * 64, 15));
@@ -380,6 +389,14 @@ std::vector<QuantExample> quant_examples() {
                         one_layer(w4a8, R"({"format": "asym_w4a8_int8", "group_size": 16, "convrot_groupsize": 64, )"
                                         R"("convrot": true})"),
                         {"CQ-W4A8-CUDA-GROUPSIZE"}, {true, true, true, false}));  // G5, K7 (at the first CUDA forward)
+  // W6A8: only comfy-kitchen 2a6f4ef reads 6-bit storage; sglang, ComfyUI
+  // and the pinned kitchen read K = 2 * 384 = 768 and refuse the scale grid.
+  out.push_back(example("w6a8_valid_for_kitchen_2a6f4ef.safetensors",
+                        one_layer([](Checkpoint& c, const std::string& p) { w6a8_layer(c, p, false); }, kW4a8),
+                        {"CQ-W4A8-SHAPES"}, {true, false, false, false}));
+  out.push_back(example("w6a8_codebook.safetensors",
+                        one_layer([](Checkpoint& c, const std::string& p) { w6a8_layer(c, p, true); }, kW4a8),
+                        {"CQ-W4A8-SHAPES", "CQ-W6A8-CODEBOOK"}, {true, false, false, false}));
   out.push_back(example("nvfp4_no_full_precision.safetensors", one_layer(nvfp4_layer, R"({"format": "nvfp4"})"),
                         {"CQ-NVFP4-FULL-PRECISION"}, kNotSglang));  // G13, S19
   out.push_back(example("nvfp4_small_padded_scales.safetensors", one_layer(nvfp4_small_layer, kNvfp4),
