@@ -116,7 +116,7 @@ TEST_CASE("vectors: shapes the layer cannot have are usage errors naming the opt
   CHECK(err("--m 2 --n 8 --k 256 --dtype F64").find("--dtype") != std::string::npos);
 }
 
-TEST_CASE("vectors --bits 6: a W6A8 vector that linear and --dump replay bit for bit; dequant's --codebook",
+TEST_CASE("vectors --bits 6: a W6A8 vector that linear and --dump replay bit for bit, and dequant's --codebook",
           "[vectors]") {
   const test::CliScratch s("safespec_vectors_cli");
   Run r = s.run("vectors --m 3 --n 8 --k 256 --bits 6 --bias " + test::shell_word(at(s, "w6")));
