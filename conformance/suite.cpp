@@ -183,7 +183,7 @@ Built build(std::vector<Draft> drafts) {
 Built build_all() {
   std::vector<Draft> drafts;
   for (auto part : {detail::container_drafts, detail::tricky_drafts, detail::quant_drafts, detail::data_drafts,
-                    detail::index_drafts}) {
+                    detail::index_drafts, detail::legacy_int8_drafts}) {
     std::vector<Draft> more = part();
     for (Draft& d : more) drafts.push_back(std::move(d));
   }

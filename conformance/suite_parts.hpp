@@ -43,6 +43,7 @@ std::vector<Draft> tricky_drafts();     // hand-written byte strings: the format
 std::vector<Draft> quant_drafts();      // quantized checkpoints: the quant mutation catalogue, every format
 std::vector<Draft> data_drafts();       // the --data rules: valid layers with one bad value
 std::vector<Draft> index_drafts();      // shard indexes with their shards
+std::vector<Draft> legacy_int8_drafts();  // legacy INT8 checkpoints with their config.json
 
 // The rules `safespec check --profile strict` reports for files in memory
 // (the header-level pipeline: check_memory), distinct, in RuleId order.

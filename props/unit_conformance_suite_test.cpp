@@ -61,6 +61,12 @@ const std::map<std::string_view, std::string_view> kNeverAlone{
     {"CQ-SVDQUANT-TENSORS", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
     {"CQ-SVDQUANT-LAYOUT", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
     {"CQ-SVDQUANT-SHAPES", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
+    {"CQ-LEGACY-INT8", "a declared legacy checkpoint's I8 weights are unmarked to ComfyUI (CQ-MARKER-MISSING)"},
+    {"CQ-LEGACY-INT8-CONFIG", "the config's I8 weights are unmarked to ComfyUI (CQ-MARKER-MISSING)"},
+    {"CQ-LEGACY-INT8-MARKERS", "the checkpoint is still declared legacy (CQ-LEGACY-INT8 warns)"},
+    {"CQ-LEGACY-INT8-SCALE-MISSING", "the checkpoint is still declared legacy (CQ-LEGACY-INT8 warns)"},
+    {"CQ-LEGACY-INT8-SCALE-META", "the checkpoint is still declared legacy (CQ-LEGACY-INT8 warns)"},
+    {"CQ-LEGACY-INT8-NO-WEIGHTS", "the checkpoint is still declared legacy (CQ-LEGACY-INT8 warns)"},
     {"CQ-SVDQUANT-KEYS", "ComfyUI and sglang refuse svdquant_w4a4 by name (CQ-FORMAT-UNKNOWN, CQ-SGLANG-FORMATS)"},
 };
 

@@ -46,7 +46,34 @@ TEST_CASE("logical size: every format's row names its weight's packing", "[logic
         "int8_tensorwise plain\n"
         "convrot_w4a4 nibbles\n"
         "asym_w4a8_int8 nibbles\n"
-        "awq_w4a16 nibbles\n");
+        "awq_w4a16 nibbles\n"
+        "svdquant_w4a4 nibbles\n");
+}
+
+TEST_CASE("logical size: a layer's own packing where its row has a packing_of (6-bit W4A8, tile-packed svdquant)",
+          "[logical-size]") {
+  test::QuantFixture fx;
+  // K = 4 groups * 16 = 64: 48 bytes a row is 6-bit, 32 is 4-bit.
+  fx.tensor("w6.weight", Dtype::I8, {4, 48}).tensor("w6.weight_s_rel", Dtype::F8_E4M3, {4, 4});
+  fx.tensor("w4.weight", Dtype::I8, {4, 32}).tensor("w4.weight_s_rel", Dtype::F8_E4M3, {4, 4});
+  fx.tensor("sv.weight", Dtype::I8, {1, 2, 32, 128});
+  const auto files = fx.files();
+  const quant::TensorTable table(files);
+  const auto w6 = test::make_layer("w6", R"({"format": "asym_w4a8_int8"})");
+  const auto w4 = test::make_layer("w4", R"({"format": "asym_w4a8_int8"})");
+  const auto sv = test::make_layer("sv", R"({"format": "svdquant_w4a4", "layout": "kitchen_tile_packed_w4a4"})");
+  const auto& w4a8 = quant::format_spec(quant::QuantFormat::W4a8);
+  const auto& svd = quant::format_spec(quant::QuantFormat::Svdquant);
+  CHECK(quant::layer_packing(w4a8, w6.layer, table) == WeightPacking::Bits6);
+  CHECK(quant::layer_packing(w4a8, w4.layer, table) == WeightPacking::Nibbles);
+  CHECK(quant::layer_packing(svd, sv.layer, table) == WeightPacking::TilePacked4);
+  const auto size = quant::layer_size(w6.layer, table, w4a8);
+  REQUIRE(size.shape);
+  CHECK(size.shape.value().k == 64);
+  const auto tiled = quant::layer_size(sv.layer, table, svd);
+  REQUIRE(tiled.shape);
+  CHECK(tiled.shape.value().n == 128);
+  CHECK(tiled.shape.value().k == 128);
 }
 
 TEST_CASE("logical size: [N, K] of each packing, and the shapes that have none", "[logical-size]") {

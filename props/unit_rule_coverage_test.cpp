@@ -43,7 +43,7 @@ constexpr std::string_view kIndexOnly =
     "(src/oracles/oracles_index.cpp) plants these faults";
 constexpr std::string_view kConfigOnly =
     "needs the config.json beside the checkpoint (a legacy INT8 declaration), and a mutation changes one file's "
-    "header and a conformance case is one file; props/unit_quant_legacy_int8_test.cpp runs it with its config";
+    "header; the conformance suite has folder cases with their config.json (conformance/suite_legacy_int8.cpp)";
 constexpr std::string_view kDataOnly =
     "reads tensor values (check --data), and the quantized mutations change headers only";
 
@@ -57,17 +57,11 @@ constexpr std::array kExceptions{
     Exception{"ST-INDEX-TENSOR-IN-TWO-SHARDS", Lacks::Mutation, kIndexOnly},
     Exception{"ST-INDEX-TOTAL-SIZE", Lacks::Mutation, kIndexOnly},
     Exception{"CQ-LEGACY-INT8", Lacks::Mutation, kConfigOnly},
-    Exception{"CQ-LEGACY-INT8", Lacks::ConformanceFile, kConfigOnly},
     Exception{"CQ-LEGACY-INT8-CONFIG", Lacks::Mutation, kConfigOnly},
-    Exception{"CQ-LEGACY-INT8-CONFIG", Lacks::ConformanceFile, kConfigOnly},
     Exception{"CQ-LEGACY-INT8-MARKERS", Lacks::Mutation, kConfigOnly},
-    Exception{"CQ-LEGACY-INT8-MARKERS", Lacks::ConformanceFile, kConfigOnly},
     Exception{"CQ-LEGACY-INT8-SCALE-MISSING", Lacks::Mutation, kConfigOnly},
-    Exception{"CQ-LEGACY-INT8-SCALE-MISSING", Lacks::ConformanceFile, kConfigOnly},
     Exception{"CQ-LEGACY-INT8-SCALE-META", Lacks::Mutation, kConfigOnly},
-    Exception{"CQ-LEGACY-INT8-SCALE-META", Lacks::ConformanceFile, kConfigOnly},
     Exception{"CQ-LEGACY-INT8-NO-WEIGHTS", Lacks::Mutation, kConfigOnly},
-    Exception{"CQ-LEGACY-INT8-NO-WEIGHTS", Lacks::ConformanceFile, kConfigOnly},
     Exception{"CQ-DATA-SCALE", Lacks::Mutation, kDataOnly},
     Exception{"CQ-DATA-E8M0", Lacks::Mutation, kDataOnly},
     Exception{"CQ-DATA-SWIZZLE-PADDING", Lacks::Mutation, kDataOnly},

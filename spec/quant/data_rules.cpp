@@ -358,10 +358,10 @@ void check_layer_k_bound(const LayerCheck& c) {
   if (!bound) return;
   const TensorRef* w = c.weight();
   if (!w) return;
-  const std::optional<std::uint64_t> k = logical_k(layer_packing(c.format, *c.l.marker), w->entry->shape);
+  const std::optional<std::uint64_t> k = logical_k(layer_packing(c.format, c.l, c.t), w->entry->shape);
   if (k && *k <= bound->max_k) return;
   // Exact past 2^64, as Python's K; empty when the weight has no K to bound.
-  const std::string k_text = logical_k_text(layer_packing(c.format, *c.l.marker), w->entry->shape);
+  const std::string k_text = logical_k_text(layer_packing(c.format, c.l, c.t), w->entry->shape);
   if (k_text.empty()) return;
   // No verdicts: overflow needs operands near both range ends over the whole
   // row, which the header cannot show; beyond the bound the CUDA MMA

@@ -5,7 +5,6 @@
 
 #include "spec/quant/data_rules.hpp"
 #include "spec/quant/layer.hpp"
-#include "spec/quant/marker_values.hpp"
 
 namespace safespec::quant {
 
@@ -70,7 +69,7 @@ constexpr FormatSpec kFormats[] = {
     {QuantFormat::W4a4, "convrot_w4a4", true, kW4a4, kKeepInt8, "int8", "KitchenW4A4Config", true, RuleId::QuantW4a4Tensors,
      WeightPacking::Nibbles, check_w4a4_layer, data_w4a4, k_bound_w4a4},
     {QuantFormat::W4a8, "asym_w4a8_int8", true, kW4a8, kKeepInt8, "int8", "KitchenW4A8Config", true, RuleId::QuantW4a8Tensors,
-     WeightPacking::Nibbles, check_w4a8_layer, data_w4a8, k_bound_w4a8},
+     WeightPacking::Nibbles, check_w4a8_layer, data_w4a8, k_bound_w4a8, w4a8_packing},
     // awq_w4a16 (L17) is ComfyUI's only; its values have no rules (outside L10-L16).
     {QuantFormat::Awq, "awq_w4a16", true, kAwq, kKeepInt8, "int8", "", false, RuleId::QuantAwqTensors,
      WeightPacking::Nibbles, check_awq_layer, nullptr, nullptr},
@@ -78,8 +77,7 @@ constexpr FormatSpec kFormats[] = {
     // does not register it and sglang refuses it at resolution. No value rules:
     // every nibble is a valid signed code. Tile-packed under its layout key.
     {QuantFormat::Svdquant, "svdquant_w4a4", false, kSvdquant, kKeepInt8, "int8", "", false,
-     RuleId::QuantSvdquantTensors, WeightPacking::Nibbles, check_svdquant_layer, nullptr, nullptr,
-     "kitchen_tile_packed_w4a4"},
+     RuleId::QuantSvdquantTensors, WeightPacking::Nibbles, check_svdquant_layer, nullptr, nullptr, svdquant_packing},
 };
 static_assert(std::size(kFormats) == kQuantFormatCount);
 
@@ -96,11 +94,8 @@ std::span<const FormatSpec> all_formats() { return kFormats; }
 
 const FormatSpec& format_spec(QuantFormat f) { return kFormats[static_cast<std::size_t>(f)]; }
 
-WeightPacking layer_packing(const FormatSpec& f, const py::Value& marker) {
-  if (f.tiled_layout.empty()) return f.packing;
-  const py::Value* layout = get(marker, "layout");
-  const auto* name = layout ? std::get_if<std::string>(&layout->data) : nullptr;
-  return name && *name == f.tiled_layout ? WeightPacking::TilePacked4 : f.packing;
+WeightPacking layer_packing(const FormatSpec& f, const Layer& l, const TensorTable& t) {
+  return f.packing_of ? f.packing_of(l, t) : f.packing;
 }
 
 const FormatSpec* find_format(std::string_view name) {

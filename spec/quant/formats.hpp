@@ -16,13 +16,11 @@
 #include "spec/dtype.hpp"
 #include "spec/rule_catalogue.hpp"
 
-namespace safespec::py {
-struct Value;
-}
-
 namespace safespec::quant {
 
 struct LayerCheck;
+struct Layer;
+class TensorTable;
 class TensorData;
 
 enum class QuantFormat : unsigned char { Fp8E4m3, Fp8E5m2, Nvfp4, Mxfp8, Int8, W4a4, W4a8, Awq, Svdquant };
@@ -82,9 +80,9 @@ struct FormatSpec {
   void (*data_rules)(const LayerCheck&, const TensorData&);
   // null for a format without an integer GEMM.
   std::optional<KBound> (*k_bound)(const LayerCheck&);
-  // The marker's "layout" value under which the weight is tile-packed
-  // (WeightPacking::TilePacked4) instead of `packing`; empty when none.
-  std::string_view tiled_layout = {};
+  // Where one layer's packing is not the row's `packing` alone (a layout
+  // key, a width that says 6 bits): that layer's packing; null otherwise.
+  WeightPacking (*packing_of)(const Layer&, const TensorTable&) = nullptr;
 };
 
 std::span<const FormatSpec> all_formats();
@@ -92,8 +90,7 @@ const FormatSpec& format_spec(QuantFormat f);
 // The row whose name is `name`, exactly; null for a format no consumer knows.
 const FormatSpec* find_format(std::string_view name);
 inline std::string_view format_name(QuantFormat f) { return format_spec(f).name; }
-// The packing of one layer's weight: the row's, or TilePacked4 when the
-// marker's top-level "layout" is the row's tiled_layout.
-WeightPacking layer_packing(const FormatSpec& f, const py::Value& marker);
+// The packing of one layer's weight: the row's packing_of, else its packing.
+WeightPacking layer_packing(const FormatSpec& f, const Layer& l, const TensorTable& t);
 
 }  // namespace safespec::quant

@@ -166,4 +166,9 @@ void check_w4a8_layer(const LayerCheck& c);   // asym_w4a8_int8
 void check_awq_layer(const LayerCheck& c);    // awq_w4a16
 void check_svdquant_layer(const LayerCheck& c);  // svdquant_w4a4
 
+// The packing_of column: Bits6 for a W4A8 weight 3K/4 wide (w4a8_geometry.hpp),
+// TilePacked4 for a svdquant_w4a4 layer marked "kitchen_tile_packed_w4a4".
+WeightPacking w4a8_packing(const Layer& l, const TensorTable& t);
+WeightPacking svdquant_packing(const Layer& l, const TensorTable& t);
+
 }  // namespace safespec::quant

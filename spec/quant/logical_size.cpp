@@ -105,7 +105,7 @@ LayerSize layer_size(const Layer& l, const TensorTable& t, const FormatSpec& f) 
   LayerSize out;
   if (const TensorRef* w = t.find(tensor_name(l, "weight"))) {
     out.stored_weight = shape_product(w->entry->shape).count;
-    out.shape = logical_shape(layer_packing(f, *l.marker), w->entry->shape);
+    out.shape = logical_shape(layer_packing(f, l, t), w->entry->shape);
     if (out.shape) out.parameters = checked_mul(out.shape.value().n, out.shape.value().k);
   }
   std::optional<std::uint64_t> bytes = 0;

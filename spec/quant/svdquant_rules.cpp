@@ -182,6 +182,10 @@ void svd_keys_rule(const LayerCheck& c) {
 
 }  // namespace
 
+WeightPacking svdquant_packing(const Layer& l, const TensorTable&) {
+  return svd_layout(l) == SvdLayout::TilePacked ? WeightPacking::TilePacked4 : WeightPacking::Nibbles;
+}
+
 void check_svdquant_layer(const LayerCheck& c) {
   svd_tensors_rule(c);
   svd_layout_rule(c);
