@@ -1,5 +1,6 @@
 // spec/quant svdquant_w4a4 rules and awq_w4a16's zeros spelling: exact
 // findings and messages; the svdquant numerics against an independent model.
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -221,4 +222,38 @@ TEST_CASE("svdquant_w4a4: dequant of the tile-packed example equals the natural 
   // A layer its producer's contract refuses is not computed.
   const Run bad = s.run("dequant corpus/examples/quant/awq_w4a16_weight_zero.safetensors" + layer + (s.dir / "a.npy").string());
   CHECK(bad.code == 1);
+}
+
+TEST_CASE("svdquant_w4a4 linear: comfy-quants' reference formula on both layouts (L20)", "[numerics][CQ-SVDQUANT-LAYOUT]") {
+  CliScratch s("safespec_unit_svdquant_linear");
+  // x [2, 64], x[i] = ((7i mod 13) - 6) / 8, as an .npy of '<f4'.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 64), }";
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  Bytes npy{0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, static_cast<std::uint8_t>(header.size()), 0};
+  npy.insert(npy.end(), header.begin(), header.end());
+  for (int i = 0; i < 128; ++i) {
+    const float v = static_cast<float>((i * 7) % 13 - 6) / 8.0f;
+    std::uint8_t b[4];
+    std::memcpy(b, &v, 4);
+    npy.insert(npy.end(), b, b + 4);
+  }
+  const std::string x = s.file("x.npy", npy);
+  const auto run = [&](const std::string& layout) {
+    const std::string out = (s.dir / ("y_" + layout + ".npy")).string();
+    const Run r = s.run("linear corpus/examples/quant/svdquant_w4a4_" + layout +
+                        ".safetensors --layer model.layers.0.mlp.down_proj --input " + x + " --out " + out);
+    REQUIRE(r.code == 0);
+    std::ifstream in(out, std::ios::binary);
+    const std::string bytes(std::istreambuf_iterator<char>(in), {});
+    std::vector<float> y((bytes.size() - 128) / 4);
+    std::memcpy(y.data(), bytes.data() + 128, y.size() * 4);
+    return y;
+  };
+  const std::vector<float> natural = run("natural"), tiled = run("tilepack");
+  REQUIRE(natural.size() == 2 * 128);
+  CHECK(natural == tiled);
+  // y[0, 0] and y[0, 1] computed apart from safespec, in Python from the file's
+  // values: sum_k f32(x / smooth) * f32(f32(v * scale) + f32(up . down)).
+  CHECK(natural[0] == -0.24106597900390625f);
+  CHECK(natural[1] == 0.12056732177734375f);
 }
