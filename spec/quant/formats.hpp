@@ -3,7 +3,7 @@
 // Each row names the marker string, the format's tensors and their storage
 // dtypes, what sglang does with it, and the functions that hold its rules.
 // The dequantization of each format is the one column that reads tensor
-// bytes, so it lives in src/ (kNumerics in src/commands/linear.cpp), keyed by the same
+// bytes, so it lives in src/ (src/commands/format_numerics.cpp), keyed by the same
 // enum; the compiler holds the two in step (an array sized kQuantFormatCount).
 #pragma once
 

@@ -99,13 +99,32 @@ LayerResult<std::unique_ptr<CheckpointReader>> CheckpointReader::open(const std:
   if (!file) return io_fail(path + ": " + file.error().message);
   auto markers = read_markers(file.value(), *c->model_);
   if (!markers) return io_fail(path + ": " + markers.error().message);
-  c->files_.push_back(quant::CheckpointFile{path, c->model_.get(), std::move(markers).value()});
-  c->table_ = std::make_unique<quant::TensorTable>(c->files_);
-  quant::Sink sink;
-  c->collected_ = std::make_unique<quant::Collected>(quant::collect_markers(c->files_, *c->table_, sink));
-  c->analysis_ = quant::analyze(c->files_, nullptr);
+  c->analyse(std::move(markers).value());
   c->data_ = std::make_unique<FileTensorData>(c->files_);
   return c;
+}
+
+LayerResult<std::unique_ptr<CheckpointReader>> CheckpointReader::from_memory(std::string name, std::vector<std::uint8_t> file) {
+  std::unique_ptr<CheckpointReader> c(new CheckpointReader());
+  c->path_ = std::move(name);
+  c->memory_ = std::move(file);
+  HeaderParser parser;
+  auto model = read_model_fast(c->memory_, parser);
+  if (!model) {
+    const Error& e = model.error();
+    return LayerError{c->path_ + ": " + std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " + e.message, true};
+  }
+  c->model_ = std::make_unique<Model>(std::move(model).value());
+  c->analyse(read_markers(c->memory_, *c->model_));
+  return c;
+}
+
+void CheckpointReader::analyse(std::vector<quant::MarkerBytes> markers) {
+  files_.push_back(quant::CheckpointFile{path_, model_.get(), std::move(markers)});
+  table_ = std::make_unique<quant::TensorTable>(files_);
+  quant::Sink sink;
+  collected_ = std::make_unique<quant::Collected>(quant::collect_markers(files_, *table_, sink));
+  analysis_ = quant::analyze(files_, nullptr);
 }
 
 LayerResult<const quant::Layer*> CheckpointReader::layer(std::string_view prefix) const {
@@ -169,6 +188,13 @@ LayerResult<std::vector<std::uint8_t>> CheckpointReader::bytes(const quant::Tens
   const auto expected = count ? checked_mul(*count, dtype_bits(t.entry->dtype)) : std::nullopt;
   if (!expected || *expected % 8 != 0 || t.entry->end < t.entry->begin || t.entry->end - t.entry->begin != *expected / 8)
     return fail(Place::tensor(t.entry->name).text() + ": its data_offsets do not match its shape and dtype");
+  if (!data_) {  // from_memory: the parser held every tensor inside the file
+    const std::uint64_t at = 8 + model_->header_length + t.entry->begin;
+    if (at > memory_.size() || memory_.size() - at < *expected / 8)
+      return fail(Place::tensor(t.entry->name).text() + ": its data lies outside the file");
+    return std::vector<std::uint8_t>(memory_.begin() + static_cast<std::ptrdiff_t>(at),
+                                     memory_.begin() + static_cast<std::ptrdiff_t>(at + *expected / 8));
+  }
   auto b = data_->whole(t);
   if (!b) return io_fail(Place::tensor(t.entry->name).text() + ": cannot read its data: " + b.error());
   return std::move(b).value();

@@ -41,6 +41,8 @@ using LayerResult = Result<T, LayerError>;
 class CheckpointReader {
  public:
   static LayerResult<std::unique_ptr<CheckpointReader>> open(const std::string& path);
+  // A whole file held in memory (the C API's layers), named `name` in errors.
+  static LayerResult<std::unique_ptr<CheckpointReader>> from_memory(std::string name, std::vector<std::uint8_t> file);
 
   CheckpointReader(const CheckpointReader&) = delete;
   CheckpointReader& operator=(const CheckpointReader&) = delete;
@@ -72,7 +74,10 @@ class CheckpointReader {
 
  private:
   CheckpointReader() = default;
+  // The markers read and analysed, once the model is in place.
+  void analyse(std::vector<quant::MarkerBytes> markers);
   std::string path_;
+  std::vector<std::uint8_t> memory_;  // from_memory's file; then data_ is null
   std::unique_ptr<Model> model_;
   std::vector<quant::CheckpointFile> files_;
   std::unique_ptr<quant::TensorTable> table_;
