@@ -31,3 +31,12 @@ target_link_libraries(c_api_int_linear_equiv_test PRIVATE safespec::safespec saf
 safespec_target_options(c_api_int_linear_equiv_test)
 add_test(NAME c_api.int_linears_equal_reference_and_command
          COMMAND c_api_int_linear_equiv_test $<TARGET_FILE:safespec> ${CMAKE_CURRENT_BINARY_DIR}/c_api_int_linear)
+
+# safespec_layer_describe and safespec_dequant_layer, the one entry point
+# keyed by format name, against the command's path on every example layer;
+# it fails when a format of the table has no example the C API reaches
+# (props/c_api_layer_equiv_test.cpp).
+add_executable(c_api_layer_equiv_test ${PROJECT_SOURCE_DIR}/props/c_api_layer_equiv_test.cpp)
+target_link_libraries(c_api_layer_equiv_test PRIVATE safespec::safespec safespec_lib)
+safespec_target_options(c_api_layer_equiv_test)
+add_test(NAME c_api.layers_equal_command COMMAND c_api_layer_equiv_test ${PROJECT_SOURCE_DIR}/corpus/examples/quant)

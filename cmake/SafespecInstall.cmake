@@ -27,6 +27,7 @@ install(TARGETS ${safespec_installed_libs} EXPORT safespecTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library NAMELINK_COMPONENT library
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT library)
 install(FILES ${PROJECT_SOURCE_DIR}/include/safespec/safespec.h ${PROJECT_SOURCE_DIR}/include/safespec/numerics.h
+              ${PROJECT_SOURCE_DIR}/include/safespec/layer.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/safespec COMPONENT library)
 install(TARGETS safespec RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT command)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/corpus/conformance/ DESTINATION ${CMAKE_INSTALL_DATADIR}/safespec/conformance

@@ -304,3 +304,16 @@ TEST_CASE("inspect --values: the sub-byte, fp8 and complex tensors of an example
   CHECK(j.out.find(R"x(,"values":[{"name":"mx.blocks","dtype":"F4","shape":[4,8],"elements":32,"count":4,"truncated":true,"values":[-0.5,0,-0,1]},{"name":"f6","dtype":"F6_E2M3","shape":[2,4],"elements":8,"count":4,"truncated":true,"values":[1.375,-1,2.5,2.5]}],"truncated":null}
 )x") != std::string::npos);
 }
+
+TEST_CASE("inspect: a layer's packing is its own, tile-packed or 6-bit, not only its format's", "[inspect]") {
+  InspectScratch s;
+  const auto packing = [&](const std::string& file) {
+    const Run j = s.run("inspect --json corpus/examples/quant/" + file);
+    const std::size_t at = j.out.find("\"packing\":");
+    return at == std::string::npos ? std::string("none") : j.out.substr(at, j.out.find(',', at) - at);
+  };
+  CHECK(packing("svdquant_w4a4_tilepack.safetensors") == R"("packing":"tile_packed4")");
+  CHECK(packing("svdquant_w4a4_natural.safetensors") == R"("packing":"nibbles")");
+  CHECK(packing("w6a8_valid_for_kitchen_2a6f4ef.safetensors") == R"("packing":"bits6")");
+  CHECK(packing("w4a8_valid.safetensors") == R"("packing":"nibbles")");
+}

@@ -19,6 +19,7 @@ namespace py = pybind11;
 
 void add_check(py::module_& m);
 void add_numerics(py::module_& m);
+void add_layers(py::module_& m);
 void add_compare(py::module_& m);
 void add_conformance(py::module_& m);
 // safespec.Error and its subclasses, and the translator that raises them for

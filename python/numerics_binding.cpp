@@ -1,4 +1,4 @@
-// w4a8_linear(), int8_linear(), w4a4_linear() and dequant(): numpy arrays
+// w4a8_linear(), int8_linear(), w4a4_linear() and w4a8_dequant(): numpy arrays
 // handed to the C API's numerics (include/safespec/numerics.h) without a
 // copy, the result in a new array (or the caller's out=).
 #include <cstring>
@@ -162,68 +162,6 @@ py::object w4a4_linear(const py::array& x, const py::array& weight, const py::ar
   });
 }
 
-safespec_e8m0 e8m0_of(const std::string& s) {
-  if (s == "kitchen") return SAFESPEC_E8M0_KITCHEN;
-  if (s == "ocp") return SAFESPEC_E8M0_OCP;
-  throw py::value_error("e8m0: expected 'kitchen' or 'ocp', found '" + s + "'");
-}
-
-py::array dequant(const std::string& format, const py::array& weight, const OptArray& scale, const OptArray& global_scale,
-                  const OptArray& zeros, std::int64_t group_size_arg, std::int64_t convrot_groupsize_arg, std::int64_t rows_arg, std::int64_t cols_arg,
-                  const std::string& e8m0, const std::string& out_dtype, const OptName& weight_dtype,
-                  const OptName& scale_dtype) {
-  const std::uint64_t group_size = whole_number("group_size", group_size_arg);
-  const std::uint64_t convrot_groupsize = whole_number("convrot_groupsize", convrot_groupsize_arg);
-  const std::uint64_t rows = whole_number("rows", rows_arg);
-  const std::uint64_t cols = whole_number("cols", cols_arg);
-  auto need = [&](const OptArray& a, const char* what) {
-    if (!a) throw py::value_error(format + " needs " + what);
-    return tensor_of(*a, what == std::string("scale") ? scale_dtype : std::nullopt, what);
-  };
-  const safespec_tensor w = tensor_of(weight, weight_dtype, "weight");
-  const safespec_dtype od = dtype_named(out_dtype);
-  // The result's shape as the C API derives it; a wrong one is refused there.
-  uint64_t out_rows = w.rank == 2 ? w.shape[0] : 0, out_cols = w.rank == 2 ? w.shape[1] : 0;
-  const bool packed = format == "convrot_w4a4" || format == "awq_w4a16" || format == "nvfp4";
-  if (packed) out_cols *= 2;
-  if ((format == "nvfp4" || format == "mxfp8") && (rows != 0 || cols != 0)) out_rows = rows, out_cols = cols;
-  py::array out = new_array(od, {static_cast<py::ssize_t>(out_rows), static_cast<py::ssize_t>(out_cols)});
-  safespec_buffer b{out.mutable_data(), static_cast<size_t>(out.nbytes()), od};
-  safespec_error err;
-  safespec_status s;
-  if (format == "float8_e4m3fn" || format == "float8_e5m2") {
-    safespec_tensor c = w;
-    if (!weight_dtype) c.dtype = format == "float8_e5m2" ? SAFESPEC_DTYPE_F8_E5M2 : SAFESPEC_DTYPE_F8_E4M3;
-    const safespec_tensor st = need(scale, "scale");
-    s = safespec_dequant_fp8(&c, &st, &b, &err);
-  } else if (format == "int8_tensorwise") {
-    const safespec_tensor st = need(scale, "scale");
-    s = safespec_dequant_int8(&w, &st, convrot_groupsize, &b, &err);
-  } else if (format == "convrot_w4a4") {
-    const safespec_tensor st = need(scale, "scale");
-    s = safespec_dequant_convrot_w4a4(&w, &st, convrot_groupsize == 0 ? 256 : convrot_groupsize, &b, &err);
-  } else if (format == "nvfp4") {
-    safespec_tensor st = need(scale, "scale");
-    if (!scale_dtype && st.dtype == SAFESPEC_DTYPE_U8) st.dtype = SAFESPEC_DTYPE_F8_E4M3;
-    const safespec_tensor gt = need(global_scale, "global_scale");
-    s = safespec_dequant_nvfp4(&w, &st, &gt, rows, cols, &b, &err);
-  } else if (format == "mxfp8") {
-    safespec_tensor c = w;
-    if (!weight_dtype && c.dtype == SAFESPEC_DTYPE_U8) c.dtype = SAFESPEC_DTYPE_F8_E4M3;
-    const safespec_tensor st = need(scale, "scale");
-    s = safespec_dequant_mxfp8(&c, &st, rows, cols, e8m0_of(e8m0), &b, &err);
-  } else if (format == "awq_w4a16") {
-    const safespec_tensor st = need(scale, "scale");
-    const safespec_tensor zt = need(zeros, "zeros");
-    s = safespec_dequant_awq(&w, &st, &zt, group_size, &b, &err);
-  } else {
-    throw py::value_error("format: expected float8_e4m3fn, float8_e5m2, int8_tensorwise, convrot_w4a4, nvfp4, mxfp8 "
-                          "or awq_w4a16 (asym_w4a8_int8: w4a8_dequant), found '" + format + "'");
-  }
-  raise_unless_ok(s, err);
-  return out;
-}
-
 py::array w4a8_dequant(const py::array& weight, const py::array& s_rel, const py::array& s_channel,
                        const OptArray& codebook, const OptArray& correction, std::int64_t group_size_arg,
                        std::int64_t convrot_groupsize_arg, const OptName& dtype, const OptName& s_rel_dtype) {
@@ -281,12 +219,6 @@ void add_numerics(py::module_& m) {
         "or 'int8'. semantics picks comfy-kitchen's backend: 'cuda' runs linear_dtype as given, 'eager' always the "
         "int4 path. Returns y [M, N] in x's dtype, or (y, {name: intermediate}) with dump=True. Arrays are read in "
         "place; out= as for w4a8_linear. Bad inputs raise safespec.InputError or InputTypeError with the C API's message.");
-  m.def("dequant", &dequant, py::arg("format"), py::arg("weight"), py::arg("scale") = py::none(), py::kw_only(),
-        py::arg("global_scale") = py::none(), py::arg("zeros") = py::none(), py::arg("group_size") = 64,
-        py::arg("convrot_groupsize") = 0, py::arg("rows") = 0, py::arg("cols") = 0, py::arg("e8m0") = "kitchen",
-        py::arg("out_dtype") = "F32", py::arg("weight_dtype") = py::none(), py::arg("scale_dtype") = py::none(),
-        "A stored weight of `format` (the comfy_quant marker's name) dequantized as `safespec dequant` does, in the "
-        "original basis; out_dtype F32, BF16 (returned as uint16 bits) or F16.");
   m.def("w4a8_dequant", &w4a8_dequant, py::arg("weight"), py::arg("s_rel"), py::arg("s_channel"),
         py::arg("codebook") = py::none(), py::arg("correction") = py::none(), py::kw_only(), py::arg("group_size"),
         py::arg("convrot_groupsize"), py::arg("dtype") = py::none(), py::arg("s_rel_dtype") = py::none(),

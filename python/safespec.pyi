@@ -7,7 +7,7 @@ pytest.
 Type stubs for the extension module (python/*.cpp); python/tests/test_stubs.py
 holds them to the module's functions and parameter names."""
 import os
-from typing import Any, Literal, Optional, Sequence, Union, overload
+from typing import Any, Dict, Literal, Mapping, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -130,14 +130,23 @@ def w4a4_linear(x: npt.NDArray[Any], weight: npt.NDArray[Any], weight_scale: npt
     ValueError or TypeError with the C API's message."""
 
 
-def dequant(format: str, weight: npt.NDArray[Any], scale: Optional[npt.NDArray[Any]] = None, *,
-            global_scale: Optional[npt.NDArray[Any]] = None, zeros: Optional[npt.NDArray[Any]] = None,
-            group_size: int = 64, convrot_groupsize: int = 0, rows: int = 0, cols: int = 0,
-            e8m0: Literal["kitchen", "ocp"] = "kitchen", out_dtype: str = "F32", weight_dtype: Optional[str] = None,
-            scale_dtype: Optional[str] = None) -> npt.NDArray[Any]:
-    """A stored weight of `format` (the comfy_quant marker's name)
-    dequantized as `safespec dequant` does, in the original basis; out_dtype
-    F32, BF16 (returned as uint16 bits) or F16."""
+def dequant(format: str, tensors: Mapping[str, npt.NDArray[Any]], marker: Union[Mapping[str, Any], str, None] = None,
+            *, dtypes: Optional[Mapping[str, str]] = None, out_dtype: str = "F32",
+            codebook: Literal["uniform", "frozen"] = "uniform") -> npt.NDArray[Any]:
+    """One layer of `format` (its comfy_quant marker's name) dequantized as
+    `safespec dequant` does for the same layer in a file, in the original
+    basis, after the format's rules (InputError naming the rule). tensors:
+    {suffix: array} as the file names them ('weight', 'weight_scale', ...);
+    marker: the marker's other keys; dtypes: {suffix: dtype} for arrays of
+    bit patterns ('BF16' for uint16, 'F8_E4M3' for uint8); out_dtype F32,
+    BF16 (uint16 bits) or F16 [N, K]."""
+
+
+def layer_info(format: str, tensors: Mapping[str, npt.NDArray[Any]], marker: Union[Mapping[str, Any], str, None] = None,
+               *, dtypes: Optional[Mapping[str, str]] = None) -> Dict[str, Any]:
+    """The layer's format, packing ('plain', 'nibbles', 'bits6',
+    'tile_packed4'), logical rows N and cols K, parameters N * K and
+    stored_bytes, as `safespec inspect` reports them."""
 
 
 def w4a8_dequant(weight: npt.NDArray[Any], s_rel: npt.NDArray[Any], s_channel: npt.NDArray[np.float32],

@@ -27,7 +27,8 @@
  * in a way that breaks source or binary compatibility (a struct gains a field,
  * an enum value is renumbered), and grows when functions are added (102: the
  * int8_tensorwise and convrot_w4a4 linears; 103: safespec_finding_fix; 104:
- * safespec_rules_json and safespec_compare), so
+ * safespec_rules_json and safespec_compare; 105: safespec_layer_describe and
+ * safespec_dequant_layer, any format by its marker name), so
  * `#if SAFESPEC_API_VERSION >=`
  * tests for them; safespec_version() gives the version of the library
  * actually linked, so a program can refuse a mismatch at run time.
@@ -50,7 +51,7 @@ extern "C" {
 #endif
 
 /* The API's version: MAJOR * 10000 + MINOR * 100 + PATCH. */
-#define SAFESPEC_API_VERSION 104
+#define SAFESPEC_API_VERSION 105
 
 typedef enum safespec_status {
   SAFESPEC_OK = 0,
@@ -337,5 +338,7 @@ SAFESPEC_API safespec_status safespec_file_consumer_version(const safespec_repor
 
 /* The W4A8 linear, dequantization and number formats on caller buffers. */
 #include "numerics.h"
+/* One layer of any format, by its marker name: describe and dequantize. */
+#include "layer.h"
 
 #endif /* SAFESPEC_SAFESPEC_H */

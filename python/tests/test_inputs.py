@@ -170,8 +170,8 @@ def test_a_negative_group_size_is_refused_by_name():
     with pytest.raises(safespec.InputError) as e:
         safespec.w4a8_linear(**layer(), group_size=-128, convrot_groupsize=16)
     assert str(e.value) == "group_size: expected a whole number, 0 or more, found -128"
-    with pytest.raises(safespec.InputError, match="^rows: expected a whole number, 0 or more, found -1$"):
-        safespec.dequant("nvfp4", np.zeros((2, 8), np.uint8), rows=-1)
+    with pytest.raises(safespec.InputError, match="^codebook: expected 'uniform' or 'frozen', found 'lut'$"):
+        safespec.dequant("nvfp4", {"weight": np.zeros((2, 8), np.uint8)}, codebook="lut")
 
 
 def test_an_array_of_a_dtype_safespec_does_not_take_is_a_type_error():

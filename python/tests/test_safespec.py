@@ -161,7 +161,8 @@ def test_bf16_passes_as_uint16_bits():
 
 def test_dequant_fp8_and_compare_histogram():
     codes = np.array([[0x38, 0x40], [0xB8, 0x00]], dtype=np.uint8)  # 1, 2, -1, 0
-    w = safespec.dequant("float8_e4m3fn", codes, np.array([0.5], np.float32))
+    w = safespec.dequant("float8_e4m3fn", {"weight": codes, "weight_scale": np.array([0.5], np.float32)},
+                         dtypes={"weight": "F8_E4M3"})
     assert w.tolist() == [[0.5, 1.0], [-0.5, 0.0]]
     off = w.copy()
     off.view(np.uint32)[0, 0] += 3

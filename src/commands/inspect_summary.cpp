@@ -164,7 +164,7 @@ void add_size(const quant::Layer& l, const quant::TensorTable& table, QuantLayer
     return;
   }
   const quant::LayerSize size = quant::layer_size(l, table, *f);
-  q.packing = std::string(quant::packing_name(f->packing));
+  q.packing = std::string(quant::packing_name(quant::layer_packing(*f, l, table)));
   if (size.shape) q.logical_shape.emplace(size.shape.value().n, size.shape.value().k);
   else q.logical_shape_error = size.shape.error();
   q.logical_parameters = size.parameters;

@@ -65,6 +65,8 @@ class CheckpointReader {
 
   const quant::TensorRef* find(const std::string& name) const { return table_->find(name); }
   const std::vector<std::string_view>& tensor_names() const { return table_->names(); }
+  const quant::TensorTable& table() const { return *table_; }
+  const std::vector<quant::Layer>& layers() const { return collected_->layers; }
   // The file's one tensor, or an error naming how many there are.
   LayerResult<const quant::TensorRef*> only_tensor() const;
   // A copy of the tensor's bytes; its size already equals the header's.
