@@ -365,10 +365,21 @@ rc::Gen<QCheckpoint> valid_checkpoint_of(std::vector<Format> formats) {
   throw std::logic_error("not a format set sglang resolves");
 }
 
+namespace {
+
+// The formats ComfyUI registers, from the format table's column.
+std::vector<Format> comfyui_formats() {
+  std::vector<Format> out;
+  for (const safespec::quant::FormatSpec& f : safespec::quant::all_formats())
+    if (f.comfyui_registers) out.push_back(f.format);
+  return out;
+}
+
+}  // namespace
+
 rc::Gen<QCheckpoint> comfy_checkpoint_with(Format f) {
   return rc::gen::exec([f] {
-    const std::vector<Format> all{Format::Fp8E4m3, Format::Fp8E5m2, Format::Nvfp4, Format::Mxfp8,
-                                  Format::Int8,    Format::W4a4,    Format::W4a8,  Format::Awq};
+    const std::vector<Format> all = comfyui_formats();
     std::vector<Format> formats{f};
     const std::size_t more = *inRange<std::size_t>(0, 3);
     for (std::size_t i = 0; i < more; ++i) formats.push_back(*rc::gen::elementOf(all));
@@ -382,8 +393,7 @@ rc::Gen<QCheckpoint> producer_checkpoint_with(Format f) {
 
 rc::Gen<QCheckpoint> comfy_checkpoint() {
   return rc::gen::exec([] {
-    const Format f = *element(Format::Fp8E4m3, Format::Fp8E5m2, Format::Nvfp4, Format::Mxfp8, Format::Int8,
-                              Format::W4a4, Format::W4a8, Format::Awq);
+    const Format f = *rc::gen::elementOf(comfyui_formats());
     return *comfy_checkpoint_with(f);
   });
 }

@@ -119,14 +119,15 @@ Applied marker_conflict(QCheckpoint& c, std::set<std::string>& used) {
                  l->prefix + ".comfy_quant", l->file);
 }
 
-// The required tensors S9.1 names for a format sglang validates, or {}.
+// The required tensors S9.1 names for a format sglang validates, or {}:
+// the format table's required rows, in its order.
 std::vector<std::string> s91_required(Format f) {
-  switch (f) {
-    case Format::Fp8E4m3: case Format::Int8: case Format::W4a4: return {"weight", "weight_scale"};
-    case Format::W4a8: return {"weight", "weight_s_rel", "weight_s_channel"};
-    case Format::Nvfp4: return {"weight", "weight_scale", "weight_scale_2"};
-    default: return {};
-  }
+  const safespec::quant::FormatSpec& spec = safespec::quant::format_spec(f);
+  std::vector<std::string> out;
+  if (!spec.sglang_validates) return out;
+  for (const safespec::quant::FormatTensor& t : spec.tensors)
+    if (t.required) out.emplace_back(t.suffix);
+  return out;
 }
 
 RuleId tensors_rule(Format f) { return safespec::quant::format_spec(f).tensors_rule; }
@@ -241,8 +242,10 @@ Applied format_unknown(QCheckpoint& c, std::set<std::string>& used) {
 Applied sglang_formats_mix(QCheckpoint& c, std::set<std::string>&) {
   strip_global(c);  // S7 would judge the new layer's weight instead
   std::vector<Format> options;
-  for (Format f : {Format::Fp8E4m3, Format::Fp8E5m2, Format::Nvfp4, Format::Mxfp8, Format::Int8, Format::W4a4,
-                   Format::W4a8, Format::Awq}) {
+  // The formats ComfyUI registers (a layer ComfyUI refuses by name is another rule's).
+  for (const safespec::quant::FormatSpec& spec : safespec::quant::all_formats()) {
+    if (!spec.comfyui_registers) continue;
+    const Format f = spec.format;
     auto formats = sglang_formats(c);
     formats.emplace_back(format_name(f));
     std::sort(formats.begin(), formats.end());
