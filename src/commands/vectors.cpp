@@ -4,13 +4,13 @@
 #include <system_error>
 #include <utility>
 
-#include "spec/checked_math.hpp"
-#include "spec/limits.hpp"
 #include "spec/number_formats.hpp"
 #include "spec/numerics/hadamard.hpp"
 #include "spec/numerics/w4a8_reference.hpp"
 #include "src/parse/layer_io.hpp"
 #include "src/commands/linear.hpp"
+#include "src/commands/svdquant_vectors.hpp"
+#include "src/commands/vector_values.hpp"
 #include "src/io/progress.hpp"
 
 namespace safespec {
@@ -20,38 +20,17 @@ using numerics::FloatType;
 
 namespace {
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {  // splitmix64
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // A multiple of 2^-23 in [-1, 1): exact in binary32.
-  float symmetric() { return static_cast<float>(static_cast<std::int32_t>(next() >> 40) - (1 << 23)) * 0x1p-23f; }
-};
-
-std::string text(std::size_t v) { return std::to_string(v); }
-
-std::size_t float_bytes(FloatType t) { return t == FloatType::F32 ? 4 : 2; }
-
-// A tensor of rows × cols values of `bytes` each must stay within what
-// `linear` and `compare` read (kMaxTensorBytes), or the vector could not be
-// replayed.
-std::optional<std::string> too_big(const std::string& what, std::size_t rows, std::size_t cols, std::size_t bytes) {
-  const auto values = checked_mul(rows, cols);
-  const auto total = values ? checked_mul(*values, bytes) : std::nullopt;
-  if (total && *total <= kMaxTensorBytes) return std::nullopt;
-  return what + ": expected at most " + text(kMaxTensorBytes) + " bytes (what linear and compare read), found " +
-         (total ? text(*total) : std::string("more than 2^64")) + " bytes";
-}
+using vector_values::float_bytes;
+using vector_values::Rng;
+using vector_values::text;
+using vector_values::too_big;
 
 std::vector<std::uint8_t> f32_bytes(const std::vector<float>& v) { return encode_floats(FloatType::F32, v); }
 
 }  // namespace
 
 std::optional<std::string> vector_spec_error(const VectorSpec& s) {
+  if (s.format == VectorFormat::Svdquant) return svdquant_vector_error(s);
   const std::pair<const char*, std::size_t> sizes[] = {{"--m", s.m}, {"--n", s.n}, {"--k", s.k}};
   for (const auto& [name, v] : sizes)
     if (v == 0) return std::string(name) + ": expected at least 1, found 0";
@@ -82,6 +61,7 @@ std::optional<std::string> vector_spec_error(const VectorSpec& s) {
 }
 
 Result<WrittenVector, std::string> write_vector(const fs::path& dir, const VectorSpec& s) {
+  if (s.format == VectorFormat::Svdquant) return write_svdquant_vector(dir, s);
   if (auto e = vector_spec_error(s)) return *e;
   Rng rng{s.seed};
   const std::size_t M = s.m, N = s.n, K = s.k, G = s.group_size;
