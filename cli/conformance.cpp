@@ -1,6 +1,6 @@
 // `safespec conformance run|numeric`: hold another implementation to the
-// conformance suite or to the golden W4A8 vectors. The work is in
-// conformance/ (the runner; safespec_generate writes the suite).
+// conformance suite or to the golden vectors (W4A8, W6A8, svdquant_w4a4).
+// The work is in conformance/ (the runner; safespec_generate writes the suite).
 
 #include <signal.h>
 #include <unistd.h>
@@ -135,7 +135,9 @@ Command register_conformance(CLI::App& app) {
 
   a->num_req.jobs = online_cpus();
   CLI::App* numeric = top->add_subcommand(
-      "numeric", "Run an implementation of the W4A8 linear over the golden vectors and compare its outputs");
+      "numeric",
+      "Run an implementation of a quantized linear (W4A8, W6A8, svdquant_w4a4) over the golden vectors and compare its "
+      "outputs");
   numeric->add_option("--impl", a->num_req.impl,
                       "the command, with {checkpoint} {layer} {input} {output} (absolute paths; layer: the vector's marked layer), "
                       "split and run as for `run`")

@@ -91,7 +91,9 @@ TEST_CASE("linear (issue 4, golden vectors): every committed y is reproduced bit
       ++checked;
     }
   }
-  CHECK(checked == 18 + 8);  // every vector's eager output, and cuda for the 8 with C = 256
+  // every vector's eager output (18 W4A8, 9 W6A8, 6 svdquant_w4a4), and cuda
+  // for the 8 + 3 W4A8 and W6A8 ones with C = 256
+  CHECK(checked == 33 + 11);
 }
 
 TEST_CASE("linear --dump (issue 4): every intermediate of the cuda path, and the eager correction path's", "[cli]") {
