@@ -176,7 +176,10 @@ py::array w4a8_dequant(const py::array& weight, const py::array& s_rel, const py
   l.group_size = group_size;
   l.convrot_groupsize = convrot_groupsize;
   const py::ssize_t n = l.weight.rank == 2 ? static_cast<py::ssize_t>(l.weight.shape[0]) : 0;
-  const py::ssize_t k = l.weight.rank == 2 ? 2 * static_cast<py::ssize_t>(l.weight.shape[1]) : 0;
+  // K is the scale grid's, groups * G, for 4-bit and 6-bit storage alike;
+  // a weight that disagrees with it is refused by the C API.
+  py::ssize_t k = l.weight.rank == 2 ? 2 * static_cast<py::ssize_t>(l.weight.shape[1]) : 0;
+  if (l.s_rel.rank == 2 && group_size != 0) k = static_cast<py::ssize_t>(l.s_rel.shape[1] * group_size);
   py::array out = new_array(SAFESPEC_DTYPE_F32, {n, k});
   safespec_buffer b{out.mutable_data(), static_cast<size_t>(out.nbytes()), SAFESPEC_DTYPE_F32};
   safespec_error err;

@@ -95,7 +95,9 @@ typedef struct safespec_error {
 /* --- The W4A8 linear (asym_w4a8_int8) ----------------------------------- */
 
 /* One layer as comfy-kitchen receives it. N and K come from weight:
- * [N, K/2] bytes, I8 or U8, the low nibble column 2j. Shapes: s_rel
+ * [N, K/2] bytes, I8 or U8, the low nibble column 2j; or 6-bit storage
+ * (W6A8) [N, 3K/4], K = s_rel's columns * group_size, as comfy-kitchen
+ * 2a6f4ef infers it (no codebook or correction at 6 bits). Shapes: s_rel
  * [N, K/G] (F8_E4M3, U8 read as E4M3, or F32); s_channel [N] F32; codebook
  * [16] F32 or absent; correction [K/G, N] (F32, BF16, F16) or absent; bias
  * [N] (F32, BF16, F16) or absent. */

@@ -90,3 +90,17 @@ def test_refusals_name_the_rule_or_the_argument():
         safespec.layer_info("float8_e4m3fn", tensors, 3, dtypes=dtypes)
     with pytest.raises(safespec.InputError, match="^dtypes: expected a suffix of one of the tensors, found 'bias'$"):
         safespec.layer_info("float8_e4m3fn", tensors, dtypes={**dtypes, "bias": "F32"})
+
+
+def test_w4a8_dequant_reads_six_bit_storage_as_dequant_does():
+    path = QUANT / "w6a8_valid_for_kitchen_2a6f4ef.safetensors"
+    layer = inspect_layer(path)
+    tensors, dtypes, marker = read_layer(path, layer["prefix"])
+    keys = json.loads(marker)
+    group_size = keys.get("group_size", keys.get("params", {}).get("group_size", 16))
+    convrot = keys.get("convrot_groupsize", keys.get("params", {}).get("convrot_groupsize", 256))
+    w = safespec.w4a8_dequant(tensors["weight"], tensors["weight_s_rel"], tensors["weight_s_channel"],
+                              group_size=group_size, convrot_groupsize=convrot,
+                              s_rel_dtype=dtypes["weight_s_rel"] if dtypes["weight_s_rel"] == "F8_E4M3" else None)
+    assert w.shape == tuple(layer["logical_shape"]) and layer["packing"] == "bits6"
+    assert w.tobytes() == safespec.dequant("asym_w4a8_int8", tensors, marker, dtypes=dtypes).tobytes()

@@ -1,11 +1,14 @@
 #include "src/c_api/numerics_support.hpp"
 
+#include "spec/quant/w4a8_geometry.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "spec/checked_math.hpp"
 #include "spec/number_formats.hpp"
+#include "spec/quant/w4a8_geometry.hpp"
 #include "spec/rule_catalogue.hpp"
 
 namespace safespec::c_api {
@@ -169,7 +172,10 @@ ApiResult<numerics::W4a8Layer> read_w4a8_layer(const safespec_w4a8_layer* l) {
     if (!s) return s.error();
   if (auto s = expect_rank(l->weight, "weight [N, K/2]", 2); !s) return s.error();
   const std::uint64_t n = l->weight.shape[0];
-  const auto k = checked_mul(l->weight.shape[1], 2);
+  // A weight 3K/4 wide is 6-bit storage, K from the scale grid, as the
+  // checkpoint reader reads it (spec/quant/w4a8_geometry.hpp).
+  const auto k6 = quant::six_bit_k(shape_of(l->weight), shape_of(l->s_rel), l->group_size);
+  const auto k = k6 ? k6 : checked_mul(l->weight.shape[1], 2);
   if (!k) return invalid_input("weight: K = 2 * packed columns overflows 64 bits");
   // validate() names G < 4 with its rule; here only the division needs G > 0.
   const std::uint64_t groups = l->group_size == 0 ? 0 : *k / l->group_size;
@@ -187,6 +193,7 @@ ApiResult<numerics::W4a8Layer> read_w4a8_layer(const safespec_w4a8_layer* l) {
   numerics::W4a8Layer out;
   out.n = static_cast<std::size_t>(n);
   out.k = static_cast<std::size_t>(*k);
+  out.bits = k6 ? 6 : 4;
   out.group_size = static_cast<std::size_t>(l->group_size);
   out.convrot_groupsize = static_cast<std::size_t>(l->convrot_groupsize);
   const std::span<const std::uint8_t> w = bytes_of(l->weight);
