@@ -1,8 +1,8 @@
 #include "src/parse/marker_reader.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
-
 
 namespace safespec {
 
@@ -46,16 +46,22 @@ bool has_marker_tensor(const Model& model) {
   return std::any_of(model.header.tensors.begin(), model.header.tensors.end(), is_marker);
 }
 
-Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& file, const Model& model) {
+namespace {
+
+// The markers within the budget and inside the file, each read by `read_at`
+// (a file's reads, or a copy out of memory).
+template <class ReadAt>
+Result<std::vector<quant::MarkerBytes>, IoError> collect_markers(const Model& model, std::uint64_t file_size,
+                                                                 const ReadAt& read_at) {
   std::vector<quant::MarkerBytes> out;
   std::uint64_t large = 0;
   for (const TensorEntry* t : marker_entries(model)) {
     quant::MarkerBytes mb{t->name.str(), false, {}};
     auto span = marker_span(model, *t);
     if (!within_budget(span, large)) span.reset();
-    if (span && span->offset + span->size <= file.size()) {
+    if (span && span->offset <= file_size && span->size <= file_size - span->offset) {
       mb.bytes.assign(span->size, '\0');
-      auto r = file.read_at(span->offset, std::span(reinterpret_cast<std::uint8_t*>(mb.bytes.data()), mb.bytes.size()));
+      Result<Unit, IoError> r = read_at(span->offset, std::span(reinterpret_cast<std::uint8_t*>(mb.bytes.data()), mb.bytes.size()));
       if (!r) return r.error();
       mb.read = true;
     }
@@ -64,20 +70,20 @@ Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& fi
   return out;
 }
 
+}  // namespace
+
+Result<std::vector<quant::MarkerBytes>, IoError> read_markers(const ByteFile& file, const Model& model) {
+  return collect_markers(model, file.size(), [&](std::uint64_t offset, std::span<std::uint8_t> out) {
+    return file.read_at(offset, out);
+  });
+}
+
 std::vector<quant::MarkerBytes> read_markers(std::span<const std::uint8_t> file, const Model& model) {
-  std::vector<quant::MarkerBytes> out;
-  std::uint64_t large = 0;
-  for (const TensorEntry* t : marker_entries(model)) {
-    quant::MarkerBytes mb{t->name.str(), false, {}};
-    auto span = marker_span(model, *t);
-    if (!within_budget(span, large)) span.reset();
-    if (span && span->offset <= file.size() && span->size <= file.size() - span->offset) {
-      mb.bytes.assign(reinterpret_cast<const char*>(file.data() + span->offset), span->size);
-      mb.read = true;
-    }
-    out.push_back(std::move(mb));
-  }
-  return out;
+  auto markers = collect_markers(model, file.size(), [&](std::uint64_t offset, std::span<std::uint8_t> out) {
+    if (!out.empty()) std::memcpy(out.data(), file.data() + offset, out.size());  // inside the file: checked above
+    return Result<Unit, IoError>(Unit{});
+  });
+  return std::move(markers).value();  // a copy out of memory cannot fail
 }
 
 }  // namespace safespec
