@@ -96,11 +96,12 @@ QLayer int8_layer(Int8Role role) {
   QLayer l;
   l.format = Format::Int8;
   l.n = *inRange<std::uint64_t>(1, 33);
-  std::uint64_t c = 256;
+  const auto c_default = static_cast<std::uint64_t>(safespec::quant::marker_defaults(Format::Int8).convrot_groupsize);
+  std::uint64_t c = c_default;
   const bool convrot = role == Int8Role::Convrot || (role == Int8Role::Plain && coin(50));
   if (convrot) {
     c = *element<std::uint64_t>(16, 64, 256);
-    if (role == Int8Role::Plain) c = 256;
+    if (role == Int8Role::Plain) c = c_default;
     l.k = c * *inRange<std::uint64_t>(1, c == 256 ? 3 : 5);
   } else {
     l.k = 16 * *inRange<std::uint64_t>(1, 7);
@@ -131,7 +132,9 @@ QLayer w4a4_layer() {
   l.tensors.push_back(T(p, "weight", Dtype::I8, {l.n, l.k / 2}));
   l.tensors.push_back(T(p, "weight_scale", Dtype::F32, {l.n}));
   l.marker.push_back({"format", quoted("convrot_w4a4")});
-  if (c != 256 || coin(50)) l.marker.push_back({"convrot_groupsize", json_int(static_cast<std::int64_t>(c))});
+  const std::int64_t c_default = safespec::quant::marker_defaults(Format::W4a4).convrot_groupsize;
+  if (static_cast<std::int64_t>(c) != c_default || coin(50))
+    l.marker.push_back({"convrot_groupsize", json_int(static_cast<std::int64_t>(c))});
   if (coin(40)) l.marker.push_back({"linear_dtype", quoted(coin(50) ? "int4" : "int8")});
   return l;
 }
@@ -159,7 +162,9 @@ QLayer w4a8_layer(Validity v) {
     l.tensors.push_back(T(p, "weight_correction", corr, {l.k / g, l.n}));
   }
   l.marker.push_back({"format", quoted("asym_w4a8_int8")});
-  if (g != 16 || coin(50)) l.marker.push_back({"group_size", json_int(static_cast<std::int64_t>(g))});
+  const std::int64_t g_default = safespec::quant::marker_defaults(Format::W4a8).group_size;
+  if (static_cast<std::int64_t>(g) != g_default || coin(50))
+    l.marker.push_back({"group_size", json_int(static_cast<std::int64_t>(g))});
   if (coin(50)) l.marker.push_back({"convrot_groupsize", "256"});
   if (all || coin(30)) l.marker.push_back({"convrot", "true"});
   return l;

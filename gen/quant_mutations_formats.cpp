@@ -263,7 +263,7 @@ Applied k_int32(QCheckpoint& c, std::set<std::string>& used) {
 
 std::string w4a4_c(const QLayer& l) {
   const std::string* c = marker_get(l.marker, "convrot_groupsize");
-  return c ? *c : "256";
+  return c ? *c : std::to_string(safespec::quant::marker_defaults(Format::W4a4).convrot_groupsize);
 }
 
 Applied w4a4_tensors(QCheckpoint& c, std::set<std::string>& used) {
@@ -326,7 +326,7 @@ Applied w4a4_linear_dtype(QCheckpoint& c, std::set<std::string>& used) {
 
 std::uint64_t w4a8_g(const QLayer& l) {
   const std::string* g = marker_get(l.marker, "group_size");
-  return g ? std::stoull(*g) : 16;
+  return g ? std::stoull(*g) : static_cast<std::uint64_t>(safespec::quant::marker_defaults(Format::W4a8).group_size);
 }
 
 // A new group size g: s_rel and the correction follow K // g.
@@ -457,9 +457,10 @@ Applied w4a8_k(QCheckpoint& c, std::set<std::string>& used) {
   if (g == 48 && l->k % 48 == 0) g = 12;
   w4a8_regroup(*l, g, std::to_string(g));
   const std::string* cs = marker_get(l->marker, "convrot_groupsize");
+  const std::string conv = cs ? *cs : std::to_string(safespec::quant::marker_defaults(Format::W4a8).convrot_groupsize);
   Applied a = rejects("group_size " + std::to_string(g) + " on " + l->prefix, kS135,
                       {{"prefix!r", repr(l->prefix)}, {"layer.input_size", std::to_string(l->k)},
-                       {"group_size", std::to_string(g)}, {"convrot_group_size", cs ? *cs : "256"}},
+                       {"group_size", std::to_string(g)}, {"convrot_group_size", conv}},
                       Stage::Method, l->prefix);
   return a;
 }

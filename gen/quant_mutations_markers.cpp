@@ -312,13 +312,15 @@ Applied key_int(QCheckpoint& c, std::set<std::string>& used) {
 Applied params_nested(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::W4a8);
   if (!l) return {};
-  // Values equal to sglang's defaults (16, 256): only where they sit differs.
-  std::string params = "{\"convrot_groupsize\": 256";
+  // Values equal to sglang's defaults (the row's): only where they sit differs.
+  const safespec::quant::MarkerDefaults& d = safespec::quant::marker_defaults(Format::W4a8);
+  const std::string g_default = std::to_string(d.group_size);
+  std::string params = "{\"convrot_groupsize\": " + std::to_string(d.convrot_groupsize);
   marker_erase(l->marker, "convrot_groupsize");
   const std::string* g = marker_get(l->marker, "group_size");
-  if ((!g || *g == "16") && *rc::gen::arbitrary<bool>()) {
+  if ((!g || *g == g_default) && *rc::gen::arbitrary<bool>()) {
     marker_erase(l->marker, "group_size");
-    params += ", \"group_size\": 16";
+    params += ", \"group_size\": " + g_default;
   }
   marker_set(l->marker, "params", params + "}");
   return accepts("keys only in params on " + l->prefix);

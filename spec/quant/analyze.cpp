@@ -83,8 +83,10 @@ void check_params(const Layer& l, Sink& out) {
     // sglang computes with its default instead: a mis-load when the nested
     // value differs from it. A nested convrot is refused outright where sglang
     // needs it (CQ-W4A8-CONVROT, CQ-INT8-CONVROT), so it needs no verdict here.
-    const py::Value fallback = key == "group_size" ? py::Value(16)
-                               : key == "convrot_groupsize" ? py::Value(256)
+    // sglang's defaults for these keys are its W4A8 config's (W4A4's C is the same).
+    const MarkerDefaults& sg = marker_defaults(QuantFormat::W4a8);
+    const py::Value fallback = key == "group_size" ? py::Value(sg.group_size)
+                               : key == "convrot_groupsize" ? py::Value(sg.convrot_groupsize)
                                : key == "linear_dtype" ? py::Value("int4")
                                                        : py::Value(*nested);
     std::vector<Verdict> v;

@@ -25,9 +25,10 @@ namespace {
 
 
 constexpr std::uint32_t kCuStepInt = 3, kCuStepCast = 4;
-constexpr std::int64_t kGroupSizeDefault = 64;
 
-Result<py::Value, py::PyException> group_size(const Layer& l) { return int_of(*l.marker, "group_size", kGroupSizeDefault); }
+Result<py::Value, py::PyException> group_size(const Layer& l) {
+  return int_of(*l.marker, "group_size", marker_defaults(QuantFormat::Awq).group_size);
+}
 
 void tensors_rule(const LayerCheck& c) {
   std::vector<Verdict> comfy;

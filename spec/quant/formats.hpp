@@ -36,6 +36,17 @@ struct FormatTensor {
   // layers; rank 0 is a scalar.
   std::size_t rank;
   std::uint64_t example[2];
+  // The dtypes the numerics reader (src/parse/layer_readers.cpp) takes it in, in
+  // the order its refusal names them; empty for a tensor it does not read.
+  std::span<const Dtype> accepts = {};
+};
+
+// What int(marker.get(key, default)) gives a layer whose marker lacks the
+// key: ComfyUI's default, and sglang's where sglang reads the key with one;
+// 0 where the format reads no such key.
+struct MarkerDefaults {
+  std::int64_t group_size = 0;
+  std::int64_t convrot_groupsize = 0;
 };
 
 // How a format's weight tensor holds its values, which turns the stored
@@ -74,6 +85,7 @@ struct FormatSpec {
   bool sglang_validates;  // phase 3 (S9.0) checks the layer's tensors
   RuleId tensors_rule;    // the format's "required tensors missing" rule
   WeightPacking packing;  // how the weight's stored shape gives [N, K]
+  MarkerDefaults defaults;
   // The format's rules over the header (one call per layer) and over tensor
   // values (--data); data is null for a format without value rules.
   void (*header_rules)(const LayerCheck&);
@@ -90,6 +102,9 @@ const FormatSpec& format_spec(QuantFormat f);
 // The row whose name is `name`, exactly; null for a format no consumer knows.
 const FormatSpec* find_format(std::string_view name);
 inline std::string_view format_name(QuantFormat f) { return format_spec(f).name; }
+inline const MarkerDefaults& marker_defaults(QuantFormat f) { return format_spec(f).defaults; }
+// The row's tensor of that suffix; null when the format has none.
+const FormatTensor* find_tensor(const FormatSpec& f, std::string_view suffix);
 // The packing of one layer's weight: the row's packing_of, else its packing.
 WeightPacking layer_packing(const FormatSpec& f, const Layer& l, const TensorTable& t);
 

@@ -39,7 +39,6 @@ namespace {
 
 
 constexpr std::uint32_t kCuStepInt = 3, kCuStepCast = 4;
-constexpr std::int64_t kComfyGroupsizeDefault = 256;
 
 // The logical (N, K) of a 2-D weight.
 struct Dims {
@@ -50,14 +49,15 @@ std::optional<Dims> dims(const TensorRef* weight) {
   return Dims{weight->entry->shape[0], weight->entry->shape[1]};
 }
 
-// ComfyUI's convrot_groupsize: int(top-level, else params, else 256), read
-// only when convrot is truthy (CU ops.py:1191-1198). nullopt when convrot is
-// off; the int() exception otherwise.
+// ComfyUI's convrot_groupsize: int(top-level, else params, else the row's
+// default), read only when convrot is truthy (CU ops.py:1191-1198). nullopt
+// when convrot is off; the int() exception otherwise.
 std::optional<Result<py::Value, py::PyException>> comfy_groupsize(const Layer& l) {
   const py::Value* convrot = comfy_get(*l.marker, "convrot");
   if (!convrot || !truthy(*convrot)) return std::nullopt;
   const py::Value* v = comfy_get(*l.marker, "convrot_groupsize");
-  if (!v) return py::py_int(py::Value(kComfyGroupsizeDefault));  // one construction path keeps GCC -O1 quiet
+  // One construction path keeps GCC -O1 quiet.
+  if (!v) return py::py_int(py::Value(marker_defaults(QuantFormat::Int8).convrot_groupsize));
   return py::py_int(*v);
 }
 

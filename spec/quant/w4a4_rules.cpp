@@ -44,7 +44,7 @@ struct Ctx : LayerCheck {
   const TensorRef* w;
   const TensorRef* scale;
   std::optional<u128> k;  // 2 * weight_shape[1] for a 2-D weight
-  Result<py::Value, py::PyException> sg_c;  // S9.4 step 3: int(marker.get("convrot_groupsize", 256))
+  Result<py::Value, py::PyException> sg_c;  // S9.4 step 3: int(marker.get("convrot_groupsize", default))
   std::optional<Num> c;                      // sglang's int (nullopt when int() raised)
   std::optional<Num> cu_c;                   // ComfyUI's value, when int or bool
   bool cu_params;                            // ComfyUI gets to C13 (weight and weight_scale present)
@@ -54,8 +54,8 @@ struct Ctx : LayerCheck {
       : LayerCheck(base),
         w(weight()),
         scale(tensor("weight_scale")),
-        sg_c(int_of(*l.marker, "convrot_groupsize", 256)),
-        cu_c(comfy_num(*l.marker, "convrot_groupsize", 256)),
+        sg_c(int_of(*l.marker, "convrot_groupsize", format.defaults.convrot_groupsize)),
+        cu_c(comfy_num(*l.marker, "convrot_groupsize", format.defaults.convrot_groupsize)),
         cu_params(w && scale),
         sg_config(l.sglang_config == format.sglang_config) {
     if (w && w->entry->shape.size() == 2) k = static_cast<u128>(w->entry->shape[1]) * 2;

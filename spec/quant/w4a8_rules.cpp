@@ -100,10 +100,10 @@ struct Ctx : LayerCheck {
         s_ch(tensor("weight_s_channel")),
         codebook(tensor("weight_codebook")),
         correction(tensor("weight_correction")),
-        sg_g(int_of(*l.marker, "group_size", 16)),
-        sg_c(int_of(*l.marker, "convrot_groupsize", 256)),
-        cu_g(comfy_num(*l.marker, "group_size", 16)),
-        cu_c(comfy_num(*l.marker, "convrot_groupsize", 256)),
+        sg_g(int_of(*l.marker, "group_size", format.defaults.group_size)),
+        sg_c(int_of(*l.marker, "convrot_groupsize", format.defaults.convrot_groupsize)),
+        cu_g(comfy_num(*l.marker, "group_size", format.defaults.group_size)),
+        cu_c(comfy_num(*l.marker, "convrot_groupsize", format.defaults.convrot_groupsize)),
         cu_params(w && s_rel),
         sg_config(l.sglang_config == format.sglang_config) {
     if (w && w->entry->shape.size() == 2) d = Dims{w->entry->shape[0], static_cast<u128>(w->entry->shape[1]) * 2};

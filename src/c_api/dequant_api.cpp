@@ -1,6 +1,6 @@
 // The C API's dequantization of the formats other than W4A8
 // (include/safespec/numerics.h): each operand checked as `safespec dequant`'s
-// reader (src/parse/layer_io.cpp) checks the checkpoint tensor it stands for, then
+// reader (src/parse/layer_readers.cpp) checks the checkpoint tensor it stands for, then
 // the fast paths of src/numerics/dequant_fast.hpp, which `safespec dequant`
 // runs too: bit-identical to spec/numerics/dequant.hpp's references, errors
 // included (props/prop_dequant_fast_test.cpp).

@@ -1,6 +1,6 @@
 // The C API's int8_tensorwise and convrot_w4a4 linears
 // (include/safespec/numerics.h): each operand checked as `safespec linear`'s
-// readers (src/parse/layer_io.cpp: read_int8, read_w4a4, read_bias) check the
+// readers (src/parse/layer_readers.cpp: read_int8, read_w4a4, read_bias) check the
 // checkpoint tensor it stands for, then the very reference `linear_int` in
 // src/commands/linear_paths.cpp calls (spec/numerics/int_linear.hpp), with the same
 // device, backend and intermediates, so the two give the same bits.

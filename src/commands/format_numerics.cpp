@@ -13,11 +13,7 @@ namespace safespec {
 namespace {
 
 // The reference refusing the layer's values: the layer's own invariant (exit 1).
-LayerError refusal(const quant::Layer& l, const Error& e) {
-  return LayerError{"layer " + quote_name(l.prefix) + " refused: " + std::string(rule_name(e.rule)) + " at " +
-                        e.where.text() + ": " + e.message,
-                    true};
-}
+LayerError refusal(const quant::Layer& l, const Error& e) { return values_refused(l.prefix, e); }
 
 template <class Stored>
 using StoredReader = LayerResult<Stored> (*)(const CheckpointReader&, const quant::Layer&);
@@ -94,9 +90,8 @@ LayerResult<numerics::W4a8Layer> read_w4a8_for(const CheckpointReader& c, const 
   auto w = read_w4a8(c, l);
   if (!o.frozen_codebook || !w || w.value().codebook) return w;
   if (w.value().bits == 6)
-    return LayerError{Place::layer(l.prefix).text() +
-                          ": --codebook frozen: a 6-bit layer decodes uniform codes (code - 32) and takes no codebook",
-                      false};
+    return not_read_at(Place::layer(l.prefix),
+                       "--codebook frozen: a 6-bit layer decodes uniform codes (code - 32) and takes no codebook");
   w.value().codebook = numerics::kW4a8FrozenCodebook;
   return w;
 }

@@ -16,11 +16,7 @@ CommandOutcome outcome_of(const LayerError& e) {
   return {e.refused ? kExitFindings : kExitUsage, "", "safespec: " + e.message + "\n"};
 }
 
-CommandOutcome refused(const std::string& layer, const Error& e) {
-  return {kExitFindings, "",
-          "safespec: layer " + quote_name(layer) + " refused: " + std::string(rule_name(e.rule)) + " at " + e.where.text() + ": " +
-              e.message + "\n"};
-}
+CommandOutcome refused(const std::string& layer, const Error& e) { return outcome_of(values_refused(layer, e)); }
 
 std::string dims(std::uint64_t a, std::uint64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; }
 
@@ -31,23 +27,22 @@ namespace {
 LayerResult<LinearInput> read_npy_input(const std::string& path, const std::string& tensor,
                                   std::optional<FloatType> declared) {
   if (!tensor.empty())
-    return LayerError{path + ": --input-tensor names a tensor of a safetensors file; an .npy file holds one array", false};
+    return not_read(path, "--input-tensor names a tensor of a safetensors file; an .npy file holds one array");
   auto a = read_npy_file(path);
-  if (!a) return LayerError{a.error(), false};
+  if (!a) return not_read(a.error());  // read_npy_file names the file
   const NpyType type = a.value().type;
   FloatType t = type == NpyType::F32 ? FloatType::F32 : FloatType::F16;
   if (type == NpyType::U16) {
     if (declared != FloatType::BF16)
-      return LayerError{path + ": '<u2' holds 16-bit patterns: .npy has no bfloat16; pass --input-dtype BF16 to read "
-                               "them as bf16", false};
+      return not_read(path,
+                      "'<u2' holds 16-bit patterns: .npy has no bfloat16; pass --input-dtype BF16 to read them as bf16");
     t = FloatType::BF16;
   } else if (declared && *declared != t) {
-    return LayerError{path + ": expected an array of " + std::string(numerics::name(*declared)) + " (--input-dtype), found '" +
-                          std::string(npy_descr(type)) + "'", false};
+    return not_read(path, "expected an array of " + std::string(numerics::name(*declared)) + " (--input-dtype), found '" +
+                              std::string(npy_descr(type)) + "'");
   }
   if (a.value().shape.size() != 2)
-    return LayerError{path + ": expected a 2-D array [M, K], found " + std::to_string(a.value().shape.size()) +
-                          " dimensions", false};
+    return not_read(path, "expected a 2-D array [M, K], found " + std::to_string(a.value().shape.size()) + " dimensions");
   return LinearInput{t, a.value().shape[0], a.value().shape[1], decode_floats(t, a.value().data)};
 }
 
@@ -59,28 +54,28 @@ NamedTensor float_tensor(std::string name, FloatType t, std::vector<std::uint64_
 
 LayerResult<LinearInput> read_linear_input(const std::string& path, const std::string& tensor, std::optional<FloatType> declared) {
   if (is_npy_path(path)) return read_npy_input(path, tensor, declared);
-  if (declared) return LayerError{path + ": --input-dtype is for .npy inputs; a safetensors tensor names its dtype", false};
+  if (declared) return not_read(path, "--input-dtype is for .npy inputs; a safetensors tensor names its dtype");
   auto c = CheckpointReader::open(path);
-  if (!c) return LayerError{c.error().message, false};
+  if (!c) return input_error(c.error());
   const CheckpointReader& r = *c.value();
   const quant::TensorRef* ref = nullptr;
   if (!tensor.empty()) {
     ref = r.find(tensor);
-    if (!ref) return LayerError{path + ": no tensor " + quote_name(tensor), false};
+    if (!ref) return not_read(path, "no tensor " + quote_name(tensor), Place::tensor(tensor));
   } else {
     auto loaded = r.only_tensor();
-    if (!loaded) return LayerError{path + ": " + loaded.error().message, false};
+    if (!loaded) return input_error(loaded.error(), path);
     ref = loaded.value();
   }
   const TensorEntry& e = *ref->entry;
   const auto t = float_type_of(e.dtype);
-  if (!t) return LayerError{path + ": " + Place::tensor(e.name).text() + ": expected dtype F32, BF16 or F16, found " +
-                                std::string(dtype_name(e.dtype)), false};
+  const Place at = Place::tensor(e.name);
+  if (!t) return input_error(not_read_at(at, "expected dtype F32, BF16 or F16, found " + std::string(dtype_name(e.dtype))), path);
   if (e.shape.size() != 2)
-    return LayerError{path + ": " + Place::tensor(e.name).text() + ": expected a 2-D tensor [M, K], found " +
-                          std::to_string(e.shape.size()) + " dimensions", false};
+    return input_error(not_read_at(at, "expected a 2-D tensor [M, K], found " + std::to_string(e.shape.size()) + " dimensions"),
+                       path);
   auto b = r.bytes(*ref);
-  if (!b) return LayerError{path + ": " + b.error().message, false};
+  if (!b) return input_error(b.error(), path);
   return LinearInput{*t, e.shape[0], e.shape[1], decode_floats(*t, b.value())};
 }
 

@@ -1,7 +1,9 @@
 // Reading one marked layer of a checkpoint into the numeric reference's
 // structs (spec/numerics/): the marker through the quantized-layer analysis
 // (spec/quant/), the tensors by bounded reads (src/io/tensor_data.hpp), every
-// dtype and size checked before a value is decoded. Errors are data.
+// dtype (the format row's accepts column) and size checked before a value is
+// decoded (the readers are in layer_readers.cpp). Errors are data: a rule and
+// a place as well as the text.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "spec/model.hpp"
+#include "spec/place.hpp"
+#include "spec/rule_id.hpp"
 #include "spec/numerics/dequant.hpp"
 #include "spec/numerics/float_type.hpp"
 #include "spec/numerics/int_linear.hpp"
@@ -25,13 +29,41 @@
 namespace safespec {
 
 // Why a layer could not be read. `refused`: the layer fails one of its
-// format's invariants (the analysis's finding, or the reader's own marker,
-// dtype or shape check; exit 1); otherwise the files could not be read or
-// the request names what is not there (exit 2).
+// format's invariants (the analysis's finding, the reference's refusal, or the
+// reader's own marker, dtype or shape check; exit 1); otherwise the files
+// could not be read or the request names what is not there (exit 2).
+// `rule`: the rule that decides it, where one does; `where`: the tensor or
+// layer at fault (a place in the file for a parse error), empty for a
+// whole-file I/O problem. `message` is the whole readable text; the functions
+// below build all four, so the text always says what the fields hold.
 struct LayerError {
   std::string message;
   bool refused = false;
+  std::optional<RuleId> rule = std::nullopt;
+  Place where = {};
 };
+
+// The reader's own check fails at `where`: "PLACE: detail" (refused).
+LayerError layer_invalid(Place where, std::string_view detail, std::optional<RuleId> rule = std::nullopt);
+// A tensor the reader needs is not there: "expected a tensor 'NAME', found
+// none" (refused); `rule`: the format's tensors_rule when the row requires it.
+LayerError tensor_missing(std::string_view name, std::optional<RuleId> rule);
+// The analysis or the parser finds the layer or the file breaking `rule`:
+// "FILE: RULE at PLACE: detail" (refused).
+LayerError rule_broken(std::string_view file, RuleId rule, Place where, std::string_view detail);
+// The numeric reference refuses the layer's values: "layer 'P' refused: RULE
+// at ARGUMENT: detail" (refused); the error's place is the layer P.
+LayerError values_refused(std::string_view layer, const Error& e);
+// The file cannot be read, or the request names what it does not hold:
+// "FILE: detail" (exit 2); `where` is what is not there, if anything.
+LayerError not_read(std::string_view file, std::string_view detail, Place where = {});
+// The same where the text names no file, or another reader's text names it.
+LayerError not_read(std::string_view message);
+// A tensor or layer cannot be read or used as asked: "PLACE: detail" (exit 2).
+LayerError not_read_at(Place where, std::string_view detail);
+// `e` about a file read as an input rather than as the layer (exit 2), its
+// text named by `file` when given and not named already.
+LayerError input_error(LayerError e, std::string_view file = {});
 
 template <class T>
 using LayerResult = Result<T, LayerError>;
@@ -88,9 +120,10 @@ class CheckpointReader {
   std::unique_ptr<FileTensorData> data_;
 };
 
-// group_size (default 16) and convrot_groupsize (default 256), ComfyUI's
-// lookup (top level, then "params") with Python int().
-LayerResult<std::uint64_t> marker_uint(const quant::Layer& l, std::string_view key, std::uint64_t fallback);
+// group_size or convrot_groupsize, ComfyUI's lookup (top level, then
+// "params") with Python int(); `fallback` when absent (the format row's
+// defaults).
+LayerResult<std::uint64_t> marker_uint(const quant::Layer& l, std::string_view key, std::int64_t fallback);
 
 // asym_w4a8_int8 (L16): weight I8/U8 [N, K/2]; s_rel F8_E4M3, U8 (viewed as
 // E4M3) or F32 [N, K/G]; s_channel F32 [N]; optional codebook F32 [16],
