@@ -34,18 +34,12 @@ std::string format_list() {
   return out;
 }
 
-// A refusal of the reader or the rules; the rule id is the message's first
-// word when a rule decided it ("CQ-... at ...: ...").
+// A refusal of the reader or the rules (with the rule that decided it, when
+// one did), or a request the layer cannot answer.
 ApiError layer_error(const LayerError& e) {
   if (!e.refused) return invalid_argument(e.message);
   ApiError out = invalid_input(e.message);
-  const std::size_t colon = e.message.find(": ");
-  const std::size_t at = e.message.find(" at ", colon == std::string::npos ? 0 : colon + 2);
-  if (colon != std::string::npos && at != std::string::npos) {
-    const std::string rule = e.message.substr(colon + 2, at - colon - 2);
-    for (const RuleInfo& r : rule_catalogue())
-      if (r.name == rule) out.rule = rule;
-  }
+  if (e.rule) out.rule = std::string(rule_name(*e.rule));
   return out;
 }
 
