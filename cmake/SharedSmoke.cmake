@@ -50,8 +50,17 @@ list(GET pc_files 0 pc_file)
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
 
 # --- what it exports ------------------------------------------------------
+# Every header of include/safespec/ is installed, and every one is read, so
+# a new header's functions are held to the exports like the others'.
+file(GLOB source_headers RELATIVE ${SOURCE}/include/safespec ${SOURCE}/include/safespec/*.h)
+file(GLOB installed_headers RELATIVE ${prefix}/include/safespec ${prefix}/include/safespec/*.h)
+list(SORT source_headers)
+list(SORT installed_headers)
+if(NOT source_headers STREQUAL installed_headers)
+  message(FATAL_ERROR "--component library installed the headers ${installed_headers}, the source has ${source_headers}")
+endif()
 set(declared "")
-foreach(header safespec.h numerics.h)
+foreach(header IN LISTS installed_headers)
   file(READ ${prefix}/include/safespec/${header} text)
   string(REGEX MATCHALL "\nSAFESPEC_API [^;(]*[ *](safespec_[a-z0-9_]+)\\(" decls "${text}")
   foreach(d IN LISTS decls)
