@@ -81,6 +81,21 @@ deq::Mat<std::uint8_t> mat(const TensorEntry& e, std::vector<std::uint8_t> bytes
   return deq::Mat<std::uint8_t>(e.shape[0], e.shape[1], std::move(bytes));
 }
 
+// P.<suffix>, present, of a dtype its row accepts, and 2-D.
+LayerResult<const quant::TensorRef*> need_2d(const CheckpointReader& c, const quant::Layer& l, std::string_view suffix) {
+  auto t = need(c, l, suffix);
+  if (!t) return t;
+  if (auto s = two_d(*t.value()); !s) return s.error();
+  return t;
+}
+
+// A 2-D tensor's bytes as a matrix of its shape.
+LayerResult<deq::Mat<std::uint8_t>> matrix(const CheckpointReader& c, const quant::TensorRef& t) {
+  auto b = c.bytes(t);
+  if (!b) return b.error();
+  return mat(*t.entry, std::move(b).value());
+}
+
 }  // namespace
 
 LayerResult<std::optional<std::vector<float>>> read_bias(const CheckpointReader& c, const quant::Layer& l,
@@ -102,9 +117,8 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
   if (g.value() == 0)
     return layer_invalid(Place::layer(l.prefix), "expected group_size >= 4, found 0", RuleId::QuantW4a8GroupSize);
 
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
   const std::uint64_t n = w.value()->entry->shape[0];
   auto s_rel = need(c, l, "weight_s_rel");
   if (!s_rel) return s_rel.error();
@@ -167,24 +181,22 @@ LayerResult<numerics::W4a8Layer> read_w4a8(const CheckpointReader& c, const quan
 
 LayerResult<deq::Fp8Weight> read_fp8(const CheckpointReader& c, const quant::Layer& l) {
   const bool e5m2 = l.is(QuantFormat::Fp8E5m2);
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
   auto sc = need(c, l, "weight_scale");
   if (!sc) return sc.error();
   if (auto s = one_element(*sc.value()); !s) return s.error();
-  auto b = raw(c, *w.value());
+  auto b = matrix(c, *w.value());
   if (!b) return b.error();
   auto s = floats(c, *sc.value());
   if (!s) return s.error();
-  return deq::Fp8Weight{e5m2 ? deq::Fp8::E5M2 : deq::Fp8::E4M3, mat(*w.value()->entry, std::move(b).value()),
+  return deq::Fp8Weight{e5m2 ? deq::Fp8::E5M2 : deq::Fp8::E4M3, std::move(b).value(),
                         s.value()[0]};
 }
 
 LayerResult<deq::Int8Weight> read_int8(const CheckpointReader& c, const quant::Layer& l) {
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
   const std::uint64_t n = w.value()->entry->shape[0];
   auto sc = need(c, l, "weight_scale");
   if (!sc) return sc.error();
@@ -210,81 +222,75 @@ LayerResult<deq::Int8Weight> read_int8(const CheckpointReader& c, const quant::L
 }
 
 LayerResult<deq::W4a4Weight> read_w4a4(const CheckpointReader& c, const quant::Layer& l) {
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
   auto sc = need(c, l, "weight_scale");
   if (!sc) return sc.error();
   if (auto s = shape_is(*sc.value(), {w.value()->entry->shape[0]}); !s) return s.error();
   auto cv = marker_uint(l, "convrot_groupsize", quant::marker_defaults(QuantFormat::W4a4).convrot_groupsize);
   if (!cv) return cv.error();
-  auto b = raw(c, *w.value());
+  auto b = matrix(c, *w.value());
   if (!b) return b.error();
   auto s = floats(c, *sc.value());
   if (!s) return s.error();
-  return deq::W4a4Weight{mat(*w.value()->entry, std::move(b).value()), std::move(s).value(), cv.value()};
+  return deq::W4a4Weight{std::move(b).value(), std::move(s).value(), cv.value()};
 }
 
 LayerResult<deq::Nvfp4Weight> read_nvfp4(const CheckpointReader& c, const quant::Layer& l) {
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
-  auto bs = need(c, l, "weight_scale");
+  auto bs = need_2d(c, l, "weight_scale");
   if (!bs) return bs.error();
-  if (auto s = two_d(*bs.value()); !s) return s.error();
   auto gs = need(c, l, "weight_scale_2");
   if (!gs) return gs.error();
   if (auto s = one_element(*gs.value()); !s) return s.error();
   const auto cols = quant::times2(w.value()->entry->shape[1]);
   if (!cols) return layer_invalid(Place::tensor(w.value()->entry->name), "2 * packed columns overflows");
-  auto b = raw(c, *w.value());
+  auto b = matrix(c, *w.value());
   if (!b) return b.error();
-  auto sb = raw(c, *bs.value());
+  auto sb = matrix(c, *bs.value());
   if (!sb) return sb.error();
   auto g = floats(c, *gs.value());
   if (!g) return g.error();
   // The logical [N, K] is not stored (L12: zero padding to N16, K16); the
   // padded weight is returned whole.
-  return deq::Nvfp4Weight{mat(*w.value()->entry, std::move(b).value()), mat(*bs.value()->entry, std::move(sb).value()),
+  return deq::Nvfp4Weight{std::move(b).value(), std::move(sb).value(),
                           g.value()[0], w.value()->entry->shape[0], *cols};
 }
 
 LayerResult<deq::Mxfp8Weight> read_mxfp8(const CheckpointReader& c, const quant::Layer& l) {
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
-  auto bs = need(c, l, "weight_scale");
+  auto bs = need_2d(c, l, "weight_scale");
   if (!bs) return bs.error();
-  if (auto s = two_d(*bs.value()); !s) return s.error();
-  auto b = raw(c, *w.value());
+  auto b = matrix(c, *w.value());
   if (!b) return b.error();
-  auto sb = raw(c, *bs.value());
+  auto sb = matrix(c, *bs.value());
   if (!sb) return sb.error();
   const auto& e = *w.value()->entry;
-  return deq::Mxfp8Weight{mat(e, std::move(b).value()), mat(*bs.value()->entry, std::move(sb).value()), e.shape[0],
+  return deq::Mxfp8Weight{std::move(b).value(), std::move(sb).value(), e.shape[0],
                           e.shape[1], num::E8M0::Kitchen};
 }
 
 LayerResult<deq::AwqWeight> read_awq(const CheckpointReader& c, const quant::Layer& l) {
   auto g = marker_uint(l, "group_size", quant::marker_defaults(QuantFormat::Awq).group_size);
   if (!g) return g.error();
-  auto w = need(c, l, "weight");
+  auto w = need_2d(c, l, "weight");
   if (!w) return w.error();
-  if (auto s = two_d(*w.value()); !s) return s.error();
   auto sc = need(c, l, "weight_scale");
   if (!sc) return sc.error();
   auto zs = need(c, l, "weight_zeros", {&sc.value()->entry->dtype, 1});  // in the scale's dtype
   if (!zs) return zs.error();
   if (auto s = two_d(*sc.value()); !s) return s.error();
   if (auto s = shape_is(*zs.value(), sc.value()->entry->shape); !s) return s.error();
-  auto b = raw(c, *w.value());
+  auto b = matrix(c, *w.value());
   if (!b) return b.error();
   auto s = floats(c, *sc.value());
   if (!s) return s.error();
   auto z = floats(c, *zs.value());
   if (!z) return z.error();
   const auto& se = *sc.value()->entry;
-  return deq::AwqWeight{mat(*w.value()->entry, std::move(b).value()),
+  return deq::AwqWeight{std::move(b).value(),
                         deq::Mat<float>(se.shape[0], se.shape[1], std::move(s).value()),
                         deq::Mat<float>(se.shape[0], se.shape[1], std::move(z).value()), g.value(), se.dtype};
 }
