@@ -100,10 +100,16 @@ inline Applied rejects(std::string what, std::string_view tmpl, Args args, Stage
   return a;
 }
 
-inline Applied accepts(std::string what) {
+// A mutation applied, its verdicts left as the rules give them.
+inline Applied applied(std::string what) {
   Applied a;
   a.ok = true;
   a.what = std::move(what);
+  return a;
+}
+
+inline Applied accepts(std::string what) {
+  Applied a = applied(std::move(what));
   a.sg = SgKind::Accepts;
   return a;
 }

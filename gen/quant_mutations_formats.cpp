@@ -490,10 +490,7 @@ Applied awq_tensors(QCheckpoint& c, std::set<std::string>& used) {
   std::erase_if(l->tensors, [&](const QTensor& t) {
     return (which != 1 && t.name == l->name("weight_scale")) || (which != 0 && t.name == l->name("weight_zeros"));
   });
-  Applied a;
-  a.ok = true;
-  a.what = "awq companions missing on " + l->prefix;
-  return a;
+  return applied("awq companions missing on " + l->prefix);
 }
 
 Applied awq_shapes(QCheckpoint& c, std::set<std::string>& used) {
@@ -503,10 +500,7 @@ Applied awq_shapes(QCheckpoint& c, std::set<std::string>& used) {
   const Shape was = t->shape;
   t->shape = *element(Shape{was[1], was[0]}, Shape{was[0] + 1, was[1]}, Shape{was[0], was[1] + 1});
   if (t->shape == was) t->shape[0] += 1;
-  Applied a;
-  a.ok = true;
-  a.what = t->name + " reshaped";
-  return a;
+  return applied(t->name + " reshaped");
 }
 
 }  // namespace safespec::gen::quant::mut

@@ -9,10 +9,7 @@ Applied awq_zero_spelling(QCheckpoint& c, std::set<std::string>& used) {
   QLayer* l = pick_format(c, used, Format::Awq);
   if (!l) return {};
   l->find("weight_zeros")->name = l->name("weight_zero");
-  Applied a;
-  a.ok = true;
-  a.what = "weight_zeros spelled weight_zero on " + l->prefix;
-  return a;
+  return applied("weight_zeros spelled weight_zero on " + l->prefix);
 }
 
 // ---- svdquant_w4a4 (L20, comfy-quants) -------------------------------------
@@ -26,10 +23,7 @@ Applied svdquant_tensors(QCheckpoint& c, std::set<std::string>& used) {
     l->find(side)->name = l->name("weight_" + side);
   else
     std::erase_if(l->tensors, [&](const QTensor& t) { return t.name == l->name(side); });
-  Applied a;
-  a.ok = true;
-  a.what = side + (kitchen_spelling ? " in comfy-kitchen's spelling on " : " missing on ") + l->prefix;
-  return a;
+  return applied(side + (kitchen_spelling ? " in comfy-kitchen's spelling on " : " missing on ") + l->prefix);
 }
 
 Applied svdquant_layout(QCheckpoint& c, std::set<std::string>& used) {
@@ -37,10 +31,7 @@ Applied svdquant_layout(QCheckpoint& c, std::set<std::string>& used) {
   if (!l) return {};
   std::erase_if(l->marker, [](const auto& kv) { return kv.key == "layout"; });
   l->marker.push_back({"layout", *element<std::string>("\"tile_packed\"", "\"natural\"", "1", "null")});
-  Applied a;
-  a.ok = true;
-  a.what = "layout " + l->marker.back().json + " on " + l->prefix;
-  return a;
+  return applied("layout " + l->marker.back().json + " on " + l->prefix);
 }
 
 Applied svdquant_shapes(QCheckpoint& c, std::set<std::string>& used) {
@@ -49,10 +40,7 @@ Applied svdquant_shapes(QCheckpoint& c, std::set<std::string>& used) {
   const std::string which = *element<std::string>("weight_scale", "smooth_factor", "proj_down", "proj_up");
   QTensor* t = l->find(which);
   t->shape.back() += 1;
-  Applied a;
-  a.ok = true;
-  a.what = t->name + " widened";
-  return a;
+  return applied(t->name + " widened");
 }
 
 Applied svdquant_keys(QCheckpoint& c, std::set<std::string>& used) {
@@ -61,10 +49,7 @@ Applied svdquant_keys(QCheckpoint& c, std::set<std::string>& used) {
   const std::string key = *element<std::string>("act_unsigned", "proj_down_smooth_folded", "lowrank_branch_input_basis");
   std::erase_if(l->marker, [&](const auto& kv) { return kv.key == key; });
   l->marker.push_back({key, key == "lowrank_branch_input_basis" ? "\"smoothed\"" : "1"});
-  Applied a;
-  a.ok = true;
-  a.what = key + " mistyped on " + l->prefix;
-  return a;
+  return applied(key + " mistyped on " + l->prefix);
 }
 
 }  // namespace safespec::gen::quant::mut
