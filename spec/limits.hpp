@@ -63,6 +63,11 @@ inline constexpr std::uint64_t kMaxMarkerReadBytes = std::uint64_t{16} << 20;
 // Ours: of a file's markers over kMaxMarkerBytes, the first this-many bytes
 // (in keys() order) are read; the rest are unchecked alike.
 inline constexpr std::uint64_t kMaxLargeMarkerBytesPerFile = std::uint64_t{64} << 20;
+// Ours: distinct marker texts whose parse is kept for the layers that repeat
+// them, and the longest text kept (at most 1 MiB held: a header of distinct
+// markers parses each one, as before).
+inline constexpr std::size_t kMaxParsedMarkersKept = 256;
+inline constexpr std::size_t kMaxParsedMarkerKeptBytes = 4096;
 // Ours: a --layers FILE (a JSON map of layer kinds) over this is refused.
 inline constexpr std::uint64_t kMaxLayersFileBytes = std::uint64_t{16} << 20;
 

@@ -3,6 +3,7 @@
 // through the checks every format shares and its own format's module.
 #include "spec/quant/analyze.hpp"
 
+#include <optional>
 #include <set>
 
 #include "spec/quant/legacy_int8_rules.hpp"
@@ -23,8 +24,8 @@ using E = Effect;
 
 // C6: ComfyUI warns and leaves the marker and scales as unexpected keys;
 // sglang's S9.1 (in each module) rejects the validated formats.
-void check_orphan(const Layer& l, const TensorTable& t, Sink& out) {
-  if (t.find(tensor_name(l, "weight"))) return;
+void check_orphan(const Layer& l, bool has_weight, Sink& out) {
+  if (has_weight) return;
   out.add(l.file, RuleId::QuantMarkerOrphan, Place::layer(l.prefix),
           "expected the marked layer to have a tensor " + quote_name(tensor_name(l, "weight")) + ", found none",
           {verdict(Msg::LayerCuMissingWeight, At{l.index}, {{"layer_name", comfy_layer_name(l.prefix)}})});
@@ -179,13 +180,16 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
   }
   for (std::size_t i = 0; i < collected.layers.size(); ++i) {
     const Layer& l = collected.layers[i];
-    check_orphan(l, table, sink);
+    const FormatSpec* format = find_format(l.format);
+    // The layer's rules share its lookups (LayerCheck::tensor).
+    std::optional<LayerCheck> known;
+    if (format) known.emplace(l, table, sink, *format);
+    check_orphan(l, known ? known->weight() != nullptr : table.find(tensor_name(l, "weight")) != nullptr, sink);
     check_format(l, sink);
     check_key_types(l, sink);
     check_params(l, sink);
-    const FormatSpec* format = find_format(l.format);
     if (!format) continue;
-    const LayerCheck c{l, table, sink, *format};
+    const LayerCheck& c = *known;
     format->header_rules(c);
     check_layer_k_bound(c);
     if (data) std::move(data_out[i]).replay_into(sink);

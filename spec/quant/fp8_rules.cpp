@@ -47,11 +47,13 @@ bool float_scale_dtype(Dtype d) { return d == Dtype::F32 || d == Dtype::F16 || d
 // the reason lines, depends on the machine: the verdict gives the fixed
 // first line and says what follows, rather than guess it.
 void tensors_rule(const LayerCheck& c) {
+  const std::vector<std::string> missing = missing_tensors(c);
+  if (missing.empty()) return;
   std::vector<Verdict> kitchen;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (c.weight())
     kitchen.push_back(verdict(Msg::Fp8KtNoBackend, At{c.l.index}, {}));
-  check_required_tensors(c, missing_tensors(c), std::move(kitchen));
+  check_required_tensors(c, missing, std::move(kitchen));
 }
 
 // L10: per-tensor scales, one element each. No consumer checks this: sglang
@@ -88,6 +90,7 @@ void weight_rule(const LayerCheck& c) {
 // storage (U8 bytes of fp8 codes, F16, the other fp8 flavour) is converted
 // numerically and the codes are lost. sglang's loader is not recorded.
 void weight_cast_rule(const LayerCheck& c) {
+  if (weight_kept(c)) return;
   check_weight_cast(c, {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(c.l.index, kCuStepCast)}});
 }
 

@@ -97,11 +97,13 @@ bool in_sglang_sizes(const py::Value* v) {
 // C6, C12: ComfyUI warns and skips a layer without a weight; otherwise it
 // raises when the scale is absent.
 void tensors_rule(const LayerCheck& c) {
+  const std::vector<std::string> missing = missing_tensors(c);
+  if (missing.empty()) return;
   std::vector<Verdict> comfy;
   // A missing weight is ComfyUI's C6 warning, decided once by CQ-MARKER-ORPHAN (analyze.cpp).
   if (c.weight())
     comfy.push_back(verdict(Msg::Int8CuMissingScale, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  check_required_tensors(c, missing_tensors(c), std::move(comfy));
+  check_required_tensors(c, missing, std::move(comfy));
 }
 
 void dtypes_rule(const LayerCheck& c) {
@@ -239,6 +241,7 @@ void key_int_rule(const LayerCheck& c) {
 // C13: ComfyUI value-casts the weight to int8; U8 keeps its bits through the
 // integer cast, any other dtype is converted numerically.
 void weight_cast_rule(const LayerCheck& c) {
+  if (weight_kept(c)) return;
   check_weight_cast(c, {Verdict{Consumer::Comfyui, Effect::MisLoads, "", "", order::cu_layer(c.l.index, kCuStepCast)}});
 }
 

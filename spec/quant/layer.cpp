@@ -60,6 +60,32 @@ void Sink::replay_into(Sink& to) && {
 
 std::string LayerCheck::prefix_repr() const { return repr(l.prefix); }
 
+const TensorRef* LayerCheck::tensor(std::string_view suffix) const {
+  for (std::size_t i = 0; i < looked_count_; ++i)
+    if (std::string_view(looked_[i].suffix.data(), looked_[i].size) == suffix) return looked_[i].ref;
+  // One buffer per thread (the data rules run on several) holds the name.
+  thread_local std::string name;
+  name.assign(l.prefix);
+  name += '.';
+  name += suffix;
+  const TensorRef* ref = t.find(name);
+  if (looked_count_ < looked_.size() && suffix.size() <= Looked{}.suffix.size()) {
+    Looked& k = looked_[looked_count_++];
+    std::copy(suffix.begin(), suffix.end(), k.suffix.begin());
+    k.size = suffix.size();
+    k.ref = ref;
+  }
+  return ref;
+}
+
+bool weight_kept(const LayerCheck& c) {
+  const TensorRef* weight = c.weight();
+  if (!weight) return true;
+  for (Dtype d : c.format.weight_keeps)
+    if (d == weight->entry->dtype) return true;
+  return false;
+}
+
 std::vector<std::string> missing_tensors(const LayerCheck& c) {
   std::vector<std::string> out;
   for (const FormatTensor& ft : c.format.tensors)
@@ -88,8 +114,8 @@ void check_required_tensors(const LayerCheck& c, const std::vector<std::string>&
 }
 
 void check_weight_cast(const LayerCheck& c, std::vector<Verdict> comfy) {
+  if (weight_kept(c)) return;
   const TensorRef* weight = c.weight();
-  if (!weight) return;
   const Dtype stored = weight->entry->dtype;
   std::string expected;
   for (Dtype d : c.format.weight_keeps) {

@@ -4,6 +4,7 @@
 // each finding carrying the Verdict of every consumer it affects.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -103,7 +104,10 @@ struct LayerCheck {
   Sink& out;
   const FormatSpec& format;
 
-  const TensorRef* tensor(std::string_view suffix) const { return t.find(tensor_name(l, suffix)); }
+  // The rules of one layer ask for the same few companions again and again;
+  // each is looked up once (a name built and hashed per ask was a third of
+  // checking a quantized header).
+  const TensorRef* tensor(std::string_view suffix) const;
   const TensorRef* weight() const { return tensor("weight"); }
   void add(RuleId rule, Place where, std::string message, std::vector<Verdict> v) const {
     out.add(l.file, rule, std::move(where), std::move(message), std::move(v));
@@ -113,6 +117,15 @@ struct LayerCheck {
     add(rule, Place::layer(l.prefix), std::move(message), std::move(v));
   }
   std::string prefix_repr() const;
+
+  // A copy of the suffix, not a view: a caller may ask with a temporary.
+  struct Looked {
+    std::array<char, 32> suffix;
+    std::size_t size;
+    const TensorRef* ref;
+  };
+  mutable std::array<Looked, 12> looked_{};
+  mutable std::size_t looked_count_ = 0;
 };
 
 inline bool has_dtype(const TensorRef* t, Dtype d) { return t && t->entry->dtype == d; }
@@ -135,6 +148,9 @@ void check_required_tensors(const LayerCheck& c, const std::vector<std::string>&
 // `comfy` is ComfyUI's verdict (its message and its place in ComfyUI's order
 // are the format's), empty where ComfyUI never casts it.
 void check_weight_cast(const LayerCheck& c, std::vector<Verdict> comfy);
+// Whether CQ-WEIGHT-CAST has nothing to say (no weight, or one the row
+// keeps): the rules ask it before they build ComfyUI's verdict.
+bool weight_kept(const LayerCheck& c);
 
 // CQ-MARKER-INT: one Python int() a consumer applies to a marker key. `at`
 // is the consumer's place in its order, nullopt where the failure stops no

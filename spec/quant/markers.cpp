@@ -91,6 +91,11 @@ class Collector {
       : files_(files), tensors_(tensors), out_(out), allow_missing_(allow_missing) {}
 
   Collected run() {
+    std::size_t markers = 0;
+    for (const CheckpointFile& f : files_) markers += f.markers.size();
+    by_prefix_.reserve(markers);
+    stored_.reserve(markers);
+    c_.layers.reserve(markers);
     for (std::size_t f = 0; f < files_.size(); ++f) scan_file(f);
     global_mxfp8();
     missing_markers();
@@ -103,9 +108,17 @@ class Collector {
   Sink& out_;
   bool allow_missing_;
   Collected c_;
-  std::unordered_map<std::string, std::size_t> by_prefix_;
-  std::unordered_map<std::string, py::Value*> stored_;  // the marker sglang holds for each stored prefix
-  std::set<std::string> tracked_;  // S5, sorted for S7 and S8
+  // Looked up by views as well as strings.
+  struct PrefixHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::size_t, PrefixHash, std::equal_to<>> by_prefix_;  // the layer of each stored prefix
+  std::vector<py::Value*> stored_;  // the marker sglang holds for each layer, by layer index
+  // S5: views into the models' names, in file order, repeats kept: S7 and S8
+  // sort what they need (a set of strings, or sorting them all, was a fifth
+  // of checking a quantized header).
+  std::vector<std::string_view> tracked_;
   std::set<std::string> global_formats_;
   // Layers ComfyUI sees marked in a file through _quantization_metadata,
   // which overwrites that file's tensor markers (M6).
@@ -124,7 +137,7 @@ class Collector {
     for (const TensorEntry& t : h.tensors) {
       constexpr std::string_view weight = ".weight";
       if (ends_with(t.name, weight) && (t.dtype == Dtype::F8_E4M3 || t.dtype == Dtype::I8 || t.dtype == Dtype::U8))
-        tracked_.emplace(t.name.view().substr(0, t.name.size() - weight.size()));  // S5
+        tracked_.push_back(t.name.view().substr(0, t.name.size() - weight.size()));  // S5
       if (!qmeta && (t.name == "scaled_fp8" || ends_with(t.name, ".scaled_fp8"))) legacy(f, t);
     }
     const auto& markers = files_[f].markers;
@@ -187,7 +200,8 @@ class Collector {
                   verdict(Msg::MarkerCuAttributeLayer, At{c_.layers.size()}, {{"type", std::string(type_name(marker))}, {"attr", "get"}})});
         continue;  // sglang raised at the first; safespec lists every one
       }
-      store(f, *name, marker, order::sg_qmeta_layer(f, i), "_quantization_metadata", MarkerSite::Metadata);
+      store(f, *name, marker, order::sg_qmeta_layer(f, i), [] { return std::string("_quantization_metadata"); },
+            MarkerSite::Metadata);
     }
   }
 
@@ -236,7 +250,11 @@ class Collector {
     }
     // ComfyUI never reads a tensor marker that the same file's metadata
     // replaces (M6).
-    const bool comfy_reads = !comfy_metadata_layers_.count({f, prefix});
+    const bool comfy_reads = comfy_metadata_layers_.empty() || !comfy_metadata_layers_.count({f, prefix});
+    if (const py::Value* seen = parsed_before(mb.bytes)) {
+      store(f, prefix, *seen, order::sg_tensor_marker(f, i), [&] { return where.text(); }, MarkerSite::Tensor);
+      return;
+    }
     auto parsed = py::loads(mb.bytes, py::LoadLimits{kMaxMarkerReadBytes, kPythonJsonDepth});
     if (!parsed) {
       const py::JsonLoadError& e = parsed.error();
@@ -248,7 +266,7 @@ class Collector {
                std::move(v));
       return;
     }
-    check_encoding(f, where, mb.bytes);
+    const bool clean = check_encoding(f, where, mb.bytes);
     py::Value& marker = parsed.value();
     if (!is_dict(marker)) {
       std::vector<Verdict> v{verdict(Msg::MarkerSgMarkerObject, At{f, i}, {{"key!r", repr(mb.tensor)}})};
@@ -258,10 +276,12 @@ class Collector {
                "expected the marker to be a JSON object, found a " + std::string(type_name(marker)), std::move(v));
       return;
     }
-    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), where.text(), MarkerSite::Tensor);
+    if (clean) remember(mb.bytes, marker);
+    store(f, prefix, std::move(marker), order::sg_tensor_marker(f, i), [&] { return where.text(); }, MarkerSite::Tensor);
   }
 
-  void check_encoding(std::size_t f, const Place& where, const std::string& bytes) {
+  // False when the bytes drew a finding.
+  bool check_encoding(std::size_t f, const Place& where, const std::string& bytes) {
     std::string problem;
     if (bytes.substr(0, 3) == "\xef\xbb\xbf") problem = "a UTF-8 byte order mark";
     else if (auto bad = first_invalid_utf8(bytes)) problem = "bytes that are not UTF-8 from byte " + std::to_string(*bad);
@@ -272,15 +292,30 @@ class Collector {
     if (!problem.empty())
       out_.add(f, RuleId::QuantMarkerEncoding, where,
                "expected the marker as json.dumps writes it (UTF-8, no BOM, no surrogates), found " + problem, {});
+    return problem.empty();
   }
 
-  void store(std::size_t f, const std::string& prefix, py::Value marker, CheckOrder sg_order, const std::string& source,
+  // A checkpoint's markers are mostly a few texts repeated on every layer;
+  // each text that parsed to an object and drew no finding is parsed once.
+  // The cache is bounded: a header of distinct markers parses each one.
+  std::unordered_map<std::string, py::Value> parsed_;
+  const py::Value* parsed_before(const std::string& bytes) const {
+    auto it = parsed_.find(bytes);
+    return it == parsed_.end() ? nullptr : &it->second;
+  }
+  void remember(const std::string& bytes, const py::Value& marker) {
+    if (parsed_.size() < kMaxParsedMarkersKept && bytes.size() <= kMaxParsedMarkerKeptBytes) parsed_.emplace(bytes, marker);
+  }
+
+  // `source` says where the declaration is, for the one message that needs it.
+  template <class Source>
+  void store(std::size_t f, const std::string& prefix, py::Value marker, CheckOrder sg_order, const Source& source,
              MarkerSite site) {
     auto it = by_prefix_.find(prefix);
     if (it == by_prefix_.end()) {
       c_.values.push_back(std::move(marker));
       py::Value* stored = &c_.values.back();
-      stored_[prefix] = stored;
+      stored_.push_back(stored);
       by_prefix_.emplace(prefix, c_.layers.size());
       c_.layers.push_back(Layer{prefix, stored, c_.layers.size(), f, sglang_format(*stored), {}, site});
       return;
@@ -290,14 +325,14 @@ class Collector {
       // raw_markers[prefix] = marker: sglang keeps the later of two equal
       // declarations (convrot 1 after true fails `is True`), at the first's
       // position.
-      *stored_[prefix] = std::move(marker);
+      *stored_[it->second] = std::move(marker);
       first.format = sglang_format(*first.marker);
       return;
     }
     // ComfyUI keeps the metadata's declaration within a file (M6) and
     // merges files key by key, so it loads one of them without a word.
     out_.add(f, RuleId::QuantMarkerConflict, Place::layer(prefix),
-             "expected every declaration of the layer to be equal, found " + source + " = " + py::repr(marker) +
+             "expected every declaration of the layer to be equal, found " + source() + " = " + py::repr(marker) +
                  " after " + py::repr(*first.marker),
              {verdict(Msg::MarkerSgConflict, sg_order, {{"prefix!r", repr(prefix)}})});
   }
@@ -315,7 +350,11 @@ class Collector {
   void global_mxfp8() {
     if (global_formats_ != std::set<std::string>{"mxfp8"}) return;
     std::size_t i = 0;
-    for (const std::string& prefix : tracked_) {  // upstream iterates a set: order not recorded (§8); sorted here
+    std::vector<std::string_view> sorted = tracked_;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    for (std::string_view view : sorted) {  // upstream iterates a set: order not recorded (§8); sorted here
+      const std::string prefix(view);
       const TensorRef* w = tensors_.find(prefix + ".weight");
       const TensorRef* s = tensors_.find(prefix + ".weight_scale");
       if (!w) continue;
@@ -330,6 +369,7 @@ class Collector {
                  {verdict(Msg::MarkerSgMxfp8, At{i}, {{"prefix!r", repr(prefix)}, {"weight_meta", meta_repr(w)}, {"scale_meta", meta_repr(s)}})});
       if (!by_prefix_.count(prefix)) {
         c_.values.push_back(py::dict({{"format", "mxfp8"}}));
+        stored_.push_back(&c_.values.back());
         by_prefix_.emplace(prefix, c_.layers.size());
         c_.layers.push_back(Layer{prefix, &c_.values.back(), c_.layers.size(), w->file,
                                    std::string(format_name(QuantFormat::Mxfp8)), {}, MarkerSite::QuantFormat});
@@ -352,20 +392,24 @@ class Collector {
   // a ComfyUI mis-load. ComfyUI also casts F8_E5M2, which sglang never tracks.
   void missing_markers() {
     std::vector<std::string> missing;
-    for (const std::string& p : tracked_)
-      if (!by_prefix_.count(p) && !unread_.count(p)) missing.push_back(p);
+    for (std::string_view p : tracked_)
+      if (!by_prefix_.count(p) && (unread_.empty() || !unread_.count(std::string(p)))) missing.emplace_back(p);
+    std::sort(missing.begin(), missing.end());
+    missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
     std::set<std::string> comfy;
-    for (std::string_view name : tensors_.names()) {
+    const auto& names = tensors_.names();
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const std::string_view name = names[k];
       constexpr std::string_view weight = ".weight";
       if (!ends_with(name, weight)) continue;
-      const TensorRef* t = tensors_.find(name);
-      const Dtype d = t->entry->dtype;
+      const Dtype d = tensors_.named(k).entry->dtype;
       if (d != Dtype::F8_E4M3 && d != Dtype::F8_E5M2 && d != Dtype::I8 && d != Dtype::U8) continue;
-      std::string prefix(name.substr(0, name.size() - weight.size()));
+      const std::string_view view = name.substr(0, name.size() - weight.size());
+      const bool comfy_marked = by_prefix_.count(view) && (synthesized_.empty() || !synthesized_.count(std::string(view)));
+      if (comfy_marked) continue;
+      std::string prefix(view);
       if (unread_.count(prefix)) continue;
-      const bool comfy_marked = by_prefix_.count(prefix) && !synthesized_.count(prefix);
-      if (!comfy_marked && !(legacy_ && tensors_.find(prefix + ".scale_weight")) && has_scale(prefix))
-        comfy.insert(std::move(prefix));
+      if (!(legacy_ && tensors_.find(prefix + ".scale_weight")) && has_scale(prefix)) comfy.insert(std::move(prefix));
     }
     std::set<std::string> all(missing.begin(), missing.end());
     all.insert(comfy.begin(), comfy.end());

@@ -28,16 +28,19 @@ namespace {
 // missing weight is its C6 warning (CQ-MARKER-ORPHAN), so that case has no
 // verdict here.
 void check_tensors(const LayerCheck& c) {
+  const std::vector<std::string> missing = missing_tensors(c);
+  if (missing.empty()) return;
   std::vector<Verdict> comfy;
   if (c.weight())
     comfy.push_back(verdict(Msg::Mxfp8CuMissingScale, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  check_required_tensors(c, missing_tensors(c), std::move(comfy));
+  check_required_tensors(c, missing, std::move(comfy));
 }
 
 // CQ-WEIGHT-CAST for mxfp8 (§2.1, C13): ComfyUI converts the weight with
 // .to(torch.float8_e4m3fn); only F8_E4M3 on disk survives, any other dtype
 // (U8 holding E4M3 bits included) is converted by value.
 void weight_cast_rule(const LayerCheck& c) {
+  if (weight_kept(c)) return;
   check_weight_cast(c, {verdict(Msg::Mxfp8CuMisLoads, At{c.l.index}, {})});
 }
 

@@ -33,10 +33,12 @@ namespace {
 // CQ-NVFP4-TENSORS (S9.1, C12). ComfyUI reaches C12 only with a weight: a
 // missing weight is its C6 warning (CQ-MARKER-ORPHAN) and the layer is skipped.
 void check_tensors(const LayerCheck& c) {
+  const std::vector<std::string> missing = missing_tensors(c);
+  if (missing.empty()) return;
   std::vector<Verdict> comfy;
   if (c.weight())
     comfy.push_back(verdict(Msg::Nvfp4CuMissingScales, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  check_required_tensors(c, missing_tensors(c), std::move(comfy));
+  check_required_tensors(c, missing, std::move(comfy));
 }
 
 // CQ-NVFP4-DTYPES (S9.5.1). ComfyUI views the block scale as float8_e4m3fn
@@ -138,6 +140,7 @@ void check_full_precision(const LayerCheck& c) {
 // .to(torch.uint8); U8 and I8 keep the packed bits, any other dtype is
 // converted by value and the E2M1 codes are lost.
 void weight_cast_rule(const LayerCheck& c) {
+  if (weight_kept(c)) return;
   check_weight_cast(c, {verdict(Msg::Nvfp4CuMisLoads, At{c.l.index}, {})});
 }
 

@@ -65,10 +65,12 @@ struct Ctx : LayerCheck {
 
 // CQ-W4A4-TENSORS (S9.1, C12).
 void check_tensors(Ctx& c) {
+  const std::vector<std::string> missing = missing_tensors(c);
+  if (missing.empty()) return;
   std::vector<Verdict> comfy;
   if (c.w)  // no weight at all is C6 (CQ-MARKER-ORPHAN)
     comfy.push_back(verdict(Msg::W4a4CuMissingScale, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
-  check_required_tensors(c, missing_tensors(c), std::move(comfy));
+  check_required_tensors(c, missing, std::move(comfy));
 }
 
 // CQ-W4A4-DTYPES (S9.4 step 1). ComfyUI takes a U8 weight too (same bits);
@@ -84,6 +86,7 @@ void check_dtypes(Ctx& c) {
 
 // CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
 void weight_cast_rule(Ctx& c) {
+  if (weight_kept(c)) return;
   std::vector<Verdict> comfy;
   if (c.cu_params) comfy.push_back(verdict(Msg::W4a4CuWeightCast, At{c.l.index}, {}));
   check_weight_cast(c, std::move(comfy));

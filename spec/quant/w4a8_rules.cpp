@@ -149,12 +149,14 @@ std::string found_value(const py::Value& marker, std::string_view key) {
 
 // CQ-W4A8-TENSORS (S9.1/A0, C12, K1.4).
 void check_tensors(Ctx& c) {
+  const std::vector<std::string> missing = missing_tensors(c);
+  if (missing.empty()) return;
   std::vector<Verdict> others;
   if (c.w && !c.s_rel)
     others.push_back(verdict(Msg::W4a8CuMissingSRel, At{c.l.index}, {{"layer_name", comfy_layer_name(c.l.prefix)}}));
   else if (c.cu_params && !c.s_ch && c.d)  // Params get s_channel=None
     c.params(others, Msg::W4a8KtChannel, Msg::W4a8CuParamsChannel, {{"(n,)", tuple1(c.d->n)}, {"…", "None"}});
-  check_required_tensors(c, missing_tensors(c), std::move(others));
+  check_required_tensors(c, missing, std::move(others));
 }
 
 // CQ-MARKER-INT: sglang's int() of group_size (A1) and convrot_groupsize (S13.4).
@@ -186,6 +188,7 @@ void check_dtypes(Ctx& c) {
 
 // CQ-WEIGHT-CAST (C13): ComfyUI converts the weight to int8 by value.
 void weight_cast_rule(Ctx& c) {
+  if (weight_kept(c)) return;
   std::vector<Verdict> comfy;
   if (c.cu_params) comfy.push_back(verdict(Msg::W4a8CuWeightCast, At{c.l.index}, {}));
   check_weight_cast(c, std::move(comfy));
