@@ -7,7 +7,11 @@ Serves the files of DIR on 127.0.0.1 only, on a port the system picks, which
 it prints as its first line. Every request's path and Range header go to LOG,
 one line each ("GET /range/a.safetensors bytes=0-99999"), so a test can say
 which bytes were asked for, and "aborted PATH" when the client hung up before
-a body was sent whole. The first part of the path picks how it answers:
+a body was sent whole. After each answer, "sent PATH N" gives the body bytes
+that socket writes accepted (a body goes out in 16 KiB writes, so a client
+that hangs up stops the count within the socket buffers), and before it
+"inflight K" the requests being answered at that moment, this one included.
+The first part of the path picks how it answers:
 
   /range/NAME      Range as RFC 9110 says: 206 with Content-Range, 416 past the end
   /star/NAME       the same, but Content-Range's total is '*' (size unknown)
@@ -20,6 +24,7 @@ a body was sent whole. The first part of the path picks how it answers:
   /truncated/NAME  206 announcing the bytes asked, then sends half and closes
   /flaky/NAME      503 to the first request for NAME, then as /range/
   /missing/NAME    404
+  /lagMS/NAME      as /range/, after waiting MS milliseconds (a distant server)
 
 Standard library only; stops on SIGTERM.
 """
@@ -34,6 +39,8 @@ ROOT = sys.argv[1]
 LOG = open(sys.argv[2], "a", buffering=1)
 FLAKY_SEEN = set()
 LOCK = threading.Lock()
+INFLIGHT = [0]
+CHUNK = 16384
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -47,17 +54,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for k, v in headers:
             self.send_header(k, v)
         self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
+        sent = 0
         try:
-            self.wfile.write(body)
+            self.end_headers()
+            self.wfile.flush()
+            for at in range(0, len(body), CHUNK):
+                self.wfile.write(body[at:at + CHUNK])
+                self.wfile.flush()
+                sent += len(body[at:at + CHUNK])
         except (BrokenPipeError, ConnectionResetError):
             # The client hung up before the whole body: logged, so a test
             # can tell a refused transfer from a downloaded one.
             with LOCK:
                 LOG.write(f"aborted {self.path}\n")
             self.close_connection = True
+        with LOCK:
+            LOG.write(f"sent {self.path} {sent}\n")
 
     def do_GET(self):
+        with LOCK:
+            INFLIGHT[0] += 1
+            LOG.write(f"inflight {INFLIGHT[0]}\n")
+        try:
+            self.answer()
+        finally:
+            with LOCK:
+                INFLIGHT[0] -= 1
+
+    def answer(self):
         rng = self.headers.get("Range", "")
         with LOCK:
             LOG.write(f"GET {self.path} {rng}\n")
@@ -81,6 +105,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send_plain(503, body=b"try again")
         if mode == "slow":
             time.sleep(5)
+        lag = re.fullmatch(r"lag(\d+)", mode)
+        if lag:
+            time.sleep(int(lag.group(1)) / 1000)
         path = os.path.join(ROOT, name)
         if "/" in name or not os.path.isfile(path):
             return self.send_plain(404)
@@ -113,6 +140,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the default 5 drops a burst of parallel connects
 
 
 def main():
