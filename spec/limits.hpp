@@ -150,6 +150,26 @@ inline constexpr std::uint64_t kMaxStdinBytes = std::uint64_t{1} << 30;
 // 100,000 bytes): the first ranged request for a URL, so that one round trip
 // holds the 8-byte prefix and most headers; a longer header costs one more.
 inline constexpr std::uint64_t kHttpFirstReadBytes = 100'000;
+// Ours: a URL's marker tensors (tiny, and written next to each other by the
+// usual writers, which sort by dtype then name) are read as covering ranges,
+// one request each: two markers share a range when at most this many bytes
+// lie between them (a round trip costs what a fast link moves in it, some
+// 100 KB to 1 MB), and a range holds at most kHttpMarkerRunBytes (the
+// largest marker read, kMaxMarkerReadBytes, still fits one alone).
+inline constexpr std::uint64_t kHttpMarkerGapBytes = std::uint64_t{256} << 10;
+inline constexpr std::uint64_t kHttpMarkerRunBytes = kMaxMarkerReadBytes;
+// Ours: the files of a URL's checkpoint (an index's shards) read at once,
+// each over a connection of its own: a round trip, not the transfer, is what
+// a header costs, so 100 shards on a server 50 ms away take 5 round trips
+// (1 for the index, 100/32 rounded up for the shards), not 101. Within
+// kMaxCheckJobs, the bound on headers in flight. --jobs does not lower it:
+// it counts cores, and these threads mostly wait.
+inline constexpr unsigned kHttpParallelRequests = 32;
+static_assert(kHttpParallelRequests <= kMaxCheckJobs);
+// Ours: the first requests' bytes kept per URL, the latest this many URLs'
+// (one per thread that may be reading one), so that opening a URL again
+// right after its header (for a hint, or --data) costs no request.
+inline constexpr std::size_t kHttpHeadsKept = kHttpParallelRequests;
 // Ours: redirects followed by one request (the Hub's resolve URLs redirect
 // once, to their CDN); one more is an I/O error.
 inline constexpr int kHttpMaxRedirects = 5;

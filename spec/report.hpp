@@ -81,6 +81,12 @@ struct FileReport {
   // analysis reads it instead of the model (spec/quant/checkpoint.hpp). Set
   // with `model`; whoever changes the model after that resets it.
   std::optional<quant::ModelSigns> signs = std::nullopt;
+  // The marker tensors' bytes, read where the file was parsed when that
+  // saves a second opening: a URL's, over the connection and the first
+  // request's bytes that read its header (the checkpoint analysis would
+  // otherwise open it again, one more request at least). Unset: read when
+  // the analysis needs them.
+  std::optional<std::vector<quant::MarkerBytes>> markers = std::nullopt;
   // How the report is judged by ok() (check_paths sets them from its options).
   Profile profile = Profile::Strict;
   FailOn fail_on = FailOn::Error;

@@ -22,6 +22,9 @@ struct MarkerBytes {
   std::string tensor;  // "P.comfy_quant"
   bool read = false;   // false: over kMaxMarkerReadBytes, or its data is not inside the file
   std::string bytes;   // the tensor's raw data when read
+  // Not read although inside the file and within the bounds: why (a server
+  // that ignores Range gave only the file's start). Empty otherwise.
+  std::string unread = {};
 };
 
 // What a model shows of quantization before its layers are read, worked out

@@ -233,6 +233,11 @@ class Collector {
                    std::to_string(t.end) + "]",
                std::move(v));
       if (!mb.read) return;
+    } else if (!mb.read && !mb.unread.empty()) {
+      // Its bytes are in the file but could not be read: unchecked, and said why.
+      unread_.insert(prefix);
+      out_.skip(f, "marker tensor " + quote_name(mb.tensor), mb.unread, {C::Sglang, C::Comfyui, C::Kitchen});
+      return;
     } else if (!mb.read) {
       // Its bytes are not in the file (ST-BUFFER-TRUNCATED, or reversed
       // offsets): one cause, one error; the marker is unchecked, not missing.

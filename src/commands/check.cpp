@@ -101,7 +101,17 @@ FileReport report_for(std::string name, Result<LoadedFile, IoError> loaded, Prof
 }  // namespace
 
 FileReport check_safetensors(const std::string& path, Profile profile, HeaderParser& parser) {
-  return report_for(path, load_file(path, parser), profile, [&] { return hint_for_path(path); });
+  const auto hint = [&] { return hint_for_path(path); };
+  if (!is_url(path)) return report_for(path, load_file(path, parser), profile, hint);
+  // A URL's markers are read here, from the bytes and over the connection
+  // that gave its header (and on this file's thread, beside the other
+  // shards'), not by a second opening when the checkpoint is analysed.
+  auto file = ByteFile::open(path);
+  if (!file) return report_for(path, file.error(), profile, hint);
+  FileReport r = report_for(path, load_file(file.value(), parser), profile, hint);
+  if (r.model && r.signs && r.signs->marker)
+    if (auto markers = read_markers(file.value(), *r.model)) r.markers = std::move(markers).value();
+  return r;
 }
 
 bool is_index_path(const std::string& path) {
@@ -233,6 +243,7 @@ void finish_report(FileReport& r, Profile profile, FailOn fail_on) {
 Result<std::vector<quant::MarkerBytes>, IoError> markers_on_disk(const FileReport& r) {
   // Most checkpoints have no marker tensor: then the file is not opened again.
   if (!(r.signs ? r.signs->marker : has_marker_tensor(*r.model))) return std::vector<quant::MarkerBytes>{};
+  if (r.markers) return *r.markers;
   auto file = ByteFile::open(r.path);
   if (!file) return file.error();
   return read_markers(file.value(), *r.model);

@@ -44,7 +44,9 @@ class WorkerParsers {
 void for_each_file(const std::vector<std::string>& paths, CheckJobs jobs, HeaderParser& parser,
                    const std::function<void(std::size_t, HeaderParser&)>& work) {
   const bool remote = std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return is_url(p); });
-  const unsigned threads = remote ? 1u : jobs.count();
+  // A URL's threads wait on round trips, not on cores: kHttpParallelRequests
+  // of them, each file its own connection.
+  const unsigned threads = remote ? CheckJobs(kHttpParallelRequests).count() : jobs.count();
   WorkerParsers parsers(threads, parser);
   parallel_for(paths.size(), threads, [&](std::size_t i, unsigned worker) { work(i, parsers.of(worker)); });
 }

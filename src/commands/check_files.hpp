@@ -24,9 +24,9 @@ CheckJobs default_check_jobs();
 // calling thread is one of them, with `parser`; every other thread has its
 // own, as a HeaderParser is one thread's state. `work` must touch only
 // what belongs to its i (its own slot of a result vector). jobs 1, or a single
-// path, runs on the calling thread alone, in order, as does a list holding a
-// URL: a server gets one request at a time, and the one-head cache of
-// src/io/http_range.cpp keeps serving the reopen that follows a header. An
+// path, runs on the calling thread alone, in order. A list holding a URL
+// runs on kHttpParallelRequests threads whatever `jobs` says: each file
+// opens its own connection, and the time is the server's round trips. An
 // exception thrown by `work` (bad_alloc) stops the others after their current
 // file and is rethrown here.
 void for_each_file(const std::vector<std::string>& paths, CheckJobs jobs, HeaderParser& parser,

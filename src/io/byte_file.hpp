@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -44,6 +45,14 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
   virtual Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const = 0;
+  // Why `size` bytes at `offset`, inside the file, cannot be read at all
+  // (a server that ignores Range gave only the start of the file), said
+  // without asking; nullopt when read_at may give them.
+  virtual std::optional<std::string> unreadable(std::uint64_t offset, std::uint64_t size) const {
+    (void)offset;
+    (void)size;
+    return std::nullopt;
+  }
 };
 
 // Reads `fd` to its end, at most `max_bytes` (a longer stream is an error,
@@ -79,6 +88,10 @@ class ByteFile {
   bool local() const { return source_ == nullptr; }
   // Fills `out` from `offset`; a file that shrank since open() is an error.
   Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const;
+  // ByteSource::unreadable: a local file's bytes are all readable.
+  std::optional<std::string> unreadable(std::uint64_t offset, std::uint64_t size) const {
+    return source_ ? source_->unreadable(offset, size) : std::nullopt;
+  }
 
  private:
   ByteFile(int fd, std::uint64_t size) : fd_(fd), size_(size) {}

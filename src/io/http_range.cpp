@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <deque>
 #include <cctype>
 #include <charconv>
 #include <chrono>
@@ -23,6 +25,11 @@
 namespace safespec {
 
 namespace {
+
+// What every source of this process has asked and received (HttpCounters).
+std::atomic<std::uint64_t> g_requests{0};
+std::atomic<std::uint64_t> g_body_bytes{0};
+std::atomic<std::uint64_t> g_urls{0};
 
 struct Timeouts {
   long connect_ms = kHttpConnectTimeoutMs;
@@ -146,6 +153,14 @@ struct Transfer {
   bool transient = false;   // the refusal is worth another attempt
   bool past_end = false;    // HTTP 416: the file ends before `first`
   std::optional<std::uint64_t> size;  // the total of a 416's "bytes */T"
+  // A 200 (the whole file) is taken for the first request: its start, up to
+  // the end of the header, goes to `whole_body` and the transfer is then cut.
+  bool whole_ok = false;
+  bool whole = false;  // the final answer is such a 200
+  std::optional<std::uint64_t> content_length;
+  std::vector<std::uint8_t> whole_body;
+  std::uint64_t whole_want = 0;  // what whole_body needs; 0 until the prefix is in
+  bool whole_done = false;       // whole_body holds it: the rest is not taken
 };
 
 std::string asked(const Transfer& t) {
@@ -156,6 +171,16 @@ std::string asked(const Transfer& t) {
 // read; anything else stops the transfer before its body is downloaded.
 bool judge_headers(Transfer& t) {
   if (t.status < 200 || (t.status >= 300 && t.status < 400)) return true;  // 1xx, or a redirect curl follows
+  if (t.status == 200 && t.whole_ok) {
+    if (!t.content_length) {
+      t.refusal = "the server ignores Range requests (it answered HTTP 200, the whole file, to 'Range: " + asked(t) +
+                  "') and does not say the file's size (no Content-Length): the container rules need it, so the file "
+                  "is not checked";
+      return false;
+    }
+    t.whole = true;
+    return true;
+  }
   if (t.status == 200) {
     t.refusal = "the server ignores Range requests (it answered HTTP 200, the whole file, to 'Range: " + asked(t) +
                 "'): refused, not downloaded";
@@ -194,10 +219,13 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   if (line.starts_with("HTTP/")) {  // a new response (after a redirect, or a 100)
     t.content_range.clear();
     t.range.reset();
+    t.content_length.reset();
     const auto space = line.find(' ');
     t.status = space == std::string_view::npos ? 0 : static_cast<long>(number(line.substr(space + 1, 3)).value_or(0));
   } else if (iequals_prefix(line, "content-range:")) {
     t.content_range = std::string(trim(line.substr(14)));
+  } else if (iequals_prefix(line, "content-length:")) {
+    t.content_length = number(trim(line.substr(15)));
   } else if (iequals_prefix(line, "location:")) {
     t.location = std::string(trim(line.substr(9)));
   } else if (trim(line).empty() && !judge_headers(t)) {
@@ -206,9 +234,42 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* user) {
   return size * n;
 }
 
+// The start of a 200's body: the first kHttpFirstReadBytes, or up to the
+// header's end when the prefix announces a longer header that lies inside
+// the file (at most kMaxHeaderSize); then the transfer is cut, so a server
+// that ignores Range sends the header and what its socket buffers held,
+// never the file.
+std::size_t on_whole_body(Transfer& t, const char* data, std::size_t len) {
+  const std::uint64_t size = *t.content_length;
+  const std::size_t had = t.whole_body.size();
+  const auto want = [&]() -> std::uint64_t {
+    const std::uint64_t first = std::min<std::uint64_t>(size, kHttpFirstReadBytes);
+    if (t.whole_body.size() < 8) return first;
+    std::uint64_t n = 0;
+    for (int i = 0; i < 8; ++i) n |= std::uint64_t{t.whole_body[static_cast<std::size_t>(i)]} << (8 * i);
+    if (n > kMaxHeaderSize || n > size - std::min<std::uint64_t>(size, 8)) return first;
+    return std::max(first, 8 + n);
+  };
+  if (t.whole_want == 0 || had < 8) t.whole_want = want();
+  std::size_t take = static_cast<std::size_t>(std::min<std::uint64_t>(len, t.whole_want - had));
+  t.whole_body.insert(t.whole_body.end(), data, data + take);
+  if (had < 8 && t.whole_body.size() >= 8) {  // the prefix just came: the header's end is known
+    t.whole_want = want();
+    const std::size_t more = static_cast<std::size_t>(std::min<std::uint64_t>(len - take, t.whole_want - t.whole_body.size()));
+    t.whole_body.insert(t.whole_body.end(), data + take, data + take + more);
+    take += more;
+  }
+  t.received = t.whole_body.size();
+  if (t.whole_body.size() < t.whole_want) return len;
+  t.whole_done = true;
+  return t.whole_body.size() == size ? len : 0;  // 0 cuts the transfer (CURLE_WRITE_ERROR)
+}
+
 std::size_t on_body(char* data, std::size_t size, std::size_t n, void* user) {
   auto& t = *static_cast<Transfer*>(user);
   const std::size_t len = size * n;
+  g_body_bytes.fetch_add(len, std::memory_order_relaxed);
+  if (t.whole) return on_whole_body(t, data, len);
   if (len > t.out.size() - t.received) {
     t.refusal = "the server sent more than the " + std::to_string(t.out.size()) + " bytes asked ('Range: " +
                 asked(t) + "'): refused";
@@ -228,7 +289,16 @@ bool transient_code(CURLcode c) {
 struct Head {
   std::vector<std::uint8_t> bytes;
   std::uint64_t size = 0;
+  bool ranged = true;  // false: the server ignores Range, and `bytes` is all it gave
 };
+
+// Why bytes past a 200's start are not read: said the same by every read.
+std::string not_ranged(std::uint64_t offset, std::uint64_t size, std::uint64_t held) {
+  return "the server ignores Range requests (it answered HTTP 200, the whole file): only its first " +
+         std::to_string(held) + " bytes, the header within them, were read before the transfer was cut; the " +
+         std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+         " would cost downloading the file up to them";
+}
 
 // A server, with the connection kept between requests.
 class HttpSource final : public ByteSource {
@@ -245,8 +315,16 @@ class HttpSource final : public ByteSource {
     auto head = std::make_shared<Head>();
     head->bytes.resize(kHttpFirstReadBytes);
     Transfer t;
-    auto r = request(0, head->bytes, t);
+    auto r = request(0, head->bytes, t, true);
     if (!r) return r.error();
+    if (t.whole) {
+      head->bytes = std::move(t.whole_body);
+      head->bytes.shrink_to_fit();
+      head->size = *t.content_length;
+      head->ranged = false;
+      head_ = std::move(head);
+      return Unit{};
+    }
     if (t.past_end) {  // "bytes */0": an empty file
       if (!t.size || *t.size != 0) return IoError{"the server answered HTTP 416 to 'Range: " + asked(t) + "'"};
       head->bytes.clear();
@@ -275,6 +353,7 @@ class HttpSource final : public ByteSource {
       std::memcpy(out.data(), head.data() + offset, out.size());
       return Unit{};
     }
+    if (!head_->ranged) return IoError{not_ranged(offset, out.size(), head.size())};
     Transfer t;
     auto r = request(offset, out, t);
     if (!r) return r.error();
@@ -283,16 +362,25 @@ class HttpSource final : public ByteSource {
     return Unit{};
   }
 
+  std::optional<std::string> unreadable(std::uint64_t offset, std::uint64_t size) const override {
+    const std::uint64_t held = head_->bytes.size();
+    if (head_->ranged || (offset <= held && size <= held - offset)) return std::nullopt;
+    return not_ranged(offset, size, held);
+  }
+
  private:
   // Up to kHttpMaxAttempts tries of one ranged GET; fills `out` from `first`
   // (a short answer only where the file ends, which `t` then says).
-  Result<Unit, IoError> request(std::uint64_t first, std::span<std::uint8_t> out, Transfer& t) const {
+  // `whole_ok`: a 200 is taken (its start, see on_whole_body).
+  Result<Unit, IoError> request(std::uint64_t first, std::span<std::uint8_t> out, Transfer& t,
+                                bool whole_ok = false) const {
     IoError last{""};
     for (int attempt = 1; attempt <= kHttpMaxAttempts; ++attempt) {
       if (attempt > 1) std::this_thread::sleep_for(std::chrono::milliseconds(kHttpRetryDelayMs * (attempt - 1)));
       t = Transfer{};
       t.first = first;
       t.out = out;
+      t.whole_ok = whole_ok;
       bool transient = false;
       auto r = attempt_once(t, transient);
       if (r) return r;
@@ -326,7 +414,9 @@ class HttpSource final : public ByteSource {
     set(c, CURLOPT_HEADERDATA, static_cast<void*>(&t));
     set(c, CURLOPT_WRITEFUNCTION, on_body);
     set(c, CURLOPT_WRITEDATA, static_cast<void*>(&t));
+    g_requests.fetch_add(1, std::memory_order_relaxed);
     const CURLcode res = lib_.easy_perform(c);
+    if (t.whole_done) return Unit{};  // the start of a 200, the rest refused on purpose
     if (!t.refusal.empty()) {
       transient = t.transient;
       return IoError{t.refusal};
@@ -352,6 +442,7 @@ class HttpSource final : public ByteSource {
       transient = transient_code(res);
       return IoError{std::string("cannot read the URL: ") + (errbuf[0] ? errbuf : lib_.easy_strerror(res))};
     }
+    if (t.whole) return Unit{};  // the whole file was shorter than the start wanted
     if (t.status != 206) return IoError{"the server answered HTTP " + std::to_string(t.status)};
     if (t.received < expected(t)) return truncated();
     return Unit{};
@@ -378,25 +469,32 @@ class HttpSource final : public ByteSource {
 
 }  // namespace
 
+HttpCounters http_counters() {
+  return HttpCounters{g_requests.load(std::memory_order_relaxed), g_body_bytes.load(std::memory_order_relaxed),
+                      g_urls.load(std::memory_order_relaxed)};
+}
+
 Result<ByteFile, IoError> open_url(const std::string& url) {
   auto lib = curl_lib();
   if (!lib) return lib.error();
-  // The checker opens a file again right after reading its header (for its
-  // marker tensors, or its hint): the latest URL's head is kept, one only,
-  // so that costs no second request and memory stays one head.
+  // The checker may open a file again right after reading its header (for
+  // its hint, or --data): the heads of the latest kHttpHeadsKept URLs are
+  // kept (one per thread that reads URLs at once), so that costs no second
+  // request and memory stays a few heads.
   static std::mutex mutex;
-  static std::string last_url;
-  static std::shared_ptr<const Head> last_head;
+  static std::deque<std::pair<std::string, std::shared_ptr<const Head>>> kept;
   auto source = std::make_shared<HttpSource>(*lib.value(), url);
   {
     std::lock_guard lock(mutex);
-    if (last_head && last_url == url) source->start_from(last_head);
+    for (const auto& [kept_url, head] : kept)
+      if (kept_url == url) source->start_from(head);
   }
   if (!source->head()) {
     if (auto r = source->start(); !r) return r.error();
+    g_urls.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard lock(mutex);
-    last_url = url;
-    last_head = source->head();
+    kept.emplace_back(url, source->head());
+    if (kept.size() > kHttpHeadsKept) kept.pop_front();
   }
   const std::uint64_t size = source->size();
   return ByteFile::over(std::move(source), size);

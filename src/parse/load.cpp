@@ -156,7 +156,10 @@ Result<LoadedFile, IoError> read_windowed(const ReadAt& read, std::uint64_t file
 Result<LoadedFile, IoError> load_file(const std::string& path, HeaderParser& parser) {
   auto file = ByteFile::open(path);
   if (!file) return file.error();
-  const ByteFile& f = file.value();
+  return load_file(file.value(), parser);
+}
+
+Result<LoadedFile, IoError> load_file(const ByteFile& f, HeaderParser& parser) {
   // A local file's prefix is read with what follows it, where a small header
   // ends: one read instead of two for each file of a directory of small
   // checkpoints, whose check is mostly system calls. A URL's

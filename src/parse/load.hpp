@@ -32,6 +32,9 @@ struct LoadedFile {
 };
 
 Result<LoadedFile, IoError> load_file(const std::string& path, HeaderParser& parser);
+// The same from a file already open (a URL whose first request's head and
+// connection the caller reads on from).
+Result<LoadedFile, IoError> load_file(const ByteFile& file, HeaderParser& parser);
 LoadedFile read_file_memory(std::span<const std::uint8_t> file, HeaderParser& parser);
 // The same as read_file_memory, through the path load_file takes for a local
 // file: the header read `window` bytes at a time (kHeaderWindowBytes there).

@@ -248,11 +248,11 @@ std::vector<FileReport> check_shard_index(const std::string& path, Profile profi
       throw;
     }
   };
-  // A URL's shards are URLs: one request at a time (for_each_file).
-  // The first worker to start reads the index, so a worker that waits for
+  // A URL's shards are URLs: read kHttpParallelRequests at once, each over
+  // a connection of its own (for_each_file). The first worker to start reads the index, so a worker that waits for
   // shards always waits on a reader that has begun, however the items fall.
   std::atomic<bool> reading{false};
-  for_each_worker(is_url(path) ? CheckJobs(1) : jobs, parser, [&](std::size_t, HeaderParser& p) {
+  for_each_worker(is_url(path) ? CheckJobs(kHttpParallelRequests) : jobs, parser, [&](std::size_t, HeaderParser& p) {
     if (!reading.exchange(true)) {
       try {
         auto read = pieces.finish();
