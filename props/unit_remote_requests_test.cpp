@@ -234,3 +234,20 @@ TEST_CASE("remote requests: --data on a server that ignores Range leaves the val
   CHECK(cut.out.find("verdict comfyui: loads\n") == std::string::npos);
   CHECK(s.lines("GET /norange/late").size() == 1);
 }
+
+TEST_CASE("remote requests: a progress line on a terminal while headers arrive over a second", "[remote]") {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) {
+    WARN("no script(1) to give the command a terminal: not run");
+    return;
+  }
+  test::RemoteServer s;
+  s.copy("corpus/examples/quant/fp8_e4m3fn_valid.safetensors", "a.safetensors");
+  // stderr on the pseudo-terminal script(1) opens; stdout too, so both are in its output.
+  const test::Run slow = s.shell("script -qec \"env no_proxy=127.0.0.1 NO_PROXY=127.0.0.1 '" + test::cli_path() +
+                                 "' check --summary " + s.url("lag1600", "a.safetensors") + "\" /dev/null");
+  CHECK(slow.out.find("\rsafespec check: ") != std::string::npos);
+  CHECK(slow.out.find("requests, 0 files checked") != std::string::npos);
+  // Not on a pipe: the same check's standard error holds nothing.
+  const test::Run piped = s.run("check --summary " + s.url("lag1600", "a.safetensors"));
+  CHECK(piped.err.empty());
+}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <filesystem>
 #include <functional>
@@ -30,6 +31,7 @@
 #include "src/parse/checkpoint_collisions.hpp"
 #include "src/commands/checkpoint_plan.hpp"
 #include "src/parse/name_repeats.hpp"
+#include "src/io/http_range.hpp"
 #include "src/io/progress.hpp"
 #include "src/parse/shard_index.hpp"
 #include "src/io/tensor_data.hpp"
@@ -100,6 +102,11 @@ FileReport report_for(std::string name, Result<LoadedFile, IoError> loaded, Prof
 
 }  // namespace
 
+namespace {
+// URLs whose report is made, for the progress line (any thread).
+std::atomic<std::uint64_t> urls_checked{0};
+}  // namespace
+
 FileReport check_safetensors(const std::string& path, Profile profile, HeaderParser& parser) {
   const auto hint = [&] { return hint_for_path(path); };
   if (!is_url(path)) return report_for(path, load_file(path, parser), profile, hint);
@@ -111,6 +118,7 @@ FileReport check_safetensors(const std::string& path, Profile profile, HeaderPar
   FileReport r = report_for(path, load_file(file.value(), parser), profile, hint);
   if (r.model && r.signs && r.signs->marker)
     if (auto markers = read_markers(file.value(), *r.model)) r.markers = std::move(markers).value();
+  urls_checked.fetch_add(1, std::memory_order_relaxed);
   return r;
 }
 
@@ -340,6 +348,19 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
     else entries.push_back(PathEntry{path, {}, std::move(inside)});
   }
   const CheckpointPlan plan = plan_checkpoints(entries, o.separate, o.checkpoint);
+  // Headers read over HTTP may take seconds (round trips): a progress line,
+  // until they are all read (--data has its own after).
+  std::optional<Progress> remote;
+  if (o.progress && std::any_of(paths.begin(), paths.end(), [](const std::string& p) { return is_url(p); })) {
+    remote.emplace("safespec check");
+    remote->follow([before = http_counters(), files = urls_checked.load()] {
+      const HttpCounters now = http_counters();
+      const std::uint64_t done = urls_checked.load() - files;
+      return fmt::format("{:.1f} MB read in {} requests, {} file{} checked",
+                         static_cast<double>(now.bytes - before.bytes) / 1e6, now.requests - before.requests, done,
+                         done == 1 ? "" : "s");
+    });
+  }
   std::vector<std::size_t> file_counts;
   std::vector<std::string> loose;  // the paths' files, moved here (a directory's are a thousand strings)
   for (PathEntry& e : entries) {
@@ -386,6 +407,7 @@ std::vector<FileReport> check_paths(const std::vector<std::string>& paths, const
       for (FileReport& r : shard_reports) reports.push_back(std::move(r));
     }
   }
+  remote.reset();
   // A checkpoint of several files speaks through a report of its own
   // (spec/checkpoint_report.hpp): its index's, or one made for a series or
   // for files given together, placed before its first file.

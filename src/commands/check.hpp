@@ -37,8 +37,9 @@ struct CheckOptions {
   // Which version of each consumer the verdicts, the profile and the exit
   // status use (--consumer NAME=VERSION); every version is judged anyway.
   VersionChoice versions = default_versions();
-  // A progress line on standard error while --data reads tensors, when it is
-  // a terminal (src/io/progress.hpp); the CLI sets it for text reports only.
+  // A progress line on standard error while URLs' headers are read and while
+  // --data reads tensors, when it is a terminal and the work runs past a
+  // second (src/io/progress.hpp); the CLI sets it for text reports only.
   bool progress = false;
   // The config.json whose quantization declaration the checkpoints are read
   // with (--config; spec/quant/model_config.hpp). Empty: each checkpoint's
