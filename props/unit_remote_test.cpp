@@ -20,6 +20,7 @@
 #include "props/unit_support.hpp"
 #include "spec/limits.hpp"
 #include "src/io/byte_file.hpp"
+#include "src/io/held_stream.hpp"
 #include "src/parse/load.hpp"
 #include "src/io/writer.hpp"
 
@@ -283,7 +284,7 @@ TEST_CASE("stdin: a stream over the bound is refused, one at the bound is read",
   const std::string data(100, 'x');
   REQUIRE(::write(fds[1], data.data(), data.size()) == 100);
   ::close(fds[1]);
-  auto over = read_stream(fds[0], 99);
+  auto over = read_held(fds[0], HoldPlan{}, 99);
   ::close(fds[0]);
   REQUIRE_FALSE(over.ok());
   CHECK(over.error().message ==
@@ -292,9 +293,9 @@ TEST_CASE("stdin: a stream over the bound is refused, one at the bound is read",
   REQUIRE(::pipe(fds) == 0);
   REQUIRE(::write(fds[1], data.data(), data.size()) == 100);
   ::close(fds[1]);
-  auto at = read_stream(fds[0], 100);
+  auto at = read_held(fds[0], HoldPlan{}, 100);
   ::close(fds[0]);
   REQUIRE(at.ok());
-  CHECK(at.value().size() == 100);
+  CHECK(at.value().size == 100);
   CHECK(kMaxStdinBytes == std::uint64_t{1} << 30);
 }

@@ -101,5 +101,6 @@ list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_layer_error_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_tensor_table_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_remote_requests_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_held_stream_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/json_support.cpp
 )

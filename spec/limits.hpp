@@ -142,10 +142,17 @@ inline constexpr std::size_t kMaxNpyDims = 64;
 
 // ---- Reading from standard input and from URLs (src/io/byte_file.hpp, src/io/http_range.hpp) ----
 
-// Ours: the path `-` reads standard input into memory, at most this much (the
-// data rules of --data need the data bytes, and a pipe cannot be read twice);
-// a longer stream is refused with an I/O error, never buffered further.
+// Ours: the path `-` holds the bytes of standard input a command will read,
+// at most this much (a pipe cannot be read twice): every byte for `inspect`,
+// `dequant` or `check --data`, whose data rules need the data bytes; for
+// `check` without --data only the header and the marker tensors, the rest
+// counted as it streams past (src/io/held_stream.hpp). More to hold is
+// refused with an I/O error, never buffered further.
 inline constexpr std::uint64_t kMaxStdinBytes = std::uint64_t{1} << 30;
+// Ours: standard input is held in pieces of this many bytes, each filled by
+// read() where it lies: no buffer is ever grown (and copied) to the stream's
+// length, so holding a stream costs the stream and less than a piece.
+inline constexpr std::uint64_t kStdinPieceBytes = std::uint64_t{1} << 20;
 // Reference (huggingface_hub.get_safetensors_metadata asks for the first
 // 100,000 bytes): the first ranged request for a URL, so that one round trip
 // holds the 8-byte prefix and most headers; a longer header costs one more.

@@ -1,19 +1,15 @@
 #include "src/io/byte_file.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
-#include <optional>
 #include <utility>
-#include <vector>
 
-#include "spec/limits.hpp"
+#include "src/io/held_stream.hpp"
 
 namespace safespec {
 
@@ -29,74 +25,6 @@ bool is_stdin_path(std::string_view path) { return path == "-"; }
 
 bool is_url(std::string_view path) { return path.starts_with("http://") || path.starts_with("https://"); }
 
-namespace {
-
-// Standard input, held whole: a pipe cannot be read at an offset or twice.
-class MemorySource final : public ByteSource {
- public:
-  explicit MemorySource(std::vector<std::uint8_t> bytes) : bytes_(std::move(bytes)) {}
-  std::uint64_t size() const { return bytes_.size(); }
-  Result<Unit, IoError> read_at(std::uint64_t offset, std::span<std::uint8_t> out) const override {
-    if (offset > bytes_.size() || out.size() > bytes_.size() - offset)
-      return IoError{"expected " + std::to_string(out.size()) + " bytes at offset " + std::to_string(offset) +
-                     ", found " + std::to_string(offset > bytes_.size() ? 0 : bytes_.size() - offset) +
-                     " (standard input held " + std::to_string(bytes_.size()) + " bytes)"};
-    std::memcpy(out.data(), bytes_.data() + offset, out.size());
-    return Unit{};
-  }
-
- private:
-  std::vector<std::uint8_t> bytes_;
-};
-
-// Every open of "-" in this process shares the one reading of the stream.
-Result<std::shared_ptr<const MemorySource>, IoError> stdin_source() {
-  static std::once_flag once;
-  static std::optional<Result<std::shared_ptr<const MemorySource>, IoError>> read;
-  std::call_once(once, [] {
-    if (::isatty(STDIN_FILENO) == 1) {
-      read.emplace(IoError{"standard input is a terminal: pipe or redirect a checkpoint into it"});
-      return;
-    }
-    auto bytes = read_stream(STDIN_FILENO, kMaxStdinBytes);
-    if (!bytes) read.emplace(bytes.error());
-    else read.emplace(std::make_shared<const MemorySource>(std::move(bytes).value()));
-  });
-  return *read;
-}
-
-}  // namespace
-
-Result<std::vector<std::uint8_t>, IoError> read_stream(int fd, std::uint64_t max_bytes) {
-  std::vector<std::uint8_t> bytes;
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  for (;;) {
-    // One byte past the bound tells "exactly the bound" from "over it".
-    const std::uint64_t room = max_bytes + 1 - bytes.size();
-    const std::size_t want = room < kChunk ? static_cast<std::size_t>(room) : kChunk;
-    const std::size_t had = bytes.size();
-    bytes.resize(had + want);
-    const ssize_t r = ::read(fd, bytes.data() + had, want);
-    if (r < 0) {
-      bytes.resize(had);
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {  // a non-blocking pipe: wait for it
-        pollfd p{fd, POLLIN, 0};
-        ::poll(&p, 1, -1);
-        continue;
-      }
-      return IoError{std::string("cannot read standard input: ") + std::strerror(errno)};
-    }
-    bytes.resize(had + static_cast<std::size_t>(r));
-    if (r == 0) break;
-    if (bytes.size() > max_bytes)
-      return IoError{"standard input holds more than " + std::to_string(max_bytes) +
-                     " bytes (the bound on a checkpoint read from a pipe): save it to a file and check that"};
-  }
-  bytes.shrink_to_fit();
-  return bytes;
-}
-
 ByteFile ByteFile::over(std::shared_ptr<const ByteSource> source, std::uint64_t size) {
   ByteFile f(-1, size);
   f.source_ = std::move(source);
@@ -104,10 +32,9 @@ ByteFile ByteFile::over(std::shared_ptr<const ByteSource> source, std::uint64_t 
 }
 
 Result<ByteFile, IoError> ByteFile::open_stdin() {
-  auto source = stdin_source();
-  if (!source) return source.error();
-  const std::uint64_t size = source.value()->size();
-  return over(std::move(source).value(), size);
+  auto held = stdin_stream();
+  if (!held) return held.error();
+  return over(held.value().source, held.value().size);
 }
 
 Result<ByteFile, IoError> ByteFile::open_local(const std::string& path) {

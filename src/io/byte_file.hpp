@@ -1,8 +1,9 @@
 // Read-only access to a file by offset (pread): the checker reads the 8-byte
 // length and the header, never the data buffer, so a 50 GB checkpoint costs
-// what its header costs. The same seam reads `-` (standard input, held in
-// memory) and http(s):// URLs (HTTP range requests, src/io/http_range.hpp), so
-// every command that takes a checkpoint path takes those too.
+// what its header costs. The same seam reads `-` (standard input, read once
+// and held in memory as far as the command needs it, src/io/held_stream.hpp)
+// and http(s):// URLs (HTTP range requests, src/io/http_range.hpp), so every
+// command that takes a checkpoint path takes those too.
 #pragma once
 
 #include <cstdint>
@@ -55,16 +56,12 @@ class ByteSource {
   }
 };
 
-// Reads `fd` to its end, at most `max_bytes` (a longer stream is an error,
-// and no more than max_bytes + 1 bytes are ever held). The opener of "-"
-// calls it with kMaxStdinBytes; the tests with small bounds.
-Result<std::vector<std::uint8_t>, IoError> read_stream(int fd, std::uint64_t max_bytes);
-
 class ByteFile {
  public:
   // A local path: refuses anything but a regular file (directories, FIFOs,
   // devices), and opens non-blocking so a FIFO can never hang the open.
-  // "-": standard input, read once (up to kMaxStdinBytes) and shared by every
+  // "-": standard input, read once (holding up to kMaxStdinBytes, all of it
+  // unless a command said less: src/io/held_stream.hpp) and shared by every
   // later open in this process. A URL: one ranged request for the first
   // kHttpFirstReadBytes, which gives the size (Content-Range's total).
   // Decided in src/io/byte_file_open.cpp, the one unit that knows both this
