@@ -12,6 +12,7 @@
 #include "src/commands/check.hpp"
 #include "src/commands/check_files.hpp"
 #include "src/commands/check_filter.hpp"
+#include "src/commands/check_stdin.hpp"
 #include "src/commands/layer_kinds_option.hpp"
 #include "src/parse/load.hpp"
 #include "src/report/report.hpp"
@@ -49,6 +50,10 @@ CommandOutcome run_check(CheckArgs& a) {
   if (a.json) a.format = Format::Json;
   a.options.progress = a.format == Format::Text && !a.quiet;
   a.options.jobs = a.jobs;
+  // Without --data, of a checkpoint on standard input only the header and
+  // the marker tensors are read: the rest of the stream is counted, not held
+  // (the other commands that take `-` hold all of it).
+  if (!a.options.data) hold_stdin(check_stdin_plan());
   HeaderParser parser;
   std::vector<FileReport> reports = check_paths(a.paths, a.options, parser);
   ignore_rules(reports, ignored.value());
