@@ -41,21 +41,30 @@ CommandOutcome write_dequant(const DequantRequest& r, const CheckpointReader& c,
 
 }  // namespace
 
-// W4A8 to a safetensors file, a block of rows at a time (the other formats'
-// layers are a quarter the size at most): the F32 matrix is 8 times the
-// packed layer, and faulting in a buffer that size costs more than the
-// dequantization itself. The bytes are dequant_as's (W4a8DequantRows is
-// w4a8_dequant_fast's rows).
+// W4A8 to a safetensors or .npy file, a block of rows at a time (the other
+// formats' layers are a quarter the size at most): the F32 matrix is 8 times
+// the packed layer, and faulting in a buffer that size costs more than the
+// dequantization itself. Both files put their whole header (the shape and
+// dtype) before the data, so the header is written first and the rows as
+// they are made. The bytes are dequant_as's (W4a8DequantRows is
+// w4a8_dequant_fast's rows), written where they lie on a little-endian host.
 CommandOutcome dequant_w4a8_streamed(const DequantRequest& r, const CheckpointReader& c, const quant::Layer& l) {
-  if (std::endian::native != std::endian::little || is_npy_path(r.out))
-    return write_dequant(r, c, l);
+  if (std::endian::native != std::endian::little) return write_dequant(r, c, l);
   auto stored = read_w4a8_for(c, l, DequantOptions{r.frozen_codebook});
   if (!stored) return outcome_of(stored.error());
   const numerics::W4a8Layer& w = stored.value();
   auto rows = numerics::W4a8DequantRows::make(w);
   if (!rows) return refused(r.layer, rows.error());
-  auto prefix = serialize_prefix({{"weight", Dtype::F32, {w.n, w.k}, {}}}, std::nullopt);
-  if (!prefix) return usage_error(r.out + ": " + prefix.error().message);
+  std::vector<std::uint8_t> prefix;
+  if (is_npy_path(r.out)) {
+    auto header = npy_header(NpyType::F32, {w.n, w.k});
+    if (!header) return usage_error(r.out + ": " + header.error());
+    prefix = std::move(header).value();
+  } else {
+    auto header = serialize_prefix({{"weight", Dtype::F32, {w.n, w.k}, {}}}, std::nullopt);
+    if (!header) return usage_error(r.out + ": " + header.error().message);
+    prefix = std::move(header).value();
+  }
   constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
   const std::size_t block_rows = std::max<std::size_t>(1, kBlockBytes / std::max<std::size_t>(1, w.k * 4));
   std::vector<float> block(std::min(block_rows, w.n) * w.k);
@@ -64,7 +73,7 @@ CommandOutcome dequant_w4a8_streamed(const DequantRequest& r, const CheckpointRe
   const auto next = [&]() -> std::span<const std::uint8_t> {
     if (!prefix_given) {
       prefix_given = true;
-      return prefix.value();
+      return prefix;
     }
     if (next_row >= w.n || w.k == 0) return {};
     const std::size_t end = std::min(w.n, next_row + block_rows);

@@ -183,12 +183,11 @@ Result<NpyArray, std::string> parse_npy(std::span<const std::uint8_t> file) {
   return a;
 }
 
-Result<std::vector<std::uint8_t>, std::string> serialize_npy(const NpyArray& a) {
-  const auto need = data_size(a);
-  if (!need || *need != a.data.size()) return Fail("expected data of the shape's size");
-  std::string dict = "{'descr': '" + std::string(npy_descr(a.type)) + "', 'fortran_order': False, 'shape': (";
-  for (std::size_t i = 0; i < a.shape.size(); ++i) dict += (i ? ", " : "") + std::to_string(a.shape[i]);
-  dict += a.shape.size() == 1 ? ",), }" : "), }";
+Result<std::vector<std::uint8_t>, std::string> npy_header(NpyType type, const std::vector<std::uint64_t>& shape) {
+  if (!data_size(NpyArray{type, shape, {}})) return Fail("expected a shape whose byte size fits 64 bits");
+  std::string dict = "{'descr': '" + std::string(npy_descr(type)) + "', 'fortran_order': False, 'shape': (";
+  for (std::size_t i = 0; i < shape.size(); ++i) dict += (i ? ", " : "") + std::to_string(shape[i]);
+  dict += shape.size() == 1 ? ",), }" : "), }";
   const std::size_t preamble = dict.size() + 1 + kPreamble1 <= 65535 ? kPreamble1 : kPreamble2;
   const std::size_t total = (preamble + dict.size() + 1 + 63) / 64 * 64;  // numpy aligns the data to 64 bytes
   dict.append(total - preamble - dict.size() - 1, ' ');
@@ -198,7 +197,15 @@ Result<std::vector<std::uint8_t>, std::string> serialize_npy(const NpyArray& a) 
   out.push_back(0);
   for (std::size_t b = 0; b < preamble - 8; ++b) out.push_back(static_cast<std::uint8_t>(dict.size() >> (8 * b)));
   out.insert(out.end(), dict.begin(), dict.end());
-  out.insert(out.end(), a.data.begin(), a.data.end());
+  return out;
+}
+
+Result<std::vector<std::uint8_t>, std::string> serialize_npy(const NpyArray& a) {
+  const auto need = data_size(a);
+  if (!need || *need != a.data.size()) return Fail("expected data of the shape's size");
+  auto out = npy_header(a.type, a.shape);
+  if (!out) return out.error();
+  out.value().insert(out.value().end(), a.data.begin(), a.data.end());
   return out;
 }
 

@@ -35,6 +35,9 @@ Result<NpyArray, std::string> parse_npy(std::span<const std::uint8_t> file);
 // padded to a multiple of 64 bytes as numpy pads it. Refuses data whose size
 // is not the shape's.
 Result<std::vector<std::uint8_t>, std::string> serialize_npy(const NpyArray& a);
+// What serialize_npy writes before the data, from the type and shape alone:
+// a writer that streams the data (dequant's row blocks) writes this first.
+Result<std::vector<std::uint8_t>, std::string> npy_header(NpyType type, const std::vector<std::uint64_t>& shape);
 
 // Whether a path names an .npy file (by its extension, as the commands pick
 // their format).
