@@ -54,6 +54,7 @@ std::string stream_header() {
 struct Ran {
   int status = -1;
   std::uint64_t peak = 0;  // bytes
+  bool fed = true;         // the whole stream went into the pipe: the child read it (less a pipe's buffer)
 };
 
 // `argv` with stdout to /dev/null; with `feed`, its stdin is a pipe this
@@ -76,6 +77,7 @@ Ran run(const std::vector<std::string>& argv, bool feed) {
     ::execv(args[0], args.data());
     ::_exit(127);
   }
+  bool fed = true;
   if (feed) {
     ::close(fds[0]);
     const std::string h = stream_header();
@@ -90,8 +92,10 @@ Ran run(const std::vector<std::string>& argv, bool feed) {
       left -= n;
     }
     ::close(fds[1]);
+    fed = ok;
   }
   Ran r;
+  r.fed = fed;
   struct rusage usage {};
   ::wait4(pid, &r.status, 0, &usage);
   r.peak = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
@@ -111,7 +115,8 @@ bool report(const char* what, const Ran& r, std::uint64_t bound, int code) {
               static_cast<double>(r.peak) / kMiB, static_cast<unsigned long long>(bound),
               static_cast<double>(bound) / kMiB);
   if (!exited(r, code)) std::fprintf(stderr, "stream_memory: %s: expected exit %d\n", what, code);
-  return exited(r, code) && r.peak <= bound;
+  if (!r.fed) std::fprintf(stderr, "stream_memory: %s: the command stopped reading the stream\n", what);
+  return exited(r, code) && r.fed && r.peak <= bound;
 }
 
 }  // namespace
