@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "spec/name_index.hpp"
 #include "spec/python/python_json.hpp"
 #include "spec/quant/marker_values.hpp"
 #include "spec/quant/order.hpp"
@@ -93,7 +94,7 @@ class Collector {
   Collected run() {
     std::size_t markers = 0;
     for (const CheckpointFile& f : files_) markers += f.markers.size();
-    by_prefix_.reserve(markers);
+    by_prefix_.reset(markers);
     stored_.reserve(markers);
     c_.layers.reserve(markers);
     for (std::size_t f = 0; f < files_.size(); ++f) scan_file(f);
@@ -108,12 +109,18 @@ class Collector {
   Sink& out_;
   bool allow_missing_;
   Collected c_;
-  // Looked up by views as well as strings.
-  struct PrefixHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, std::size_t, PrefixHash, std::equal_to<>> by_prefix_;  // the layer of each stored prefix
+  // The layer of each stored prefix: open addressing over the layers' own
+  // prefixes (a node per prefix was a tenth of a quantized header's check).
+  NameIndex by_prefix_;
+  std::string_view prefix_at(std::size_t i) const { return c_.layers[i].prefix; }
+  std::size_t layer_of(std::string_view prefix) const {
+    return by_prefix_.find(prefix, [this](std::size_t i) { return prefix_at(i); });
+  }
+  bool declared(std::string_view prefix) const { return layer_of(prefix) != NameIndex::npos; }
+  // Records prefix for the layer about to be pushed; npos, or the layer that has it.
+  std::size_t declare(std::string_view prefix) {
+    return by_prefix_.find_or_insert(prefix, c_.layers.size(), [this](std::size_t i) { return prefix_at(i); });
+  }
   std::vector<py::Value*> stored_;  // the marker sglang holds for each layer, by layer index
   // S5: views into the models' names, in file order, repeats kept: S7 and S8
   // sort what they need (a set of strings, or sorting them all, was a fifth
@@ -304,33 +311,38 @@ class Collector {
   // each text that parsed to an object and drew no finding is parsed once.
   // The cache is bounded: a header of distinct markers parses each one.
   std::unordered_map<std::string, py::Value> parsed_;
-  const py::Value* parsed_before(const std::string& bytes) const {
+  // The text found last is tried first: layers of one format repeat it.
+  const std::pair<const std::string, py::Value>* last_parsed_ = nullptr;
+  const py::Value* parsed_before(const std::string& bytes) {
+    if (last_parsed_ && last_parsed_->first == bytes) return &last_parsed_->second;
     auto it = parsed_.find(bytes);
-    return it == parsed_.end() ? nullptr : &it->second;
+    if (it == parsed_.end()) return nullptr;
+    last_parsed_ = &*it;
+    return &it->second;
   }
   void remember(const std::string& bytes, const py::Value& marker) {
-    if (parsed_.size() < kMaxParsedMarkersKept && bytes.size() <= kMaxParsedMarkerKeptBytes) parsed_.emplace(bytes, marker);
+    if (parsed_.size() < kMaxParsedMarkersKept && bytes.size() <= kMaxParsedMarkerKeptBytes)
+      last_parsed_ = &*parsed_.emplace(bytes, marker).first;
   }
 
   // `source` says where the declaration is, for the one message that needs it.
   template <class Source>
   void store(std::size_t f, const std::string& prefix, py::Value marker, CheckOrder sg_order, const Source& source,
              MarkerSite site) {
-    auto it = by_prefix_.find(prefix);
-    if (it == by_prefix_.end()) {
+    const std::size_t at = declare(prefix);
+    if (at == NameIndex::npos) {
       c_.values.push_back(std::move(marker));
       py::Value* stored = &c_.values.back();
       stored_.push_back(stored);
-      by_prefix_.emplace(prefix, c_.layers.size());
       c_.layers.push_back(Layer{prefix, stored, c_.layers.size(), f, sglang_format(*stored), {}, site});
       return;
     }
-    Layer& first = c_.layers[it->second];
+    Layer& first = c_.layers[at];
     if (py::py_equal(*first.marker, marker)) {
       // raw_markers[prefix] = marker: sglang keeps the later of two equal
       // declarations (convrot 1 after true fails `is True`), at the first's
       // position.
-      *stored_[it->second] = std::move(marker);
+      *stored_[at] = std::move(marker);
       first.format = sglang_format(*first.marker);
       return;
     }
@@ -372,10 +384,10 @@ class Collector {
                  "expected quant_format mxfp8 layers to have a 2-D F8_E4M3 weight with K % 32 == 0 and a U8 "
                  "(N, K/32) weight_scale, found " + meta_repr(w) + " and " + meta_repr(s),
                  {verdict(Msg::MarkerSgMxfp8, At{i}, {{"prefix!r", repr(prefix)}, {"weight_meta", meta_repr(w)}, {"scale_meta", meta_repr(s)}})});
-      if (!by_prefix_.count(prefix)) {
+      if (!declared(prefix)) {
         c_.values.push_back(py::dict({{"format", "mxfp8"}}));
         stored_.push_back(&c_.values.back());
-        by_prefix_.emplace(prefix, c_.layers.size());
+        declare(prefix);
         c_.layers.push_back(Layer{prefix, &c_.values.back(), c_.layers.size(), w->file,
                                    std::string(format_name(QuantFormat::Mxfp8)), {}, MarkerSite::QuantFormat});
         synthesized_.insert(prefix);
@@ -398,7 +410,7 @@ class Collector {
   void missing_markers() {
     std::vector<std::string> missing;
     for (std::string_view p : tracked_)
-      if (!by_prefix_.count(p) && (unread_.empty() || !unread_.count(std::string(p)))) missing.emplace_back(p);
+      if (!declared(p) && (unread_.empty() || !unread_.count(std::string(p)))) missing.emplace_back(p);
     std::sort(missing.begin(), missing.end());
     missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
     std::set<std::string> comfy;
@@ -410,7 +422,7 @@ class Collector {
       const Dtype d = tensors_.named(k).entry->dtype;
       if (d != Dtype::F8_E4M3 && d != Dtype::F8_E5M2 && d != Dtype::I8 && d != Dtype::U8) continue;
       const std::string_view view = name.substr(0, name.size() - weight.size());
-      const bool comfy_marked = by_prefix_.count(view) && (synthesized_.empty() || !synthesized_.count(std::string(view)));
+      const bool comfy_marked = declared(view) && (synthesized_.empty() || !synthesized_.count(std::string(view)));
       if (comfy_marked) continue;
       std::string prefix(view);
       if (unread_.count(prefix)) continue;
