@@ -49,6 +49,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def answered(self):
+        # Called before the answer's last bytes are written: the client
+        # cannot send its next request before it has them, so the count
+        # never holds a request whose handler is only finishing (that race
+        # once counted 33 in flight for a client that keeps 32).
+        if getattr(self, "counted", False):
+            self.counted = False
+            with LOCK:
+                INFLIGHT[0] -= 1
+
     def send_plain(self, status, headers=(), body=b""):
         self.send_response(status)
         for k, v in headers:
@@ -56,9 +66,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         sent = 0
         try:
+            if not body:
+                self.answered()
             self.end_headers()
             self.wfile.flush()
             for at in range(0, len(body), CHUNK):
+                if at + CHUNK >= len(body):
+                    self.answered()
                 self.wfile.write(body[at:at + CHUNK])
                 self.wfile.flush()
                 sent += len(body[at:at + CHUNK])
@@ -75,11 +89,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with LOCK:
             INFLIGHT[0] += 1
             LOG.write(f"inflight {INFLIGHT[0]}\n")
+        self.counted = True
         try:
             self.answer()
         finally:
-            with LOCK:
-                INFLIGHT[0] -= 1
+            self.answered()
 
     def answer(self):
         rng = self.headers.get("Range", "")
@@ -130,6 +144,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(206)
             self.send_header("Content-Range", content_range)
             self.send_header("Content-Length", str(len(body)))
+            self.answered()
             self.end_headers()
             self.wfile.write(body[: len(body) // 2])
             self.wfile.flush()
