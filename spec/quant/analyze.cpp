@@ -3,7 +3,6 @@
 // through the checks every format shares and its own format's module.
 #include "spec/quant/analyze.hpp"
 
-#include <optional>
 #include <set>
 
 #include "spec/quant/legacy_int8_rules.hpp"
@@ -181,15 +180,19 @@ Analysis analyze(std::span<const CheckpointFile> files, const TensorData* data, 
   for (std::size_t i = 0; i < collected.layers.size(); ++i) {
     const Layer& l = collected.layers[i];
     const FormatSpec* format = find_format(l.format);
+    const auto marker_checks = [&](bool has_weight) {
+      check_orphan(l, has_weight, sink);
+      check_format(l, sink);
+      check_key_types(l, sink);
+      check_params(l, sink);
+    };
+    if (!format) {
+      marker_checks(table.find(tensor_name(l, "weight")) != nullptr);
+      continue;
+    }
     // The layer's rules share its lookups (LayerCheck::tensor).
-    std::optional<LayerCheck> known;
-    if (format) known.emplace(l, table, sink, *format);
-    check_orphan(l, known ? known->weight() != nullptr : table.find(tensor_name(l, "weight")) != nullptr, sink);
-    check_format(l, sink);
-    check_key_types(l, sink);
-    check_params(l, sink);
-    if (!format) continue;
-    const LayerCheck& c = *known;
+    const LayerCheck c{l, table, sink, *format};
+    marker_checks(c.weight() != nullptr);
     format->header_rules(c);
     check_layer_k_bound(c);
     if (data) std::move(data_out[i]).replay_into(sink);
