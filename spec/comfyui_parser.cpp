@@ -282,20 +282,33 @@ Answer read_model(const Model& m, Era era) {
   return {};
 }
 
-Answer read_text(std::uint64_t n, std::string_view text, std::uint64_t file_size, Era era) {
-  if (n > kTextLimit) return unknown("a header over 16 MiB that safespec's parser refused is not read again as Python");
+namespace {
+
+// json.loads of the text, done once for both eras; `both` when the answer
+// does not depend on the era.
+struct LoadedText {
+  std::optional<Answer> both;
+  Result<py::Value, py::JsonLoadError> loaded = py::JsonLoadError{};
+};
+
+LoadedText load_text(std::uint64_t n, std::string_view text) {
+  if (n > kTextLimit) return {unknown("a header over 16 MiB that safespec's parser refused is not read again as Python")};
   // mv[8:8+n].tobytes().decode("utf-8"): strict, where json.loads(bytes) would pass surrogates.
   py::LoadLimits limits{static_cast<std::size_t>(kTextLimit), kPythonJsonDepth};
-  Result<py::Value, py::JsonLoadError> loaded = py::JsonLoadError{};
+  LoadedText out;
   if (first_invalid_utf8(text)) {
     auto viaBytes = py::loads(text, limits);
     if (viaBytes || viaBytes.error().kind != py::JsonErrorKind::UnicodeDecodeError ||
         !viaBytes.error().message.starts_with("'utf-8' codec"))
-      return unknown("a header that is not UTF-8 in a way Python's decoder names differently");
-    loaded = std::move(viaBytes);
+      return {unknown("a header that is not UTF-8 in a way Python's decoder names differently")};
+    out.loaded = std::move(viaBytes);
   } else {
-    loaded = py::loads_str(text, limits);
+    out.loaded = py::loads_str(text, limits);
   }
+  return out;
+}
+
+Answer answer_text(const Result<py::Value, py::JsonLoadError>& loaded, std::uint64_t n, std::uint64_t file_size, Era era) {
   if (!loaded) {
     const py::JsonLoadError& e = loaded.error();
     switch (e.kind) {
@@ -326,6 +339,20 @@ Answer read_text(std::uint64_t n, std::string_view text, std::uint64_t file_size
     entries.push_back(std::get<Entry>(std::move(e)));
   }
   return walk(entries, file_size - 8 - n, era);
+}
+
+}  // namespace
+
+
+Answer read_text(std::uint64_t n, std::string_view text, std::uint64_t file_size, Era era) {
+  LoadedText l = load_text(n, text);
+  return l.both ? *l.both : answer_text(l.loaded, n, file_size, era);
+}
+
+std::array<Answer, 2> read_text_eras(std::uint64_t n, std::string_view text, std::uint64_t file_size) {
+  LoadedText l = load_text(n, text);
+  if (l.both) return {*l.both, *l.both};
+  return {answer_text(l.loaded, n, file_size, Era::Checked), answer_text(l.loaded, n, file_size, Era::Pin)};
 }
 
 }  // namespace safespec::comfyui

@@ -15,6 +15,7 @@
 // What this model cannot settle it says, with the reason, never a guess.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,5 +53,8 @@ Answer read_prefix(std::uint64_t file_size, std::optional<std::uint64_t> n, Era 
 Answer read_model(const Model& m, Era era);
 // Any other header: its N bytes `text` (json.loads of the UTF-8 text).
 Answer read_text(std::uint64_t n, std::string_view text, std::uint64_t file_size, Era era);
+// Both eras' answers ({Checked, Pin}) from one json.loads of the text: on a
+// header of a million keys the parse is most of the check.
+std::array<Answer, 2> read_text_eras(std::uint64_t n, std::string_view text, std::uint64_t file_size);
 
 }  // namespace safespec::comfyui

@@ -1,4 +1,6 @@
 #include "spec/python/python_json.hpp"
+
+#include "spec/name_index.hpp"
 #include "spec/limits.hpp"
 
 #include <algorithm>
@@ -342,7 +344,13 @@ class Scanner {
 
   std::optional<Value> scan_object(std::size_t idx, std::size_t& next, std::size_t depth) {
     Dict dict;
-    std::unordered_map<std::string, std::size_t> where;  // key -> position in dict.items
+    // key -> position in dict.items: a few keys are compared one by one;
+    // past kLinearKeys, a NameIndex over the items' own keys (a map of
+    // copied keys was most of reading a header of a million keys).
+    constexpr std::size_t kLinearKeys = 16;
+    NameIndex where;
+    bool indexed = false;
+    const auto key_at = [&](std::size_t i) -> std::string_view { return std::get<std::string>(dict.items[i].key.data); };
     idx = skip_ws(idx);
     if (!at(idx, '}')) {
       while (true) {
@@ -354,10 +362,21 @@ class Scanner {
         idx = skip_ws(idx + 1);
         auto val = scan(idx, idx, depth);
         if (!val) return std::nullopt;
-        std::string& k = std::get<std::string>(key->data);
-        const auto [it, inserted] = where.try_emplace(k, dict.items.size());
-        if (inserted) dict.items.push_back({std::move(*key), std::move(*val)});
-        else dict.items[it->second].value = std::move(*val);
+        const std::string& k = std::get<std::string>(key->data);
+        std::size_t seen = NameIndex::npos;
+        if (dict.items.size() < kLinearKeys) {
+          for (std::size_t i = 0; i < dict.items.size() && seen == NameIndex::npos; ++i)
+            if (key_at(i) == k) seen = i;
+        } else {
+          if (!indexed) {
+            where.reset(2 * kLinearKeys);
+            for (std::size_t i = 0; i < dict.items.size(); ++i) where.find_or_insert(key_at(i), i, key_at);
+            indexed = true;
+          }
+          seen = where.find_or_insert(k, dict.items.size(), key_at);
+        }
+        if (seen == NameIndex::npos) dict.items.push_back({std::move(*key), std::move(*val)});
+        else dict.items[seen].value = std::move(*val);
         idx = skip_ws(idx);
         if (at(idx, '}')) break;
         if (!at(idx, ',')) return fail("Expecting ',' delimiter", idx);

@@ -72,8 +72,10 @@ LoadedFile other_file(std::uint64_t file_size, std::uint64_t n, std::string_view
   Result<Model> model = header ? Result<Model>(Model{file_size, n, std::move(header).value()}) : Result<Model>(header.error());
   if (!model && !answer.failure) answer = reference::read_header(n, text, file_size, true);
   LoadedFile out{file_size, n, std::move(model), std::move(answer)};
-  for (comfyui::Era era : {comfyui::Era::Checked, comfyui::Era::Pin})
-    out.comfyui[static_cast<std::size_t>(era)] = comfyui::read_text(n, text, file_size, era);
+  const auto eras = comfyui::read_text_eras(n, text, file_size);
+  static_assert(static_cast<std::size_t>(comfyui::Era::Checked) == 0 && static_cast<std::size_t>(comfyui::Era::Pin) == 1);
+  out.comfyui[0] = eras[0];
+  out.comfyui[1] = eras[1];
   return out;
 }
 
