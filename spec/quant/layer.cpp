@@ -34,13 +34,15 @@ void Sink::skip(std::size_t file, std::string what, std::string why, std::vector
     calls_.push_back(Call{true, file, RuleId{}, Place::file(), std::move(what), std::move(why), {}, std::move(consumers)});
     return;
   }
-  for (LocatedUnchecked& u : unchecked_) {
-    if (u.file != file || u.item.what != what) continue;
+  std::string key = std::to_string(file) + '\0' + what;
+  if (auto it = unchecked_at_.find(key); it != unchecked_at_.end()) {
+    LocatedUnchecked& u = unchecked_[it->second];
     for (Consumer c : consumers)
       if (std::find(u.item.consumers.begin(), u.item.consumers.end(), c) == u.item.consumers.end())
         u.item.consumers.push_back(c);
     return;
   }
+  unchecked_at_.emplace(std::move(key), unchecked_.size());
   unchecked_.push_back(LocatedUnchecked{file, Unchecked{std::move(what), std::move(why), std::move(consumers)}});
 }
 

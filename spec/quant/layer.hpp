@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "spec/finding.hpp"
@@ -89,6 +90,9 @@ class Sink {
   };
   std::vector<FindingSink> files_;  // indexed by file
   std::vector<LocatedUnchecked> unchecked_;
+  // (file, what) -> its place in unchecked_: every unread marker of a large
+  // header is one item, and a scan per item was quadratic in them.
+  std::unordered_map<std::string, std::size_t> unchecked_at_;
   bool recording_ = false;
   std::vector<Call> calls_;
 };
