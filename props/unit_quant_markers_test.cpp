@@ -147,6 +147,15 @@ TEST_CASE("CQ-MARKER-ENCODING, CQ-MARKER-DTYPE, CQ-MARKER-SIZE (M2, G21)",
   auto dt = findings_of(a, RuleId::QuantMarkerDtype);
   REQUIRE(dt.size() == 1);
   CHECK(dt[0].message == "expected a 1-D U8 marker tensor, found I16(2, 2)");
+  CHECK(dt[0].severity == Severity::Warning);  // numpy reads I16; no consumer refuses
+  Marked half;  // numpy has no bfloat16: sglang's marker read raises
+  half.fx.tensor("h.comfy_quant", Dtype::BF16, {4});
+  half.markers.push_back({"h.comfy_quant", false, ""});
+  const auto hd = findings_of(half.run(), RuleId::QuantMarkerDtype);
+  REQUIRE(hd.size() == 1);
+  CHECK(hd[0].severity == Severity::Error);  // a default version refuses it
+  CHECK(hd[0].verdict(Consumer::Sglang)->error == "TypeError");
+  CHECK(message_for(hd[0], Consumer::Sglang) == "Got unsupported ScalarType BFloat16");
   Marked wide;  // {"format": "x"} in UTF-16-LE: json.loads detects it and parses
   const std::string ascii = R"({"format": "int8_tensorwise"})";
   std::string utf16;

@@ -22,7 +22,10 @@ bool only_other_versions(const std::vector<Verdict>& verdicts) {
 }
 
 Severity severity_of(RuleId rule, const std::vector<Verdict>& verdicts) {
-  return only_other_versions(verdicts) ? Severity::Warning : rule_info(rule).severity;
+  if (only_other_versions(verdicts)) return Severity::Warning;
+  for (const Verdict& v : verdicts)
+    if (v.effect == Effect::Rejects && v.holds_for(consumer_info(v.consumer).default_version)) return Severity::Error;
+  return rule_info(rule).severity;
 }
 
 void FindingSink::add(RuleId rule, Place where, std::string message, std::vector<Verdict> verdicts) {
@@ -38,7 +41,7 @@ void FindingSink::add(RuleId rule, Place where, std::string message, std::vector
 void FindingSink::add(Finding f) {
   const RuleId rule = f.rule;
   if (lists(rule)) {
-    f.severity = rule_info(rule).severity;
+    f.severity = severity_of(rule, f.verdicts);
     listed_.push_back(std::move(f));
   } else {
     past_bound_ = true;

@@ -21,7 +21,9 @@ namespace safespec {
 // A finding's severity: its rule's, except that one only versions other
 // than their consumers' defaults act on (an older sglang, ComfyUI's other
 // mode) is a warning: the file is what the format allows, and the versions
-// most users run take it.
+// most users run take it; and one a default version refuses is an error
+// whatever its rule's usual severity (a warning rule such as a marker's dtype
+// is harmless for most dtypes and fatal to sglang for a few).
 Severity severity_of(RuleId rule, const std::vector<Verdict>& verdicts);
 // Whether `verdicts` are all for versions other than their consumers'
 // defaults (and there is one): what makes severity_of a warning.
