@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Every test: the g++ -O3 build with unit tests, properties, corpus replays
-# and the benchmarks; the same tests under ASan + UBSan; the clang-14
-# libFuzzer build (through .clusterfuzzlite/build.sh) with a short fuzzing
-# run per target; pip install of the Python module.
-# Three cold builds, not four: the unsanitized tests run in the release
-# build the benchmarks and pip need anyway (the dev preset, -O2 -g, is the
-# same tests for day-to-day work).
+# Every test, each where it proves most, in three cold builds:
+# - release (g++ -O3): what ships (the command, the libraries, the Python
+#   module) and the benchmarks, with the tests labelled `release`, those
+#   that need an unsanitized build or prove the package (pytest, peak
+#   memory, install and the shared library, byte-for-byte regeneration of
+#   the conformance suite);
+# - asan (clang, ASan + UBSan): every other test, unit tests, properties,
+#   corpus replays and the CLI contract, one CTest test per test file;
+# - fuzz: the clang-14 libFuzzer build (through .clusterfuzzlite/build.sh)
+#   with a short fuzzing run per target;
+# then pip install of the Python module. The dev preset (-O2 -g, a CTest
+# test per TEST_CASE) runs all of it in one build for day-to-day work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { echo "test.sh: $1 ($(date +%T), ${SECONDS}s in)"; }
@@ -21,15 +26,9 @@ if command -v ccache >/dev/null; then
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 fi
-stage "release: build, tests, benchmarks"
+stage "release: the shipped programs, the benchmarks, the release-labelled tests"
 cmake --workflow --preset release
-# The asan test preset leaves out four tests that only repeat the release
-# stage's work under a sanitizer: building against the installed package
-# (install.smoke, install.shared_smoke: a compiler's run, 100 s under ASan),
-# regenerating the conformance suite byte for byte, and writing and reading
-# a 100,000,000-byte header (the parser's bounds are the fuzzers' and the
-# other header tests'). Together they were a fifth of the stage's test time.
-stage "asan: build, tests"
+stage "asan: build, every other test"
 cmake --workflow --preset asan
 # The fuzz stage: the clang-14 libFuzzer targets built the way OSS-Fuzz and
 # ClusterFuzzLite build them (.clusterfuzzlite/build.sh, so CI proves that
