@@ -475,6 +475,17 @@ std::vector<NamedFile> checkpoint_seeds() {
     add("marker_utf16_u16", c);
   }
   {
+    // A marker stored as BF16: numpy has no bfloat16, so sglang's read of it
+    // raises TypeError, and a warning rule's finding is an error (M2).
+    Checkpoint c;
+    fp8_layer(c, kLayer);
+    Bytes text(kFp8.begin(), kFp8.end());
+    if (text.size() % 2) text.push_back(' ');
+    const std::uint64_t halves = text.size() / 2;
+    c.add(kLayer + ".comfy_quant", Dtype::BF16, {halves}, std::move(text));
+    add("marker_bf16", c);
+  }
+  {
     // Metadata and tensor declare the same layer differently (G9).
     Checkpoint c = with(w4a8, kW4a8);
     c.meta("_quantization_metadata", R"({"format_version": "1.0", "layers": {")" + kLayer +
