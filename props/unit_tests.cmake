@@ -103,5 +103,6 @@ list(APPEND SAFESPEC_UNIT_TESTS
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_remote_requests_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_held_stream_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/unit_dequant_npy_test.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/unit_plain_metadata_test.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/json_support.cpp
 )

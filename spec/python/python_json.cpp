@@ -24,14 +24,19 @@ void append_utf8(std::string& out, char32_t cp) {  // surrogates take the 3-byte
   for (int k = len - 2; k >= 0; --k) out += static_cast<char>(0x80 | ((cp >> (6 * k)) & 0x3f));
 }
 
-// The decoded str, with the byte offset of each code point (and of the end).
+// The decoded str, with the byte offset of each code point (and of the end)
+// for the error messages. A pure-ASCII UTF-8 text (almost every header) keeps
+// no offsets, code point i being byte base + i: on a header of megabytes they
+// were two thirds of the decode's memory, and its time went to page faults.
 struct Decoded {
   std::u32string text;
-  std::vector<std::size_t> offsets;
+  std::vector<std::size_t> offsets;  // empty: code point i is at byte base + i
+  std::size_t base = 0;
   void put(char32_t cp, std::size_t at) {
     text += cp;
     offsets.push_back(at);
   }
+  std::size_t offset(std::size_t pos) const { return offsets.empty() ? base + pos : offsets[pos]; }
 };
 
 JsonLoadError unicode_error(std::string_view codec, std::string_view bytes, std::size_t base, std::size_t start,
@@ -58,6 +63,15 @@ Result<Decoded, JsonLoadError> decode_utf8(std::string_view all, std::size_t bas
   const auto at = [&](std::size_t k) { return static_cast<unsigned char>(b[k]); };
   Decoded d;
   const std::size_t n = b.size();
+  if (std::all_of(b.begin(), b.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+    // Widened in place: assign() from char iterators built a temporary copy.
+    d.text.resize(n);
+    for (std::size_t i = 0; i < n; ++i) d.text[i] = static_cast<char32_t>(b[i]);
+    d.base = base;
+    return d;
+  }
+  d.text.reserve(n);  // at most one code point a byte
+  d.offsets.reserve(n + 1);
   for (std::size_t i = 0; i < n;) {
     const unsigned char c = at(i);
     const std::size_t left = n - i;
@@ -203,13 +217,13 @@ class Scanner {
     for (std::size_t i = 0; i < pos; ++i)
       if (s_[i] == '\n') ++lineno, line_start = i + 1;
     const std::size_t colno = pos - line_start + 1;
-    error = JsonLoadError{JsonErrorKind::JSONDecodeError, d_.offsets[pos], pos, lineno, colno,
+    error = JsonLoadError{JsonErrorKind::JSONDecodeError, d_.offset(pos), pos, lineno, colno,
                           std::string(msg) + ": line " + std::to_string(lineno) + " column " + std::to_string(colno) +
                               " (char " + std::to_string(pos) + ")"};
     return std::nullopt;
   }
   std::nullopt_t raise(JsonErrorKind kind, std::size_t pos, std::string msg) {
-    error = JsonLoadError{kind, d_.offsets[pos], 0, 0, 0, std::move(msg)};
+    error = JsonLoadError{kind, d_.offset(pos), 0, 0, 0, std::move(msg)};
     return std::nullopt;
   }
 

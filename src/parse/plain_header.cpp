@@ -104,17 +104,39 @@ bool read_metadata(Reader& r, Header& h, NameIndex& keys) {
     // Room for a few entries at once: grown from one, two entries (format
     // and one more, as exporters write) were three allocations, not two.
     h.metadata.reserve(4);
+    // A repeated key makes the text not plain: it is caught as it is read,
+    // so a header of a million repeats stops at the second, not after the
+    // whole object was copied (and, past a window, copied again for each
+    // larger one). A few keys are compared with each other; from
+    // kIndexedKeysFrom on they go through the index.
+    constexpr std::size_t kIndexedKeysFrom = 8;
+    const auto key_at = [&](std::size_t i) -> std::string_view { return h.metadata[i].first; };
     do {
       std::string_view key, value;
       if (!r.string(key)) return false;
+      const std::size_t i = h.metadata.size();
+      if (i < kIndexedKeysFrom) {
+        for (std::size_t j = 0; j < i; ++j)
+          if (h.metadata[j].first == key) return false;
+      } else {
+        if (i == kIndexedKeysFrom) {
+          keys.reset(2 * kIndexedKeysFrom);
+          for (std::size_t j = 0; j < i; ++j) keys.find_or_insert(key_at(j), j, key_at);
+        }
+        std::string k(key);
+        h.metadata.emplace_back(std::move(k), std::string());
+        if (keys.find_or_insert(key_at(i), i, key_at) != NameIndex::npos) return false;
+        if (!r.eat(':') || !r.string(value)) return false;
+        h.metadata.back().second = std::string(value);
+        continue;
+      }
       std::string k(key);
       if (!r.eat(':') || !r.string(value)) return false;
       h.metadata.emplace_back(std::move(k), std::string(value));
     } while (r.eat(','));
     if (!r.eat('}')) return false;
   }
-  const auto key_at = [&](std::size_t i) -> std::string_view { return h.metadata[i].first; };
-  return keys.first_duplicate(h.metadata.size(), key_at) == NameIndex::npos;
+  return true;
 }
 
 // How many tensors to reserve room for: a plain tensor holds exactly two '['
