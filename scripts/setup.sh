@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(cmake ninja-build ccache g++-12 clang-14 libclang-rt-14-dev libsimdjson-dev libfmt-dev libcli11-dev
           catch2 librapidcheck-dev libbenchmark-dev libcurl4-openssl-dev
-          python3-dev pybind11-dev python3-numpy python3-pytest python3-setuptools python3-pip)
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-setuptools python3-pip pre-commit)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
