@@ -14,7 +14,9 @@ file(COPY_FILE ${SOURCE}/corpus/examples/tiny-llm.safetensors ${SCRATCH}/repo/go
 file(COPY_FILE ${SOURCE}/corpus/examples/bad/reject_F8_gap.safetensors ${SCRATCH}/repo/gap.safetensors)
 file(WRITE ${SCRATCH}/repo/notes.txt "not a checkpoint\n")
 get_filename_component(cli_dir ${CLI} DIRECTORY)
-set(env ${CMAKE_COMMAND} -E env "PATH=${cli_dir}:$ENV{PATH}" "PRE_COMMIT_HOME=${SCRATCH}/home" "SKIP=" "NO_COLOR=1")
+# safe.directory: a checkout owned by another user (a CI container's) is still read.
+set(env ${CMAKE_COMMAND} -E env "PATH=${cli_dir}:$ENV{PATH}" "PRE_COMMIT_HOME=${SCRATCH}/home" "SKIP=" "NO_COLOR=1"
+        GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0=*)
 
 function(git)
   execute_process(COMMAND git ${ARGN} WORKING_DIRECTORY ${SCRATCH}/repo RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
@@ -25,7 +27,7 @@ endfunction()
 git(init -q)
 git(config user.email smoke@safespec.invalid)
 git(config user.name safespec)
-execute_process(COMMAND git -C ${SOURCE} rev-parse HEAD OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE
+execute_process(COMMAND git -c safe.directory=* -C ${SOURCE} rev-parse HEAD OUTPUT_VARIABLE head OUTPUT_STRIP_TRAILING_WHITESPACE
                 RESULT_VARIABLE rc)
 if(NOT rc STREQUAL "0")
   message(FATAL_ERROR "${SOURCE} is not a git repository: the hook is read from a commit")
