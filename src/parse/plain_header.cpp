@@ -115,24 +115,18 @@ bool read_metadata(Reader& r, Header& h, NameIndex& keys) {
       std::string_view key, value;
       if (!r.string(key)) return false;
       const std::size_t i = h.metadata.size();
-      if (i < kIndexedKeysFrom) {
-        for (std::size_t j = 0; j < i; ++j)
-          if (h.metadata[j].first == key) return false;
-      } else {
-        if (i == kIndexedKeysFrom) {
-          keys.reset(2 * kIndexedKeysFrom);
-          for (std::size_t j = 0; j < i; ++j) keys.find_or_insert(key_at(j), j, key_at);
-        }
-        std::string k(key);
-        h.metadata.emplace_back(std::move(k), std::string());
-        if (keys.find_or_insert(key_at(i), i, key_at) != NameIndex::npos) return false;
-        if (!r.eat(':') || !r.string(value)) return false;
-        h.metadata.back().second = std::string(value);
-        continue;
+      h.metadata.emplace_back(std::string(key), std::string());
+      if (i == kIndexedKeysFrom) {
+        keys.reset(2 * kIndexedKeysFrom);
+        for (std::size_t j = 0; j < i; ++j) keys.find_or_insert(key_at(j), j, key_at);
       }
-      std::string k(key);
-      if (!r.eat(':') || !r.string(value)) return false;
-      h.metadata.emplace_back(std::move(k), std::string(value));
+      const bool repeated =
+          i < kIndexedKeysFrom
+              ? std::any_of(h.metadata.begin(), h.metadata.begin() + static_cast<std::ptrdiff_t>(i),
+                            [&](const auto& e) { return e.first == key_at(i); })
+              : keys.find_or_insert(key_at(i), i, key_at) != NameIndex::npos;
+      if (repeated || !r.eat(':') || !r.string(value)) return false;
+      h.metadata.back().second.assign(value);
     } while (r.eat(','));
     if (!r.eat('}')) return false;
   }
